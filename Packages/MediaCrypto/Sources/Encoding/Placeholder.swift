@@ -1,0 +1,1 @@
+// Placeholder: the Encoding module is being written.

@@ -1,0 +1,1 @@
+// Placeholder: the JOSE module is being written.

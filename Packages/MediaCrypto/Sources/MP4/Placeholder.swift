@@ -1,0 +1,1 @@
+// Placeholder: the MP4 module is being written.

@@ -1,0 +1,1 @@
+// Placeholder: the TDF module is being written.

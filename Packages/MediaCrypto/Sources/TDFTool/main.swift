@@ -1,0 +1,2 @@
+// Placeholder: the tdf tool is being written.
+print("tdf: not yet implemented")

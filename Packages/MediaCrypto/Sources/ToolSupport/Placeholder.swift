@@ -1,0 +1,1 @@
+// Placeholder: the ToolSupport module is being written.

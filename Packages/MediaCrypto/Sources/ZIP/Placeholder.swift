@@ -1,0 +1,1 @@
+// Placeholder: the ZIP module is being written.

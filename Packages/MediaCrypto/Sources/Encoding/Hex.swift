@@ -20,6 +20,10 @@ public enum Hex {
     public static func decode(_ text: some StringProtocol) throws(EncodingError) -> Data {
         let utf8 = Array(text.utf8)
         guard utf8.count % 2 == 0 else {
+            // Characters are judged before the length so stray whitespace is reported as what it is.
+            if let bad = utf8.firstIndex(where: { nibble($0) == nil }) {
+                throw EncodingError(.invalidCharacter, "hex text has a non-hex character at offset \(bad)")
+            }
             throw EncodingError(.invalidLength, "hex text has an odd number of digits (\(utf8.count))")
         }
         var out = [UInt8]()

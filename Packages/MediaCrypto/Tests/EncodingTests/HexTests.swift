@@ -27,10 +27,11 @@ import Testing
         ("0g", .invalidCharacter),
         ("g0", .invalidCharacter),
         ("0x00", .invalidCharacter),
-        ("00 ", .invalidLength),
+        ("00 ", .invalidCharacter),
         ("00 1", .invalidCharacter),
         ("00\n0", .invalidCharacter),
-        ("é0", .invalidCharacter),       // two UTF-8 bytes, neither a digit
+        ("é0", .invalidCharacter),       // three UTF-8 bytes, the first two not digits
+        ("é", .invalidCharacter),
         ("-1", .invalidCharacter),
     ])
     func refuses(text: String, code: EncodingError.Code) {

@@ -24,7 +24,12 @@ enum ZIPFormat {
     static let flagUTF8: UInt16 = 1 << 11
     static let flagMaskedHeaders: UInt16 = 1 << 13
 
-    /// "Version needed" / "version made by" (MS-DOS host, spec 2.0 or 4.5 for ZIP64).
+    /// "Version needed" and the low byte of "version made by": spec 2.0, or 4.5 with ZIP64.
+    /// "Version made by" high byte: Unix, whose external attributes carry the mode bits.
+    static let unixHost: UInt16 = 3 << 8
+    /// Unix mode in the high half, MS-DOS attributes in the low half.
+    static let fileAttributes: UInt32 = 0o100644 << 16
+    static let directoryAttributes: UInt32 = 0o040755 << 16 | 0x10
     static let version20: UInt16 = 20
     static let version45: UInt16 = 45
 

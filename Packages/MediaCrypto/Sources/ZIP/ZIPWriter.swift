@@ -394,7 +394,7 @@ public final class ZIPWriter {
         var h = [UInt8]()
         h.reserveCapacity(ZIPFormat.centralHeaderSize + r.name.count + extra.count)
         h.appendLE(ZIPFormat.centralHeaderSignature)
-        h.appendLE(version)
+        h.appendLE(ZIPFormat.unixHost | version)       // made by: Unix, so names are not taken as CP437
         h.appendLE(version)
         h.appendLE(r.flags)
         h.appendLE(r.method.rawValue)
@@ -408,7 +408,7 @@ public final class ZIPWriter {
         h.appendLE(UInt16(0))                       // comment length
         h.appendLE(UInt16(0))                       // disk number start
         h.appendLE(UInt16(0))                       // internal attributes
-        h.appendLE(UInt32(r.name.last == UInt8(ascii: "/") ? 0x10 : 0))   // MS-DOS directory attribute
+        h.appendLE(r.name.last == UInt8(ascii: "/") ? ZIPFormat.directoryAttributes : ZIPFormat.fileAttributes)
         h.appendLE(bigO ? UInt32.max : UInt32(r.offset))
         h += r.name
         h += extra

@@ -169,7 +169,7 @@ final class AppendOnlySink: ZIPSink {
 }
 
 enum Tools {
-    struct Output { let status: Int32; let stdout: String; let stderr: String }
+    struct Output { let status: Int32; let stdoutData: Data; let stderr: String; var stdout: String { String(decoding: stdoutData, as: UTF8.self) } }
 
     static var python: String? {
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") { return "/usr/bin/python3" }
@@ -204,7 +204,7 @@ enum Tools {
         group.wait()
         process.waitUntilExit()
         return Output(status: process.terminationStatus,
-                      stdout: String(decoding: stdoutData, as: UTF8.self),
+                      stdoutData: stdoutData,
                       stderr: String(decoding: stderrData, as: UTF8.self))
     }
 

@@ -56,7 +56,7 @@ import Testing
         var p = offset
         for (i, (name, _)) in entries.enumerated() {
             #expect(a.u32(p) == 0x0201_4b50)
-            #expect(a.u16(p + 4) == 20 && a.u16(p + 6) == 20)      // versions fixed
+            #expect(a.u16(p + 4) == 0x0314 && a.u16(p + 6) == 20)  // versions fixed: made by Unix 2.0, needs 2.0
             #expect(a.u16(p + 8) == 0)
             #expect(a.u16(p + 30) == 0 && a.u16(p + 32) == 0)      // no extra, no comment
             #expect(a.u16(p + 34) == 0)                            // disk 0

@@ -55,6 +55,13 @@ public final class ZIPAtomicFile {
             throw ZIPError(.io, "renaming the finished archive into place failed")
         }
         settled = true
+        // Make the rename itself durable; a failure here leaves a complete file in place.
+        let directory = (destinationPath as NSString).deletingLastPathComponent
+        let dirfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
+        if dirfd >= 0 {
+            _ = fsync(dirfd)
+            close(dirfd)
+        }
     }
 
     /// Removes the temporary file; the destination is untouched.

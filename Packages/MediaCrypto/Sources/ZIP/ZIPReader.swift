@@ -282,7 +282,8 @@ public final class ZIPReader: Sendable {
 
     /// Reads the entry's local header, checks it against the central directory (name, method,
     /// flags, and CRC-32 and sizes unless a data descriptor carries them) and returns the entry
-    /// with `dataOffset` set.
+    /// with `dataOffset` set. A data descriptor itself is not read: the central directory's
+    /// CRC-32 and sizes are the ones the data is verified against.
     public func verifiedEntry(_ entry: ZIPEntry) throws(ZIPError) -> ZIPEntry {
         var e = try own(entry)
         let offset = e.localHeaderOffset
@@ -353,9 +354,12 @@ public final class ZIPReader: Sendable {
     public func read(_ entry: ZIPEntry) throws(ZIPError) -> Data {
         let stream = try self.stream(entry)
         var data = Data()
+        // Reserve what the entry can really produce: deflate expands at most about 1032:1, so a
+        // lying uncompressed size cannot make this allocate more than the data could fill.
+        let (expanded, overflow) = entry.compressedSize.multipliedReportingOverflow(by: 1032)
         let reserve: UInt64 = entry.compressionMethod == .stored
             ? entry.uncompressedSize
-            : min(entry.uncompressedSize, (checkedSum(entry.compressedSize.multipliedReportingOverflow(by: 1032).partialValue, 1024) ?? UInt64.max))
+            : min(entry.uncompressedSize, overflow ? UInt64.max : (checkedSum(expanded, 1024) ?? UInt64.max))
         if reserve <= UInt64(Int.max) { data.reserveCapacity(Int(min(reserve, UInt64(1) << 32))) }
         while let chunk = try stream.next() { data.append(chunk) }
         return data

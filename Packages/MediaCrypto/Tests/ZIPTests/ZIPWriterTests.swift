@@ -205,6 +205,24 @@ import Testing
         #expect(throws: ZIPError(.notExactLayout, "")) { try reader.verifyExactLayout() }
     }
 
+    @Test func entriesOfFourGiBNeedZIP64() throws {
+        for layout in [ZIPWriter.Layout.standard, .exact] {
+            let writer = try ZIPWriter(sink: ZIPMemorySink(), layout: layout)
+            #expect(throws: ZIPError(.zip64Required, "")) { try writer.beginEntry(name: "big", uncompressedSize: 0xFFFF_FFFF) }
+            #expect(throws: ZIPError(.zip64Required, "")) {
+                try writer.beginEntry(name: "big", uncompressedSize: 5 << 30, crc32: 0)
+            }
+            try writer.addEntry(name: "small", data: [1])       // refused before any byte: still usable
+            try writer.finish()
+        }
+        // Allowed: the declared size selects a ZIP64 local header up front.
+        let sink = AppendOnlySink()
+        let writer = try ZIPWriter(sink: sink, allowZIP64: true)
+        try writer.beginEntry(name: "big", uncompressedSize: 5 << 30, crc32: 0)
+        #expect(ArchiveBytes(bytes: sink.bytes).u32(18) == 0xFFFF_FFFF)
+        #expect(ArchiveBytes(bytes: sink.bytes).u16(28) == 20)
+    }
+
     @Test func moreThan65535EntriesNeedZIP64() throws {
         let refusing = try ZIPWriter(sink: ZIPMemorySink())
         for i in 0..<65_535 { try refusing.addEntry(name: "e\(i)", data: EmptyCollection<UInt8>()) }

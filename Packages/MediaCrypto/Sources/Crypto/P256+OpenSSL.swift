@@ -49,9 +49,11 @@ enum P256Backend {
     }
 
     static func importPrivate(der: [UInt8], formats: [PrivateFormat]) throws(CryptoError) -> OpenSSLKey {
-        try DERFrame.requireSingleSequence(der)
+        let shape = try DERFrame.shape(der)
         for format in formats {
-            let structure: StaticString = format == .pkcs8 ? "PrivateKeyInfo" : "type-specific"
+            let (structure, expected): (StaticString, DERFrame.Shape) = format == .pkcs8
+                ? ("PrivateKeyInfo", .privateKeyInfo) : ("type-specific", .ecPrivateKey)
+            guard shape == expected else { continue }
             if let key = OpenSSLKey.decode(der: der, structure: structure, keyType: "EC", selection: .keyPair) {
                 return try accept(key, hasPrivate: true)
             }
@@ -65,7 +67,7 @@ enum P256Backend {
     }
 
     static func importPublic(der: [UInt8]) throws(CryptoError) -> OpenSSLKey {
-        try DERFrame.requireSingleSequence(der)
+        try DERFrame.require(der, shape: .subjectPublicKeyInfo)
         guard let key = OpenSSLKey.decode(der: der, structure: "SubjectPublicKeyInfo", keyType: "EC", selection: .publicKey) else {
             throw CryptoError(.invalidKeyEncoding, "not an EC public key in SubjectPublicKeyInfo DER")
         }

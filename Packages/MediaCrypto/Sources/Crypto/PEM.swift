@@ -109,38 +109,82 @@ enum PEM {
 }
 
 /// The outer frame of a DER key document: a single SEQUENCE with a minimal definite length
-/// that spans the input exactly. Checked before OpenSSL sees the bytes so that truncated or
-/// padded input is refused the same way every time.
+/// that spans the input exactly, and which of the key structures it has. Checked before
+/// OpenSSL sees the bytes: truncated or padded input is refused the same way every time, and
+/// OpenSSL's decoders (which also try other structures than the one asked for) only ever see
+/// the structure the caller named.
 enum DERFrame {
     /// DER larger than this is not a key we accept (a 16384-bit RSA PKCS#8 key is under 10 KiB).
     static let maxBytes = 64 * 1024
 
-    static func requireSingleSequence(_ der: [UInt8]) throws(CryptoError) {
+    enum Shape: Equatable {
+        /// SubjectPublicKeyInfo: SEQUENCE { SEQUENCE algorithm, BIT STRING }
+        case subjectPublicKeyInfo
+        /// PKCS#1 RSAPublicKey: SEQUENCE { INTEGER n, INTEGER e }
+        case rsaPublicKey
+        /// PKCS#8 PrivateKeyInfo / OneAsymmetricKey: SEQUENCE { INTEGER 0|1, SEQUENCE algorithm, OCTET STRING ... }
+        case privateKeyInfo
+        /// PKCS#1 RSAPrivateKey: SEQUENCE { INTEGER 0|1, INTEGER n, ... }
+        case rsaPrivateKey
+        /// SEC1 ECPrivateKey: SEQUENCE { INTEGER 1, OCTET STRING d, ... }
+        case ecPrivateKey
+    }
+
+    /// Requires `der` to be one SEQUENCE with exactly `expected` shape.
+    static func require(_ der: [UInt8], shape expected: Shape) throws(CryptoError) {
+        guard try shape(der) == expected else {
+            throw CryptoError(.invalidKeyEncoding, "DER key does not have the expected structure")
+        }
+    }
+
+    static func shape(_ der: [UInt8]) throws(CryptoError) -> Shape {
         guard der.count <= maxBytes else {
             throw CryptoError(.invalidKeyEncoding, "DER key exceeds \(maxBytes) bytes")
         }
-        guard der.count >= 2 else { throw CryptoError(.invalidKeyEncoding, "DER key is truncated") }
-        guard der[0] == 0x30 else { throw CryptoError(.invalidKeyEncoding, "DER key does not start with a SEQUENCE") }
-        let first = der[1]
-        var length = 0
-        var headerLength = 2
-        if first < 0x80 {
-            length = Int(first)
-        } else {
-            let lengthBytes = Int(first & 0x7F)
-            guard lengthBytes >= 1, lengthBytes <= 3 else {
-                throw CryptoError(.invalidKeyEncoding, "DER key length field is indefinite or too long")
-            }
-            guard der.count >= 2 + lengthBytes else { throw CryptoError(.invalidKeyEncoding, "DER key is truncated") }
-            for index in 2..<(2 + lengthBytes) { length = length << 8 | Int(der[index]) }
-            guard der[2] != 0, length >= 0x80 else {
-                throw CryptoError(.invalidKeyEncoding, "DER key length is not minimal")
-            }
-            headerLength = 2 + lengthBytes
+        guard let outer = header(der, at: 0), der[0] == 0x30 else {
+            throw CryptoError(.invalidKeyEncoding, "DER key is truncated or does not start with a SEQUENCE")
         }
-        guard der.count - headerLength >= length else { throw CryptoError(.invalidKeyEncoding, "DER key is truncated") }
-        guard der.count - headerLength == length else {
+        guard der.count - outer.contentStart >= outer.length else { throw CryptoError(.invalidKeyEncoding, "DER key is truncated") }
+        guard der.count - outer.contentStart == outer.length else {
             throw CryptoError(.invalidKeyEncoding, "DER key has trailing bytes")
         }
+        let unknown = CryptoError(.invalidKeyEncoding, "DER key has an unknown structure")
+        guard let first = header(der, at: outer.contentStart) else { throw unknown }
+        switch der[outer.contentStart] {
+        case 0x30:
+            return .subjectPublicKeyInfo
+        case 0x02:
+            let afterFirst = first.contentStart + first.length
+            // A version INTEGER is one byte 0 or 1; anything else is an RSA modulus.
+            guard first.length == 1, first.contentStart < der.count, der[first.contentStart] <= 1 else { return .rsaPublicKey }
+            guard afterFirst < der.count else { throw unknown }
+            switch (der[first.contentStart], der[afterFirst]) {
+            case (_, 0x30): return .privateKeyInfo
+            case (_, 0x02): return .rsaPrivateKey
+            case (1, 0x04): return .ecPrivateKey
+            default: throw unknown
+            }
+        default:
+            throw unknown
+        }
+    }
+
+    /// Any of the key structures, framed correctly.
+    static func requireSingleSequence(_ der: [UInt8]) throws(CryptoError) {
+        _ = try shape(der)
+    }
+
+    /// The tag-length header at `offset`: where the contents start and how long they are.
+    /// Nil when the header is truncated, indefinite, non-minimal or longer than 3 length bytes.
+    private static func header(_ der: [UInt8], at offset: Int) -> (contentStart: Int, length: Int)? {
+        guard offset >= 0, der.count - offset >= 2 else { return nil }
+        let first = der[offset + 1]
+        if first < 0x80 { return (offset + 2, Int(first)) }
+        let lengthBytes = Int(first & 0x7F)
+        guard lengthBytes >= 1, lengthBytes <= 3, der.count - offset - 2 >= lengthBytes else { return nil }
+        var length = 0
+        for index in (offset + 2)..<(offset + 2 + lengthBytes) { length = length << 8 | Int(der[index]) }
+        guard der[offset + 2] != 0, length >= 0x80 else { return nil }
+        return (offset + 2 + lengthBytes, length)
     }
 }

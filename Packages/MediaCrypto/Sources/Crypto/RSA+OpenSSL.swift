@@ -22,9 +22,11 @@ enum RSABackend {
     }
 
     static func importPrivate(der: [UInt8], formats: [PrivateFormat]) throws(CryptoError) -> OpenSSLKey {
-        try DERFrame.requireSingleSequence(der)
+        let shape = try DERFrame.shape(der)
         for format in formats {
-            let structure: StaticString = format == .pkcs8 ? "PrivateKeyInfo" : "type-specific"
+            let (structure, expected): (StaticString, DERFrame.Shape) = format == .pkcs8
+                ? ("PrivateKeyInfo", .privateKeyInfo) : ("type-specific", .rsaPrivateKey)
+            guard shape == expected else { continue }
             if let key = OpenSSLKey.decode(der: der, structure: structure, keyType: "RSA", selection: .keyPair) {
                 try checkAcceptable(key)
                 return key
@@ -34,7 +36,7 @@ enum RSABackend {
     }
 
     static func importPublic(der: [UInt8], format: PublicFormat) throws(CryptoError) -> OpenSSLKey {
-        try DERFrame.requireSingleSequence(der)
+        try DERFrame.require(der, shape: format == .spki ? .subjectPublicKeyInfo : .rsaPublicKey)
         let structure: StaticString = format == .spki ? "SubjectPublicKeyInfo" : "type-specific"
         guard let key = OpenSSLKey.decode(der: der, structure: structure, keyType: "RSA", selection: .publicKey) else {
             throw CryptoError(.invalidKeyEncoding, format == .spki

@@ -103,7 +103,7 @@ public final class TDFArchiveReader {
         switch payloadEntry.compressionMethod {
         case .stored:
             self.source = source
-            self.payloadOffset = try zipCall { () throws(ZIPError) in try zip.dataOffset(of: payloadEntry) }
+            self.payloadOffset = try zipCall { () throws(ZIPError) in try zip.dataRange(for: payloadEntry).lowerBound }
         case .deflate:
             // Not what SDKs write; inflate once, bounded, and read segments from memory.
             guard payloadEntry.uncompressedSize <= UInt64(limits.maxInMemoryBytes) else {
@@ -135,7 +135,7 @@ public final class TDFArchiveReader {
             var split: SymmetricKey?
             var lastError = TDFError(.keyUnwrapFailure, "no key access object unwraps with this private key")
             for object in members[sid] ?? [] {
-                do {
+                do throws(TDFError) {
                     let candidate = try object.unwrap(with: privateKey)
                     guard object.isPolicyBindingValid(policyBase64: info.policy, key: candidate) else {
                         throw TDFError(.bindingMismatch, "the policy binding does not verify under the unwrapped key")

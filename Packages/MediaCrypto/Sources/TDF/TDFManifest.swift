@@ -183,7 +183,8 @@ extension TDFManifest {
                                protocol: try payloadFields.string("protocol"),
                                mimeType: try payloadFields.optionalString("mimeType"),
                                isEncrypted: try payloadFields.bool("isEncrypted"))
-        self.schemaVersion = try root.optionalString("schemaVersion") ?? root.optionalString("tdf_spec_version")
+        let tdfSpecVersion = try root.optionalString("tdf_spec_version")
+        self.schemaVersion = try root.optionalString("schemaVersion") ?? tdfSpecVersion
         self.assertions = root.value("assertions")
     }
 }

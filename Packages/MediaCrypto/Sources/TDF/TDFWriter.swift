@@ -53,7 +53,7 @@ public struct TDFWriter {
             try ZIPWriter(sink: sink, layout: .standard, allowZIP64: true)
         }
         try zipCall { () throws(ZIPError) in
-            try zip.beginEntry(name: TDFArchive.payloadEntryName, size: UInt64(payloadSize))
+            try zip.beginEntry(name: TDFArchive.payloadEntryName, method: .stored, uncompressedSize: UInt64(payloadSize))
         }
         var remaining = plaintextSize
         for _ in 0..<segmentCount {
@@ -96,7 +96,7 @@ public struct TDFWriter {
         let manifestData = manifest.jsonData()
         try zipCall { () throws(ZIPError) in
             try zip.addEntry(name: TDFArchive.manifestEntryName, data: manifestData, method: .stored)
-            try zip.finish()
+            _ = try zip.finish()
         }
         return manifest
     }

@@ -85,7 +85,7 @@ struct TDFParts {
         let zip = try ZIPWriter(sink: sink, layout: .standard, allowZIP64: false)
         try zip.addEntry(name: "0.payload", data: payload, method: .stored)
         try zip.addEntry(name: "0.manifest.json", data: manifest, method: .stored)
-        try zip.finish()
+        _ = try zip.finish()
         return sink.data
     }
 

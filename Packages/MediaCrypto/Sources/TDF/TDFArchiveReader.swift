@@ -11,7 +11,7 @@ import ZIP
 /// the payload entry. Decryption verifies the root signature first, then each segment's hash and
 /// GCM tag; the in-memory call returns plaintext only when all of them verified, the file call
 /// writes a temporary file and renames it only then.
-public final class TDFArchiveReader {
+public final class TDFArchiveReader: Sendable {
     public let manifest: TDFManifest
     /// The exact bytes of `0.manifest.json` (what a KAS key request forwards).
     public let manifestData: Data
@@ -42,7 +42,13 @@ public final class TDFArchiveReader {
 
     public init(source: any ZIPRandomAccessSource, limits: TDFLimits = .default) throws(TDFError) {
         self.limits = limits
-        let zip = try zipCall { () throws(ZIPError) in try ZIPReader(source: source) }
+        // The payload is one entry holding every segment; the ZIP bounds follow the TDF ones.
+        var zipLimits = ZIPLimits.default
+        let payloadBound = UInt64(max(0, limits.maxPayloadBytes))
+            + UInt64(max(0, limits.maxSegments)) * UInt64(TDFArchive.segmentOverhead)
+        zipLimits.maxEntrySize = max(payloadBound, UInt64(max(0, limits.maxManifestBytes)))
+        zipLimits.maxTotalUncompressed = payloadBound + UInt64(max(0, limits.maxManifestBytes))
+        let zip = try zipCall { () throws(ZIPError) in try ZIPReader(source: source, limits: zipLimits) }
         guard let manifestEntry = zip.entry(named: TDFArchive.manifestEntryName) else {
             throw TDFError(.malformedArchive, "the archive has no \(TDFArchive.manifestEntryName)")
         }

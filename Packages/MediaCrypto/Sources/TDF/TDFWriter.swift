@@ -7,7 +7,7 @@ import ZIP
 /// `nonce ‖ ciphertext ‖ tag`, written as they are produced) and then `0.manifest.json`, the
 /// order the OpenTDF Go SDK and otdf-python use. An empty plaintext still gets one (empty)
 /// segment, as the Go SDK writes it. The payload key is fresh for every archive.
-public struct TDFWriter {
+public struct TDFWriter: Sendable {
     public let options: TDFEncryptOptions
     public let limits: TDFLimits
 

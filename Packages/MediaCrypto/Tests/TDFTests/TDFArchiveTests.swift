@@ -299,3 +299,39 @@ struct TDFArchiveTests {
         #expect(try TDF.decrypt(parts.archive(), unwrapWith: .rsa(TestKeys.rsa)) == pattern(100))
     }
 }
+
+@Suite("Standard TDF archive: container variants")
+struct TDFContainerTests {
+    @Test("a deflated payload entry (not what SDKs write) still decrypts")
+    func deflatedPayload() throws {
+        let plaintext = pattern(5000)
+        let parts = try TDFParts(archive: TDF.encrypt(plaintext, options: options(.rsa(TestKeys.rsa.publicKey))))
+        let sink = ZIPMemorySink()
+        let zip = try ZIPWriter(sink: sink, layout: .standard)
+        try zip.addEntry(name: "0.payload", data: parts.payload, method: .deflate)
+        try zip.addEntry(name: "0.manifest.json", data: parts.manifest, method: .deflate)
+        _ = try zip.finish()
+        #expect(try TDF.decrypt(sink.data, unwrapWith: .rsa(TestKeys.rsa)) == plaintext)
+    }
+
+    @Test("archives without a manifest or payload entry are refused")
+    func missingEntries() throws {
+        let parts = try TDFParts(archive: TDF.encrypt(pattern(10), options: options(.rsa(TestKeys.rsa.publicKey))))
+        for (name, data) in [("0.payload", parts.payload), ("0.manifest.json", parts.manifest)] {
+            let sink = ZIPMemorySink()
+            let zip = try ZIPWriter(sink: sink, layout: .standard)
+            try zip.addEntry(name: name, data: data)
+            _ = try zip.finish()
+            #expect(throws: TDFError(.malformedArchive, "")) { try TDFArchiveReader(data: sink.data) }
+        }
+        #expect(throws: TDFError(.malformedArchive, "")) { try TDFArchiveReader(data: Data("not a zip".utf8)) }
+    }
+
+    @Test("every prefix of an archive fails with a typed error")
+    func archiveTruncation() throws {
+        let archive = try TDF.encrypt(pattern(100), options: options(.rsa(TestKeys.rsa.publicKey)))
+        for length in 0..<archive.count {
+            #expect(throws: TDFError.self) { try TDF.decrypt(archive.prefix(length), unwrapWith: .rsa(TestKeys.rsa)) }
+        }
+    }
+}

@@ -4,6 +4,8 @@ public struct JSONLimits: Sendable, Equatable {
     /// Largest accepted document, in bytes.
     public var maxBytes: Int = 8 << 20
     /// Deepest accepted nesting of arrays and objects (a scalar document has depth 0, `[]` 1).
+    /// The parser itself never recurses, but a parsed value is compared and released
+    /// recursively, so keep this in the hundreds, not the hundreds of thousands.
     public var maxDepth: Int = 64
     /// Longest accepted string (keys included) after unescaping, in UTF-8 bytes; also bounds the
     /// text of a number.

@@ -7,7 +7,10 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
     public typealias Element = (key: String, value: JSONValue)
 
     public private(set) var members: [Element]
+    /// Key positions, kept only for objects larger than `indexThreshold`: small objects (the vast
+    /// majority) are searched linearly, which is faster than hashing and allocates nothing.
     private var index: [String: Int]
+    private static let indexThreshold = 16
 
     public init() {
         members = []
@@ -30,13 +33,39 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
 
     /// For the parser: appends a member, returning false when the key is already present.
     mutating func appendUnique(_ key: String, _ value: JSONValue) -> Bool {
-        if index[key] != nil { return false }
-        index[key] = members.count
-        members.append((key: key, value: value))
+        if position(of: key) != nil { return false }
+        append(key, value)
         return true
     }
 
-    func contains(key: String) -> Bool { index[key] != nil }
+    func contains(key: String) -> Bool { position(of: key) != nil }
+
+    private func position(of key: String) -> Int? {
+        if members.count <= JSONObject.indexThreshold {
+            return members.firstIndex { $0.key == key }
+        }
+        return index[key]
+    }
+
+    private mutating func append(_ key: String, _ value: JSONValue) {
+        members.append((key: key, value: value))
+        if members.count > JSONObject.indexThreshold {
+            if index.isEmpty {
+                rebuildIndex()
+            } else {
+                index[key] = members.count - 1
+            }
+        }
+    }
+
+    private mutating func rebuildIndex() {
+        index = [:]
+        guard members.count > JSONObject.indexThreshold else { return }
+        index.reserveCapacity(members.count)
+        for (position, member) in members.enumerated() {
+            index[member.key] = position
+        }
+    }
 
     public var count: Int { members.count }
     public var isEmpty: Bool { members.isEmpty }
@@ -46,23 +75,19 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
     /// setting nil removes the member.
     public subscript(key: String) -> JSONValue? {
         get {
-            guard let position = index[key] else { return nil }
+            guard let position = position(of: key) else { return nil }
             return members[position].value
         }
         set {
-            if let position = index[key] {
+            if let position = position(of: key) {
                 if let newValue {
                     members[position].value = newValue
                 } else {
                     members.remove(at: position)
-                    index[key] = nil
-                    for later in position..<members.count {
-                        index[members[later].key] = later
-                    }
+                    rebuildIndex()
                 }
             } else if let newValue {
-                index[key] = members.count
-                members.append((key: key, value: newValue))
+                append(key, newValue)
             }
         }
     }

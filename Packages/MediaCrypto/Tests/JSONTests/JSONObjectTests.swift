@@ -121,6 +121,35 @@ import Testing
         #expect(repeated["k"] == 3)
     }
 
+    /// Large objects switch from linear search to a hash index; both paths must agree.
+    @Test(arguments: [3, 16, 17, 40, 300])
+    func lookupAndRemovalAtEverySize(size: Int) {
+        var object = JSONObject((0..<size).map { ("k\($0)", JSONValue.number(JSONNumber($0))) })
+        #expect(object.count == size)
+        for position in 0..<size { #expect(object["k\(position)"]?.int64 == Int64(position)) }
+        #expect(object["k\(size)"] == nil)
+        object["k1"] = nil
+        object["k\(size - 1)"] = nil
+        #expect(object["k1"] == nil)
+        for position in 0..<size where position != 1 && position != size - 1 {
+            #expect(object["k\(position)"]?.int64 == Int64(position))
+        }
+        object["k1"] = "back"
+        #expect(object.keys.last == "k1")
+        #expect(object["k1"] == "back")
+    }
+
+    @Test(arguments: [5, 16, 17, 100])
+    func parserFindsDuplicatesInLargeObjects(size: Int) throws {
+        let members = (0..<size).map { "\"k\($0)\":\($0)" }
+        let valid = "{" + members.joined(separator: ",") + "}"
+        #expect(try JSONParser.parse(Data(valid.utf8)).object?.count == size)
+        for duplicate in ["\"k0\"", "\"k\(size - 1)\"", "\"\\u006b\(size / 2)\""] {
+            let text = "{" + members.joined(separator: ",") + ",\(duplicate):0}"
+            #expect(throws: JSONError(.duplicateKey, "")) { try JSONParser.parse(Data(text.utf8)) }
+        }
+    }
+
     @Test func equalityIgnoresMemberOrderButNotValues() {
         let first: JSONValue = ["a": 1, "b": [1, 2]]
         #expect(first == ["b": [1, 2], "a": 1])

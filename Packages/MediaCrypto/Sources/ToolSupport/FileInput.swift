@@ -53,3 +53,31 @@ public enum FileInput {
         return text
     }
 }
+
+extension FileInput {
+    /// Checks that `path` names a readable regular file (or device/pipe) and returns its size,
+    /// so a verb can fail with the system's reason before any work starts.
+    public static func checkReadable(_ path: String, role: String) throws(ToolFailure) -> Int64 {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw ToolFailure("cannot read \(role) '\(path)': \(systemErrorText(errno))")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw ToolFailure("cannot read \(role) '\(path)': \(systemErrorText(errno))")
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw ToolFailure("cannot read \(role) '\(path)': is a directory")
+        }
+        return Int64(info.st_size)
+    }
+
+    /// True when both paths name the same existing file (so an output would replace its input).
+    public static func isSameFile(_ first: String, _ second: String) -> Bool {
+        var a = stat()
+        var b = stat()
+        guard stat(first, &a) == 0, stat(second, &b) == 0 else { return false }
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino
+    }
+}

@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "TDF", targets: ["TDF"]),
         .library(name: "JOSE", targets: ["JOSE"]),
         .library(name: "MP4", targets: ["MP4"]),
+        .library(name: "HLS", targets: ["HLS"]),
         .library(name: "ToolSupport", targets: ["ToolSupport"]),
         .executable(name: "tdf", targets: ["TDFTool"]),
     ],
@@ -31,6 +32,7 @@ let package = Package(
         .target(name: "JOSE", dependencies: ["Crypto", "JSON", "Encoding"]),
         .target(name: "TDF", dependencies: ["Crypto", "JSON", "ZIP", "Encoding"]),
         .target(name: "MP4"),
+        .target(name: "HLS"),
         .target(name: "ToolSupport"),
         .executableTarget(name: "TDFTool", dependencies: ["TDF", "Crypto", "ToolSupport", "Encoding"]),
 
@@ -41,6 +43,7 @@ let package = Package(
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "Crypto", "JSON", "Encoding"]),
         .testTarget(name: "TDFTests", dependencies: ["TDF", "Crypto", "JSON", "ZIP", "Encoding"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4"]),
+        .testTarget(name: "HLSTests", dependencies: ["HLS"]),
         .testTarget(name: "ToolSupportTests", dependencies: ["ToolSupport"]),
         .testTarget(name: "TDFToolTests", dependencies: ["TDF", "Crypto", "Encoding", "ToolSupport"]),
     ],

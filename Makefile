@@ -1,0 +1,84 @@
+# The whole project from a fresh Debian 12 machine, as root:
+#   make demo   installs what is missing, builds, and shows the system working end to end
+#   make test   every package's tests (then the end-to-end suite)
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+.DEFAULT_GOAL := help
+
+ROOT      := $(abspath .)
+SCRATCH   := $(ROOT)/.build
+VENV      := $(ROOT)/.venv
+PACKAGES  := MediaCrypto Packager KAS Client
+APT_PACKAGES := libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev \
+                pkg-config ffmpeg python3-venv openssl unzip
+CONFIG    ?= debug
+
+export PATH := /opt/swift/usr/bin:$(PATH)
+export MEDIADRM_ROOT := $(ROOT)
+export MEDIADRM_PYTHON := $(VENV)/bin/python
+
+# Every package builds into one scratch path so MediaCrypto is compiled once. SwiftPM keeps one
+# build plan per scratch path and does not notice that the root package changed, so the plan
+# (not the compiled objects) is dropped before each package: llbuild then reuses every object
+# whose inputs did not change.
+DROP_PLAN := rm -f $(SCRATCH)/$(CONFIG).yaml $(SCRATCH)/$(CONFIG)/description.json
+
+.PHONY: help deps apt venv build test unit e2e demo bench clean
+
+help:
+	@echo "make demo    install what is missing, build, and run the demonstration"
+	@echo "make test    install what is missing, build, run every package's tests and the end-to-end suite"
+	@echo "make deps | build | unit | e2e | bench | clean"
+
+deps: apt venv
+
+apt:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	else echo "deps: Debian packages present"; fi
+	@command -v swift >/dev/null || { echo "deps: the Swift toolchain (/opt/swift) is missing" >&2; exit 1; }
+
+# The independent checkers (Python cryptography, otdf-python, m3u8, Shaka Packager binaries)
+# live in a git-ignored venv, rebuilt when the requirements change.
+venv: $(VENV)/.stamp
+$(VENV)/.stamp: Tools/python/requirements.txt
+	@echo "deps: preparing the Python venv for independent checks"
+	@test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	@$(VENV)/bin/python -m pip install -q --disable-pip-version-check -r Tools/python/requirements.txt
+	@touch $@
+
+build: apt
+	@for p in $(PACKAGES); do \
+	  echo "build: $$p"; \
+	  $(DROP_PLAN); \
+	  swift build --package-path Packages/$$p --scratch-path $(SCRATCH) -c $(CONFIG); \
+	done
+
+unit: deps
+	@for p in $(PACKAGES); do \
+	  echo "test: $$p"; \
+	  $(DROP_PLAN); \
+	  swift test --package-path Packages/$$p --scratch-path $(SCRATCH) -c $(CONFIG) || exit 1; \
+	done
+
+test: unit e2e
+
+e2e: deps
+	@if [ -f Tests-E2E/Package.swift ]; then \
+	  echo "test: end to end"; \
+	  $(DROP_PLAN); \
+	  swift test --package-path Tests-E2E --scratch-path $(SCRATCH) -c $(CONFIG); \
+	fi
+
+demo: deps
+	@Tools/demo.sh
+
+bench: deps
+	@Tools/bench.sh
+
+clean:
+	rm -rf $(SCRATCH) Packages/*/.build Tests-E2E/.build out

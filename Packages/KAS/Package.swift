@@ -1,0 +1,29 @@
+// swift-tools-version:6.0
+// KAS: the key access server. HTTP(S) on libmicrohttpd, key ring, sessions and records in SQLite,
+// policy decisions, OpenTDF-compatible routes.
+import PackageDescription
+
+let package = Package(
+    name: "KAS",
+    products: [
+        .library(name: "KAS", targets: ["KAS"]),
+        .library(name: "CSQLite", targets: ["CSQLite"]),
+        .library(name: "CMicroHTTPD", targets: ["CMicroHTTPD"]),
+        .executable(name: "kas", targets: ["KASTool"]),
+    ],
+    dependencies: [.package(path: "../MediaCrypto")],
+    targets: [
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "KAS", dependencies: [
+            "CSQLite", "CMicroHTTPD",
+            .product(name: "Crypto", package: "MediaCrypto"),
+        ]),
+        .executableTarget(name: "KASTool", dependencies: [
+            "KAS",
+            .product(name: "ToolSupport", package: "MediaCrypto"),
+        ]),
+        .testTarget(name: "KASTests", dependencies: ["KAS"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

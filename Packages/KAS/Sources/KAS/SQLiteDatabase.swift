@@ -1,0 +1,88 @@
+import CSQLite
+import Foundation
+
+/// Failures of the embedded store, compared by code. Reasons name the operation, never the data.
+public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable { case open, prepare, step, bind, constraint }
+    public let code: Code
+    public let reason: String
+    public init(_ code: Code, _ reason: String) { self.code = code; self.reason = reason }
+    public var description: String { "store error (\(code.rawValue)): \(reason)" }
+    public static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.code == rhs.code }
+}
+
+/// One SQLite connection in WAL mode. A connection is used by one owner at a time (an actor or a
+/// single thread); SQLite's shared FULLMUTEX connection is not transaction-safe across threads.
+public final class SQLiteDatabase {
+    private var handle: OpaquePointer?
+
+    public init(path: String) throws(StoreError) {
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK, let db else {
+            sqlite3_close(db)
+            throw StoreError(.open, "cannot open the database file")
+        }
+        handle = db
+        sqlite3_busy_timeout(db, 5_000)
+        try execute("PRAGMA journal_mode=WAL")
+        try execute("PRAGMA synchronous=NORMAL")
+        try execute("PRAGMA foreign_keys=ON")
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs statements that return no rows of interest.
+    public func execute(_ sql: String) throws(StoreError) {
+        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else {
+            throw StoreError(.step, "statement failed")
+        }
+    }
+
+    /// Runs one statement with positional text/integer parameters and returns its rows as text.
+    public func query(_ sql: String, _ parameters: [SQLiteValue] = []) throws(StoreError) -> [[SQLiteValue]] {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw StoreError(.prepare, "cannot prepare statement")
+        }
+        defer { sqlite3_finalize(statement) }
+        for (index, value) in parameters.enumerated() {
+            let position = Int32(index + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(statement, position)
+            case .integer(let v): rc = sqlite3_bind_int64(statement, position, v)
+            case .text(let v): rc = sqlite3_bind_text(statement, position, v, -1, mediadrm_sqlite_transient())
+            }
+            guard rc == SQLITE_OK else { throw StoreError(.bind, "cannot bind parameter \(index + 1)") }
+        }
+        var rows: [[SQLiteValue]] = []
+        while true {
+            let rc = sqlite3_step(statement)
+            if rc == SQLITE_DONE { break }
+            if rc == SQLITE_CONSTRAINT { throw StoreError(.constraint, "constraint violated") }
+            guard rc == SQLITE_ROW else { throw StoreError(.step, "statement failed") }
+            var row: [SQLiteValue] = []
+            for column in 0..<sqlite3_column_count(statement) {
+                switch sqlite3_column_type(statement, column) {
+                case SQLITE_NULL: row.append(.null)
+                case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(statement, column)))
+                default:
+                    if let text = sqlite3_column_text(statement, column) {
+                        row.append(.text(String(cString: text)))
+                    } else {
+                        row.append(.null)
+                    }
+                }
+            }
+            rows.append(row)
+        }
+        return rows
+    }
+}
+
+public enum SQLiteValue: Equatable, Sendable {
+    case null
+    case integer(Int64)
+    case text(String)
+}

@@ -1,0 +1,1 @@
+// Placeholder: the HLS module is being written.

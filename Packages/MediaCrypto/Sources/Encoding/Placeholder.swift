@@ -1,1 +1,0 @@
-// Placeholder: the Encoding module is being written.

@@ -5,12 +5,12 @@ import Encoding
 /// canonical trailing bits. Checked here before decoding so '=' padding is refused whatever the
 /// Encoding module tolerates.
 enum JOSEBase64URL {
-    static func decode<S: StringProtocol>(_ text: S, _ error: JOSEError) throws(JOSEError) -> Data {
-        for byte in text.utf8 where !isAlphabet(byte) { throw error }
+    static func decode<S: StringProtocol>(_ text: S, _ failure: JOSEError) throws(JOSEError) -> Data {
+        for byte in text.utf8 where !isAlphabet(byte) { throw failure }
         do {
             return try Base64URL.decode(text)
         } catch {
-            throw error
+            throw failure
         }
     }
 

@@ -163,7 +163,7 @@ import JSON
             #"{"kty":"EC","crv":"P-256","x":"AAAA\#(x)","y":"\#(y)"}"#,                       // long x
             #"{"kty":"EC","crv":"P-256","x":"\#(x)","y":"\#(x)"}"#,                         // not on the curve
             #"{"kty":"EC","crv":"P-256","x":"\#(x)=","y":"\#(y)"}"#,                        // padding
-            #"{"kty":"EC","crv":"P-256","x":"\#(x.replacingOccurrences(of: "_", with: "/"))","y":"\#(y)"}"#,
+            #"{"kty":"EC","crv":"P-256","x":"+\#(x.dropFirst())","y":"\#(y)"}"#,
             #"{"kty":"RSA","n":"\#(Self.rsaN)"}"#,                                          // missing e
             #"{"kty":"RSA","n":"\#(Self.rsaN.prefix(172))","e":"AQAB"}"#,                   // 1032-bit modulus
             #"{"kty":"oct","k":""}"#,

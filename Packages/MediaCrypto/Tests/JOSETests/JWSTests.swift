@@ -164,10 +164,28 @@ import JSON
         #expect(try JWS.verify(token, key: pemKey).payload == Data("x".utf8))
     }
 
+    @Test func keysEmbeddedInTheHeaderAreNeverTrusted() throws {
+        // The attacker signs with their own key and ships its public half in `jwk` (or points
+        // `jku`/`x5u` at it); only configured keys count.
+        let attacker = try P256.Signing.PrivateKey()
+        let jwk = JWK(publicKey: attacker.publicKey).jsonObject
+        let header = JSONObject([("jwk", .object(jwk)), ("jku", "https://evil.example/jwks"), ("x5u", "https://evil.example/c")])
+        let token = try JWS.sign(payload: Data("{}".utf8), header: header, key: JWSSigningKey(p256: attacker))
+        let configured = try TestKeys.p256Key().verificationKey
+        #expect(throws: JOSEError(.badSignature, "")) { try JWS.verify(token, key: configured) }
+    }
+
+    @Test func headerKidOverridesTheKeysOwn() throws {
+        let key = try TestKeys.hmac(keyID: "own")
+        let token = try JWS.sign(payload: Data(), header: JSONObject([("kid", "chosen")]), key: key)
+        #expect(try JWS.unverifiedContents(of: token).header["kid"] == .string("chosen"))
+        #expect(try JWS.unverifiedContents(of: JWS.sign(payload: Data(), key: key)).header["kid"] == .string("own"))
+    }
+
     @Test func tamperedTokensFailTheSignature() throws {
         for key in try TestKeys.all() {
             let token = try JWS.sign(payload: Data(#"{"sub":"alice"}"#.utf8), key: key)
-            let parts = token.split(separator: ".").map(String.init)
+            let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             let otherPayload = Base64URL.encode(Data(#"{"sub":"admin"}"#.utf8))
             let swapped = parts[0] + "." + otherPayload + "." + parts[2]
             #expect(throws: JOSEError(.badSignature, "")) { try JWS.verify(swapped, key: key.verificationKey) }
@@ -193,7 +211,7 @@ import JSON
     @Test func wrongLengthES256SignaturesAreRefused() throws {
         let key = try TestKeys.p256Key()
         let token = try JWS.sign(payload: Data("p".utf8), key: key)
-        let parts = token.split(separator: ".").map(String.init)
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         let raw = try Base64URL.decode(parts[2])
         #expect(raw.count == 64)
         let der = try P256.Signing.ECDSASignature(rawRepresentation: raw).derRepresentation
@@ -210,7 +228,7 @@ import JSON
     @Test func wrongLengthRS256AndHS256SignaturesAreRefused() throws {
         for key in [try TestKeys.rsaKey(), try TestKeys.hmac()] {
             let token = try JWS.sign(payload: Data(), key: key)
-            let parts = token.split(separator: ".").map(String.init)
+            let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             let signature = try Base64URL.decode(parts[2])
             for bad in [signature.dropLast(), signature + Data([0]), Data([0]) + signature] {
                 let text = parts[0] + "." + parts[1] + "." + Base64URL.encode(bad)
@@ -286,7 +304,7 @@ import JSON
     @Test func errorReasonsNeverContainTheToken() throws {
         let key = try TestKeys.hmac()
         let token = try JWS.sign(payload: Data(#"{"sub":"secret-viewer"}"#.utf8), key: key)
-        let parts = token.split(separator: ".").map(String.init)
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         let tampered = parts[0] + "." + parts[1] + "." + String(parts[2].reversed())
         let verifier = try TestKeys.rsaKey().verificationKey
         for text in [tampered, parts[0] + "." + parts[1], token + "x", token] {

@@ -26,8 +26,13 @@ public enum JWS {
                 }
             case "crit", "b64":
                 throw JOSEError(.unsupportedHeader, "crit and b64 headers are not supported")
+            case "kid":
+                guard case .string = value else {
+                    throw JOSEError(.malformed, "header kid is not a string")
+                }
+                hasKeyID = true
+                members.append((name, value))
             default:
-                if name == "kid" { hasKeyID = true }
                 members.append((name, value))
             }
         }

@@ -88,6 +88,9 @@ import JSON
         #expect(throws: JOSEError(.unsupportedHeader, "")) {
             try JWS.sign(payload: Data(), header: JSONObject([("crit", ["exp"])]), key: key)
         }
+        #expect(throws: JOSEError(.malformed, "")) {
+            try JWS.sign(payload: Data(), header: JSONObject([("kid", 5)]), key: key)
+        }
     }
 
     // MARK: Refusals

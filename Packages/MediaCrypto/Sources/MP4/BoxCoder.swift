@@ -398,7 +398,7 @@ public struct BoxCoder {
             }
             lengthFieldSize = used
             guard length <= limit - position else {
-                throw limit < input.count ? .invalidSize(currentBox, "descriptor overruns its parent") : .truncated(currentBox)
+                throw depth > 0 ? .invalidSize(currentBox, "descriptor overruns its parent") : .truncated(currentBox)
             }
             let savedLimit = limit
             limit = position + length

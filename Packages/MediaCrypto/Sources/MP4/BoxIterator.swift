@@ -17,7 +17,11 @@ public struct BoxIterator {
     public mutating func next() throws(MP4Error) -> BoxHeader? {
         guard offset < end else { return nil }
         let available = end - offset
-        let prefix = try source.read(offset: offset, count: Int(min(available, 16)))
+        // Read 8 bytes, and 8 more only for a largesize, so nothing past the header is touched.
+        var prefix = try source.read(offset: offset, count: Int(min(available, 8)))
+        if prefix.count == 8, prefix[0 ..< 4] == [0, 0, 0, 1], available >= 16 {
+            prefix += try source.read(offset: offset + 8, count: 8)
+        }
         let header = try BoxHeader.parse(prefix, at: 0, available: available, fileOffset: offset)
         offset += header.size
         return header

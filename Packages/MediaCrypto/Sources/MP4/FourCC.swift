@@ -5,7 +5,7 @@ public struct FourCC: Hashable, Sendable, Comparable, ExpressibleByStringLiteral
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Exactly four bytes of ISO 8859-1 text; anything else is nil.
-    public init?(_ text: String) {
+    public init?(string text: String) {
         let scalars = Array(text.unicodeScalars)
         guard scalars.count == 4, scalars.allSatisfy({ $0.value <= 0xFF }) else { return nil }
         rawValue = scalars.reduce(0) { ($0 << 8) | $1.value }
@@ -13,7 +13,7 @@ public struct FourCC: Hashable, Sendable, Comparable, ExpressibleByStringLiteral
 
     /// Literals are code, not input: a wrong literal is a programming error.
     public init(stringLiteral value: String) {
-        guard let code = FourCC(value) else { preconditionFailure("FourCC literal must be 4 Latin-1 characters") }
+        guard let code = FourCC(string: value) else { preconditionFailure("FourCC literal must be 4 Latin-1 characters") }
         self = code
     }
 

@@ -19,7 +19,6 @@ public struct SchemeTypeBox: MP4Box {
     public static let supportedTypes: [FourCC] = ["schm"]
     public var boxType: FourCC { "schm" }
     public var version: UInt8 = 0
-    public var flags: UInt32 = 0
     public var schemeType: FourCC = "cbcs"
     /// 0x00010000 for `cenc` and `cbcs` version 1.0.
     public var schemeVersion: UInt32 = 0x0001_0000
@@ -32,15 +31,21 @@ public struct SchemeTypeBox: MP4Box {
         self.schemeVersion = schemeVersion
     }
 
+    /// Flag 1 when a scheme URI is present.
+    public var flags: UInt32 { schemeURI == nil ? 0 : 1 }
+
     public mutating func describe(_ c: inout BoxCoder) throws(MP4Error) {
-        if c.isWriting { flags = schemeURI == nil ? flags & ~1 : flags | 1 }
+        var flags = flags
         try c.fullBoxHeader(version: &version, flags: &flags, supported: 0 ... 0)
+        guard flags & ~1 == 0 else { throw c.invalidField("flags", "unknown flag bits") }
         try c.fourCC(&schemeType)
         try c.uint32(&schemeVersion)
         if flags & 1 != 0 {
             var uri = schemeURI ?? []
             try c.remainingBytes(&uri)
             schemeURI = uri
+        } else {
+            schemeURI = nil
         }
     }
 }

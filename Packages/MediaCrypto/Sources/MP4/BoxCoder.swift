@@ -39,8 +39,9 @@ public struct BoxCoder {
     /// The box whose fields are being described; named in errors.
     public private(set) var currentBox: FourCC?
     private var externalPayload: UInt64 = 0
-    /// The `track_ID` of the `tfhd` most recently read in the current `traf`, for `senc`.
-    var fragmentTrackID: UInt32?
+    /// The `track_ID` of the enclosing `traf` (from its `tfhd`) or `trak` (from its `tkhd`), so a
+    /// `senc` can find its IV size in `DecodingOptions.perSampleIVSizes`.
+    var contextTrackID: UInt32?
 
     /// A reader over `bytes`; `baseOffset` is where `bytes` start in the file, so offsets reported
     /// by `mdat` are file offsets.
@@ -311,7 +312,7 @@ public struct BoxCoder {
             throw error
         }
         guard let size = Int(exactly: header.size) else { throw .invalidSize(header.type, "box too large") }
-        let savedLimit = limit, savedBox = currentBox, savedTrack = fragmentTrackID
+        let savedLimit = limit, savedBox = currentBox, savedTrack = contextTrackID
         limit = start + size
         position = start + header.headerSize
         currentBox = header.type
@@ -321,8 +322,8 @@ public struct BoxCoder {
         depth -= 1
         limit = savedLimit
         currentBox = savedBox
-        // The track of a traf's tfhd stays known only inside that traf.
-        if header.type == "traf" { fragmentTrackID = savedTrack }
+        // The track named by a tfhd or tkhd stays known only inside its traf or trak.
+        if header.type == "traf" || header.type == "trak" { contextTrackID = savedTrack }
         return box
     }
 

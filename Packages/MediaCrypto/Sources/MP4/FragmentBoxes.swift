@@ -86,7 +86,7 @@ public struct TrackFragmentHeaderBox: MP4Box {
         try c.fullBoxHeader(version: &version, flags: &f, supported: 0 ... 0)
         guard f & ~Self.knownFlags == 0 else { throw c.invalidField("tf_flags", "unknown flag bits") }
         try c.uint32(&trackID)
-        if c.isReading { c.fragmentTrackID = trackID }
+        if c.isReading { c.contextTrackID = trackID }
         if f & 0x01 != 0 { var v = baseDataOffset ?? 0; try c.uint64(&v); baseDataOffset = v }
         if f & 0x02 != 0 { var v = sampleDescriptionIndex ?? 0; try c.uint32(&v); sampleDescriptionIndex = v }
         if f & 0x08 != 0 { var v = defaultSampleDuration ?? 0; try c.uint32(&v); defaultSampleDuration = v }

@@ -94,6 +94,7 @@ public struct TrackHeaderBox: MP4Box {
         try c.uint(&creationTime, wide: wide, field: "creation_time")
         try c.uint(&modificationTime, wide: wide, field: "modification_time")
         try c.uint32(&trackID)
+        if c.isReading { c.contextTrackID = trackID }
         try c.reserved(4)
         try c.uint(&duration, wide: wide, field: "duration")
         try c.reserved(8)

@@ -57,7 +57,7 @@ public struct SampleEncryptionBox: MP4Box {
         guard f & ~0x2 == 0 else { throw c.invalidField("flags", "unknown flag bits") }
         usesSubsamples = f & 0x2 != 0
         if c.isReading {
-            let given = c.fragmentTrackID.flatMap { c.options.perSampleIVSizes[$0] } ?? c.options.defaultPerSampleIVSize
+            let given = c.contextTrackID.flatMap { c.options.perSampleIVSizes[$0] } ?? c.options.defaultPerSampleIVSize
             if let given {
                 guard [0, 8, 16].contains(given) else { throw c.invalidField("Per_Sample_IV_Size", "must be 0, 8 or 16") }
                 perSampleIVSize = given
@@ -72,6 +72,8 @@ public struct SampleEncryptionBox: MP4Box {
                         fits.append((size, trial, entries))
                     }
                 }
+                // With no samples every size fits and none matters: take the smallest.
+                if fits.count > 1, fits.allSatisfy({ $0.2.isEmpty }) { fits.removeLast(fits.count - 1) }
                 guard fits.count == 1, let fit = fits.first else {
                     throw c.invalidField("Per_Sample_IV_Size", fits.isEmpty ? "no IV size fits the box"
                                                                              : "ambiguous; give the size from tenc")

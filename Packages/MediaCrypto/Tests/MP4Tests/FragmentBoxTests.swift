@@ -148,7 +148,7 @@ import Testing
         try roundTrip(empty, options: DecodingOptions(defaultPerSampleIVSize: 0))
     }
 
-    @Test func sampleEncryptionMalformed() {
+    @Test func sampleEncryptionMalformed() throws {
         let options = DecodingOptions(defaultPerSampleIVSize: 8)
         // More samples than bytes.
         expectFailure(fullBox("senc", version: 0, flags: 0, be32(3) + Array(repeating: 0, count: 16)), as: SampleEncryptionBox.self, .countTooLarge, options: options)
@@ -160,8 +160,19 @@ import Testing
         // A given size that is not 0, 8 or 16.
         expectFailure(fullBox("senc", version: 0, flags: 0, be32(0)), as: SampleEncryptionBox.self, .invalidField,
                       options: DecodingOptions(defaultPerSampleIVSize: 4))
-        // Ambiguous without a size: no samples fit every size.
-        expectFailure(fullBox("senc", version: 0, flags: 0, be32(0)), as: SampleEncryptionBox.self, .invalidField)
+        // Ambiguous without a size: three samples that read as 8-byte IVs without subsamples, or as
+        // no IVs with 1, 0 and 3 subsamples (16-byte IVs run into a huge subsample count).
+        let body: [UInt8] = [0, 1, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11] + be16(0) + [0, 3, 0, 0, 0, 0, 0xFF, 0xFF] + be16(0)
+            + Array(repeating: 0x22, count: 8) + be16(0)
+        let ambiguous = fullBox("senc", version: 0, flags: 2, be32(3) + body)
+        expectFailure(ambiguous, as: SampleEncryptionBox.self, .invalidField)
+        let asZero = try SampleEncryptionBox(parsing: ambiguous, options: DecodingOptions(defaultPerSampleIVSize: 0))
+        #expect(asZero.samples.map(\.subsamples.count) == [1, 0, 3])
+        let asEight = try SampleEncryptionBox(parsing: ambiguous, options: DecodingOptions(defaultPerSampleIVSize: 8))
+        #expect(asEight.samples.map(\.subsamples.count) == [0, 0, 0])
+        #expect(try asZero.serializedBytes() == ambiguous && asEight.serializedBytes() == ambiguous)
+        // No samples: every size fits and the smallest is taken.
+        #expect(try SampleEncryptionBox(parsing: fullBox("senc", version: 0, flags: 0, be32(0))).perSampleIVSize == 0)
         // No size fits.
         expectFailure(fullBox("senc", version: 0, flags: 0, be32(1) + [1, 2, 3]), as: SampleEncryptionBox.self, .invalidField)
         // Writer: IVs of the wrong size, subsamples without the flag, an illegal size.

@@ -120,4 +120,51 @@ struct RealFileTests {
         let boxes = try BoxParser.parse(whole)
         #expect(boxes.map(\.boxType) == types)
     }
+
+    @Test func encryptedMovieRoundTrips() throws {
+        let file = try load(TestMedia.encrypted)
+        let moovHeader = try #require(file.headers.first { $0.type == "moov" })
+        let moovBytes = try file.bytes(of: moovHeader)
+        // First pass learns each track's IV size from its tenc; the second reads senc with it.
+        let sizes = try MovieBox(parsing: moovBytes, options: DecodingOptions(defaultPerSampleIVSize: 8)).perSampleIVSizes
+        #expect(sizes.count == 2)
+        #expect(sizes.values.allSatisfy { $0 == 8 })
+        let options = DecodingOptions(perSampleIVSizes: sizes)
+        let moov = try MovieBox(parsing: moovBytes, options: options)
+        #expect(try moov.serializedBytes() == moovBytes)
+        checkEveryPrefix(of: moovBytes, as: MovieBox.self, options: options)
+
+        var sencCount = 0
+        for track in moov.tracks {
+            let stbl = try #require(track.media?.mediaInformation?.sampleTable)
+            let entry = try #require(stbl.sampleDescription?.children.boxes.first)
+            #expect(["encv", "enca"].contains(entry.boxType))
+            let sinf = try #require((entry as? VisualSampleEntry)?.protectionSchemeInfo ?? (entry as? AudioSampleEntry)?.protectionSchemeInfo)
+            #expect(sinf.schemeType?.schemeType == "cenc")
+            #expect(["avc1", "mp4a"].contains(sinf.originalFormat?.dataFormat))
+            let tenc = try #require(sinf.schemeInformation?.trackEncryption)
+            #expect(tenc.defaultKID == hex(TestMedia.kidHex))
+            #expect(tenc.defaultIsProtected == 1)
+
+            let senc = try #require(stbl.children.first(SampleEncryptionBox.self))
+            sencCount += 1
+            let sampleCount = Int(try #require(stbl.sampleSize?.sampleCount))
+            #expect(senc.samples.count == sampleCount)
+            #expect(senc.usesSubsamples == (entry.boxType == "encv"))
+            if senc.usesSubsamples, let sizes = stbl.sampleSize {
+                // Each sample's subsamples cover exactly the sample.
+                for (index, sample) in senc.samples.enumerated() {
+                    let covered = sample.subsamples.reduce(0) { $0 + Int($1.bytesOfClearData) + Int($1.bytesOfProtectedData) }
+                    #expect(UInt32(covered) == sizes.size(ofSample: index))
+                }
+            }
+            let saiz = try #require(stbl.children.first(SampleAuxiliaryInformationSizesBox.self))
+            #expect(Int(saiz.sampleCount) == sampleCount)
+            let saio = try #require(stbl.children.first(SampleAuxiliaryInformationOffsetsBox.self))
+            // saio points at the senc's first entry, an absolute file offset here.
+            let sencOffset = try #require(saio.offsets.first)
+            #expect(sencOffset > moovHeader.offset && sencOffset < moovHeader.endOffset)
+        }
+        #expect(sencCount == 2)
+    }
 }

@@ -109,6 +109,12 @@ enum TestMedia {
     static let progressive: URL? = make("progressive.mp4", extra: [])
     static let fragmented: URL? = make("fragmented.mp4", extra: ["-g", "25", "-movflags", "frag_keyframe+empty_moov+default_base_moof"])
     static let bFrames: URL? = make("bframes.mp4", extra: ["-bf", "2"])
+    static let keyHex = "00112233445566778899aabbccddeeff"
+    static let kidHex = "0123456789abcdef0123456789abcdef"
+    /// ffmpeg's own CENC (AES-CTR) writer: encv/enca, sinf, tenc, and senc/saiz/saio in each stbl.
+    static let encrypted: URL? = make("encrypted.mp4", extra: [
+        "-encryption_scheme", "cenc-aes-ctr", "-encryption_key", keyHex, "-encryption_kid", kidHex,
+    ])
 
     private static func make(_ name: String, extra: [String]) -> URL? {
         guard ffmpegAvailable else { return nil }

@@ -8,12 +8,16 @@ public struct DecodingOptions: Sendable, Equatable {
     /// Entries that occupy no bytes (a `trun` with no per-sample fields) cannot be bounded by the
     /// bytes left, so their count is bounded by this instead.
     public var maximumEmptyEntryCount: Int
+    /// How deep boxes may nest. Real files need about 10; the limit keeps hostile nesting from
+    /// exhausting the stack.
+    public var maximumDepth: Int
 
     public init(perSampleIVSizes: [UInt32: Int] = [:], defaultPerSampleIVSize: Int? = nil,
-                maximumEmptyEntryCount: Int = 1 << 20) {
+                maximumEmptyEntryCount: Int = 1 << 20, maximumDepth: Int = 24) {
         self.perSampleIVSizes = perSampleIVSizes
         self.defaultPerSampleIVSize = defaultPerSampleIVSize
         self.maximumEmptyEntryCount = maximumEmptyEntryCount
+        self.maximumDepth = maximumDepth
     }
 }
 
@@ -312,6 +316,9 @@ public struct BoxCoder {
             throw error
         }
         guard let size = Int(exactly: header.size) else { throw .invalidSize(header.type, "box too large") }
+        guard depth < options.maximumDepth else {
+            throw MP4Error(.tooDeep, "boxes nest deeper than \(options.maximumDepth) levels", box: header.type)
+        }
         let savedLimit = limit, savedBox = currentBox, savedTrack = contextTrackID
         limit = start + size
         position = start + header.headerSize

@@ -13,6 +13,8 @@ public struct MP4Error: Error, Equatable, Sendable, CustomStringConvertible {
         case countTooLarge
         /// A full box carries a version this module does not know.
         case unsupportedVersion
+        /// Boxes nest deeper than `DecodingOptions.maximumDepth`.
+        case tooDeep
         /// A mandatory child box is missing or appears more than once.
         case missingBox
         /// The byte source failed to read.

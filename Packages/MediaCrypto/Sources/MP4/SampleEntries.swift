@@ -74,12 +74,13 @@ public struct AudioSampleEntry: MP4Box {
 
     public init() {}
 
+    /// `sampleRate` in Hz; rates above 65535 Hz do not fit the field and are stored as 0, as the
+    /// specification asks (the real rate then comes from the codec configuration).
     public init(format: FourCC = "mp4a", channelCount: UInt16, sampleRate: UInt32, children: BoxList) {
         self.format = format
         self.channelCount = channelCount
-        self.sampleRate = sampleRate << 16
+        self.sampleRate = sampleRate <= 0xFFFF ? sampleRate << 16 : 0
         self.children = children
-        if sampleRate > 0xFFFF { self.sampleRate = 0 }
     }
 
     /// The sampling rate in Hz (the integer part of `samplerate`).

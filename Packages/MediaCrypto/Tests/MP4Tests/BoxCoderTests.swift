@@ -83,6 +83,16 @@ import Testing
         expectFailure(mfhd, as: TrackFragmentHeaderBox.self, .invalidField)
     }
 
+    @Test func hostileNestingIsRefused() throws {
+        var nested = box("elst", [])
+        for _ in 0 ..< 5000 { nested = box("edts", nested) }
+        expectFailure(nested, as: EditBox.self, .tooDeep)
+        var shallow = try EditListBox().serializedBytes()
+        for _ in 0 ..< 10 { shallow = box("edts", shallow) }
+        try readWrite(shallow, as: EditBox.self)
+        expectFailure(shallow, as: EditBox.self, .tooDeep, options: DecodingOptions(maximumDepth: 5))
+    }
+
     @Test func fourCCText() {
         #expect(FourCC(string: "moov") == "moov")
         #expect(FourCC(string: "moo") == nil)

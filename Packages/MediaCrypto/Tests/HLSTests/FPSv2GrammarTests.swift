@@ -15,6 +15,10 @@ import Testing
         #expect(media.segments.map(\.uri) == ["\(id)-segment0.m4s", "\(id)-segment1.m4s", "\(id)-segment2.m4s"])
         #expect(media.segments[0].keys.first?.iv == F.iv)
         #expect(media.duration == 16.5)
+        let identity = try #require(HLSFPSv2.keyIdentity(of: media))
+        #expect(identity.policyUUID == F.uuid)
+        #expect(identity.component == id)
+        #expect(identity.iv == F.iv)
         // A trailing newline is optional (§7.1 #1).
         #expect(try HLSParser.parse(F.mediaText(id) + "\n", mode: .fpsV2Strict) == parsed)
     }

@@ -76,7 +76,6 @@ public final class HTTPServer: @unchecked Sendable {
             mediadrm_mhd_option_notify_completed(requestCompletedCallback, Unmanaged.passUnretained(core).toOpaque()),
             mediadrm_mhd_option_int(.CONNECTION_MEMORY_LIMIT, config.maxHeaderBytes),
             mediadrm_mhd_option_int(.CONNECTION_TIMEOUT, timeoutSeconds),
-            mediadrm_mhd_option_int(.LISTENING_ADDRESS_REUSE, 1),
         ]
         if config.threadPoolSize > 1 { options.append(mediadrm_mhd_option_int(.THREAD_POOL_SIZE, config.threadPoolSize)) }
         if config.maxConnections > 0 { options.append(mediadrm_mhd_option_int(.CONNECTION_LIMIT, config.maxConnections)) }
@@ -206,8 +205,9 @@ final class ServerCore: @unchecked Sendable {
         }
         if count > 0 {
             guard let upload, count <= maxBodyBytes - state.body.count else {
-                // Chunked (or lying) body past the limit: answer 413 if libmicrohttpd still lets
-                // us, otherwise drop the connection. Either way no more of it is read.
+                // A chunked body past the limit. libmicrohttpd 0.9.75 refuses to queue a response
+                // while a body is being received, so the connection is dropped (MHD_NO): no more
+                // of the body is read and the handler never runs.
                 state.answered = true
                 let queued = queue(HTTPError.payloadTooLarge.response, requestID: nil, on: connection)
                 return queued
@@ -228,29 +228,45 @@ final class ServerCore: @unchecked Sendable {
                                  path: url.map { String(cString: $0) } ?? "/")
         slot.pointee = Unmanaged.passRetained(state).toOpaque()
         inFlight.add(1, ordering: .acquiringAndReleasing)
-        // Decide on the declared length before reading any of the body. libmicrohttpd has already
-        // refused a Content-Length that is not a number.
-        if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") {
-            let text = String(cString: declared).trimmingCharacters(in: .whitespaces)
-            let length = UInt64(text)
-            if length.map({ $0 > UInt64(maxBodyBytes) }) ?? false {
-                state.answered = true
-                return queue(HTTPError.payloadTooLarge.response, requestID: nil, on: connection)
-            }
+        // Headers are complete at the first call: take them now and judge the framing before
+        // any body byte is read.
+        state.headers = Self.values(of: .HEADER_KIND, on: connection).reduce(into: HTTPHeaders()) {
+            $0.add(name: $1.0, value: $1.1 ?? "")
+        }
+        if let refusal = framingRefusal(state.headers) {
+            state.answered = true
+            return queue(refusal.response, requestID: nil, on: connection)
         }
         return .YES
     }
 
-    private func dispatch(_ state: RequestState, on connection: OpaquePointer) -> MHD_Result {
-        var headers = HTTPHeaders()
-        var query: [HTTPQueryItem] = []
+    /// libmicrohttpd 0.9.75 checks that Content-Length is a number but accepts it twice, or
+    /// together with Transfer-Encoding; both are request-smuggling shapes (RFC 9112 §6.3), so
+    /// they are refused here. A declared length over the limit is refused before reading.
+    private func framingRefusal(_ headers: HTTPHeaders) -> HTTPError? {
+        let lengths = headers.values(for: "Content-Length")
+        guard !lengths.isEmpty else { return nil }
+        guard lengths.count == 1 else { return HTTPError(.badRequest, reason: "repeated Content-Length") }
+        guard !headers.contains("Transfer-Encoding") else {
+            return HTTPError(.badRequest, reason: "both Content-Length and Transfer-Encoding")
+        }
+        let text = lengths[0].trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return HTTPError(.badRequest, reason: "malformed Content-Length")
+        }
+        // All digits: a value too large for UInt64 is also over any limit.
+        if UInt64(text).map({ $0 > UInt64(maxBodyBytes) }) ?? true { return HTTPError.payloadTooLarge }
+        return nil
+    }
+
+    private static func values(of kind: MHD_ValueKind, on connection: OpaquePointer) -> [(String, String?)] {
         let collector = ValueCollector()
-        let cookie = Unmanaged.passUnretained(collector).toOpaque()
-        _ = MHD_get_connection_values(connection, .HEADER_KIND, valueCollectorCallback, cookie)
-        for (name, value) in collector.pairs { headers.add(name: name, value: value ?? "") }
-        collector.pairs.removeAll()
-        _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, valueCollectorCallback, cookie)
-        for (name, value) in collector.pairs { query.append(HTTPQueryItem(name: name, value: value)) }
+        _ = MHD_get_connection_values(connection, kind, valueCollectorCallback, Unmanaged.passUnretained(collector).toOpaque())
+        return collector.pairs
+    }
+
+    private func dispatch(_ state: RequestState, on connection: OpaquePointer) -> MHD_Result {
+        let query = Self.values(of: .GET_ARGUMENT_KIND, on: connection).map { HTTPQueryItem(name: $0.0, value: $0.1) }
 
         var addressBuffer = [CChar](repeating: 0, count: 64)
         let remote = addressBuffer.withUnsafeMutableBufferPointer { buffer -> String in
@@ -260,7 +276,7 @@ final class ServerCore: @unchecked Sendable {
         }
 
         let request = HTTPRequest(method: HTTPMethod(state.method), path: state.path, queryItems: query,
-                                  headers: headers, body: state.body, remoteAddress: remote)
+                                  headers: state.headers, body: state.body, remoteAddress: remote)
         state.body = []
         var context = RequestContext(remoteAddress: remote)
         let response = responder.respond(to: request, context: &context)
@@ -300,6 +316,7 @@ final class ServerCore: @unchecked Sendable {
 final class RequestState {
     let method: String
     let path: String
+    var headers = HTTPHeaders()
     var body: [UInt8] = []
     var answered = false
 

@@ -2,7 +2,7 @@
 /// while routes are added), then hand it to `HTTPServer`, which takes an immutable `responder()`.
 ///
 /// Patterns are `/`-separated segments; `{name}` captures one non-empty segment. A literal
-/// segment wins over a capture at the same position. An unknown path answers 404, a known path
+/// segment wins over a capture at the same position. A trailing slash is ignored. An unknown path answers 404, a known path
 /// with another method 405 with `Allow`; a HEAD request uses the GET route when there is no HEAD one.
 public final class Router {
     struct Route {
@@ -186,7 +186,11 @@ public struct HTTPResponder: Sendable {
     }
 
     func match(_ method: HTTPMethod, path: String) -> Match {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        // Empty segments inside the path are kept so `/session//heartbeat` cannot match a
+        // capture; only the leading slash and one trailing slash are ignored.
+        var parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.first?.isEmpty == true { parts.removeFirst() }
+        if parts.last?.isEmpty == true { parts.removeLast() }
         var best: (route: Router.Route, rank: [Bool], parameters: [(String, String)])?
         var bestForPath: (rank: [Bool], pattern: String)?
         var allowed: [HTTPMethod] = []
@@ -200,6 +204,7 @@ public struct HTTPResponder: Sendable {
                     if text != part { matches = false }
                     rank.append(true)
                 case .parameter(let name):
+                    if part.isEmpty { matches = false }
                     parameters.append((name, String(part)))
                     rank.append(false)
                 }

@@ -42,6 +42,8 @@ public struct PathParameters: Sendable, Equatable, Sequence {
 public struct RequestContext: Sendable {
     /// Random per request; returned as `X-Request-ID` and written to the log line.
     public let requestID: String
+    /// When the complete request (body included) was handed to the responder; logged latency
+    /// runs from here, so a slow upload does not count as server time.
     public let startTime: ContinuousClock.Instant
     public let remoteAddress: String
     /// The matched route's pattern (`/media/v1/session/{id}/heartbeat`), nil when no route matched.

@@ -193,13 +193,37 @@ struct HTTPServerTests {
         let refused = try Curl.run([server.url("/hello")])
         #expect(refused.status == 0)
         // Freeing a slot lets the next one in.
-        close(first.fd)
+        first.closeNow()
         var recovered = false
         for _ in 0..<50 where !recovered {
             usleep(20_000)
             recovered = (try? Curl.run([server.url("/hello")]))?.status == 200
         }
         #expect(recovered)
+    }
+
+    @Test func totalConnectionLimit() throws {
+        let server = try TestServer(router: Self.makeRouter(Probe())) {
+            $0.maxConnections = 2
+            $0.maxConnectionsPerIP = 0
+            $0.threadPoolSize = 1
+        }
+        defer { server.stop() }
+        let first = try RawConnection(port: server.port)
+        let second = try RawConnection(port: server.port)
+        for connection in [first, second] {
+            connection.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(statusLine(connection.readResponse()) == "HTTP/1.1 200 OK")
+        }
+        // At the limit libmicrohttpd stops accepting: a third connection waits in the backlog
+        // unanswered until a slot frees, then it is served.
+        let third = try RawConnection(port: server.port, receiveTimeout: 1)
+        third.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(third.readResponse() == nil)
+        second.closeNow()
+        var answer: String?
+        for _ in 0..<5 where answer == nil { answer = third.readResponse() }
+        #expect(statusLine(answer) == "HTTP/1.1 200 OK")
     }
 
     @Test func gracefulShutdownLetsAnInFlightRequestFinish() throws {

@@ -56,7 +56,7 @@ enum Curl {
 
 /// A blocking TCP client over Glibc sockets, for what curl will not send.
 final class RawConnection {
-    let fd: Int32
+    private(set) var fd: Int32
 
     init(port: Int, receiveTimeout: Int = 10) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -76,7 +76,13 @@ final class RawConnection {
         }
     }
 
-    deinit { close(fd) }
+    deinit { closeNow() }
+
+    /// Closes once; deinit does not close again (the number may belong to someone else by then).
+    func closeNow() {
+        if fd >= 0 { close(fd) }
+        fd = -1
+    }
 
     @discardableResult
     func send(_ text: String) -> Bool { send(Array(text.utf8)) }

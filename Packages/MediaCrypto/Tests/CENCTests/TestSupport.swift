@@ -14,11 +14,17 @@ func run(_ tool: String, _ arguments: [String], stdin: Data? = nil) throws -> (s
     let input = Pipe()
     process.standardInput = input
     try process.run()
-    if let stdin { input.fileHandleForWriting.write(stdin) }
-    try input.fileHandleForWriting.close()
-    // Drain both pipes concurrently so neither fills and blocks the tool.
-    nonisolated(unsafe) var errData = Data()
+    // Feed standard input and drain standard error on their own threads, so no pipe fills and
+    // blocks the tool.
+    let writer = input.fileHandleForWriting
     let group = DispatchGroup()
+    group.enter()
+    DispatchQueue.global().async {
+        if let stdin { writer.write(stdin) }
+        try? writer.close()
+        group.leave()
+    }
+    nonisolated(unsafe) var errData = Data()
     group.enter()
     DispatchQueue.global().async {
         errData = err.fileHandleForReading.readDataToEndOfFile()

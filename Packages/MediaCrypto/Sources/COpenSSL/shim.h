@@ -25,5 +25,10 @@
 // ---- symmetric section (AES, HMAC, SHA-256, random) ----
 
 // ---- asymmetric section (RSA, P-256, HKDF, PEM/DER) ----
+// EVP_PKEY selections are macro expressions over other macros; OPENSSL_free and
+// OPENSSL_clear_free are macros that pass __FILE__/__LINE__.
+static inline int mdrm_asym_selection_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
+static inline int mdrm_asym_selection_keypair(void) { return EVP_PKEY_KEYPAIR; }
+static inline void mdrm_asym_clear_free(void *p, size_t n) { OPENSSL_clear_free(p, n); }
 
 #endif

@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "JOSE", targets: ["JOSE"]),
         .library(name: "MP4", targets: ["MP4"]),
         .library(name: "HLS", targets: ["HLS"]),
+        .library(name: "CENC", targets: ["CENC"]),
         .library(name: "ToolSupport", targets: ["ToolSupport"]),
         .executable(name: "tdf", targets: ["TDFTool"]),
     ],
@@ -33,6 +34,7 @@ let package = Package(
         .target(name: "TDF", dependencies: ["Crypto", "JSON", "ZIP", "Encoding"]),
         .target(name: "MP4"),
         .target(name: "HLS"),
+        .target(name: "CENC", dependencies: ["Crypto", "MP4"]),
         .target(name: "ToolSupport"),
         .executableTarget(name: "TDFTool", dependencies: ["TDF", "Crypto", "ToolSupport", "Encoding"]),
 
@@ -44,6 +46,7 @@ let package = Package(
         .testTarget(name: "TDFTests", dependencies: ["TDF", "Crypto", "JSON", "ZIP", "Encoding"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4"]),
         .testTarget(name: "HLSTests", dependencies: ["HLS"]),
+        .testTarget(name: "CENCTests", dependencies: ["CENC", "Crypto", "MP4"]),
         .testTarget(name: "ToolSupportTests", dependencies: ["ToolSupport"]),
         .testTarget(name: "TDFToolTests", dependencies: ["TDF", "Crypto", "Encoding", "ToolSupport"]),
     ],

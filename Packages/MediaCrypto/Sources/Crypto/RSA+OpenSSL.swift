@@ -29,6 +29,7 @@ enum RSABackend {
             guard shape == expected else { continue }
             if let key = OpenSSLKey.decode(der: der, structure: structure, keyType: "RSA", selection: .keyPair) {
                 try checkAcceptable(key)
+                try checkPairwise(key)
                 return key
             }
         }
@@ -89,6 +90,16 @@ enum RSABackend {
             throw CryptoError(.invalidKeyEncoding, "RSA public exponent is unreadable")
         }
         try checkExponent(e)
+    }
+
+    /// OpenSSL does not check that the parts of an imported private key belong together. A
+    /// sign-then-verify round trip does, cheaply (full validation tests primality and costs
+    /// tens of milliseconds): it refuses a key whose modulus or CRT values were damaged.
+    private static func checkPairwise(_ key: OpenSSLKey) throws(CryptoError) {
+        let probe = Array("MediaCrypto RSA pairwise consistency check".utf8)
+        guard let signature = key.signSHA256(probe), key.verifySHA256(signature: signature, message: probe) else {
+            throw openSSLFailure(.invalidKeyEncoding, "the RSA private key parts are inconsistent")
+        }
     }
 
     /// e odd, 3 <= e < 2^256 (SP 800-56B allows no larger; e = 1 would make encryption the identity).

@@ -85,6 +85,7 @@ import Testing
         ] {
             #expect(variant.rawRepresentation == key.rawRepresentation)
             #expect(variant.publicKey == publicKey)
+            #expect(variant.publicKey.derRepresentation == Data(try fixtures.bytes("p256.pub.der")))
             #expect(variant.derRepresentation == key.derRepresentation)
         }
         // `openssl ecparam -genkey` writes an EC PARAMETERS block before the key.

@@ -1,3 +1,4 @@
+import COpenSSL
 import Foundation
 import Testing
 @testable import Crypto
@@ -155,6 +156,28 @@ import Testing
         for (name, shape) in expected {
             #expect(try DERFrame.shape(fixtures.bytes(name)) == shape, "\(name)")
         }
+    }
+
+    /// Failures leave nothing on this thread's OpenSSL error queue for a later caller to read.
+    @Test func failuresLeaveTheErrorQueueEmpty() throws {
+        let fixtures = try AsymFixtures.shared.get()
+        ERR_clear_error()
+        var spki = try fixtures.bytes("p256.pub.der")
+        spki[spki.count - 1] ^= 0x01
+        #expect(throws: CryptoError.self) { try P256.KeyAgreement.PublicKey(derRepresentation: spki) }
+        #expect(ERR_peek_error() == 0)
+        #expect(throws: CryptoError.self) { try RSA.PrivateKey(derRepresentation: fixtures.bytes("rsa2048.pub.der")) }
+        #expect(throws: CryptoError.self) { try RSA.PublicKey(pemRepresentation: fixtures.text("rsa1024.pub.pem")) }
+        var pkcs1 = try fixtures.bytes("rsa2048.pkcs1.der")
+        pkcs1[20] ^= 0xFF
+        #expect(throws: CryptoError.self) { try RSA.PrivateKey(derRepresentation: pkcs1) }
+        #expect(ERR_peek_error() == 0)
+        let key = try RSA.PrivateKey(pemRepresentation: fixtures.text("rsa2048.pem"))
+        #expect(throws: CryptoError.self) { try key.decrypt(Data(repeating: 7, count: 256), padding: .oaepSHA1) }
+        #expect(!key.publicKey.isValidSignature(Data(repeating: 7, count: 256), for: Data()))
+        #expect(throws: CryptoError.self) { try P256.KeyAgreement.PublicKey(x963Representation: [0x04] + [UInt8](repeating: 1, count: 64)) }
+        #expect(throws: CryptoError.self) { try P256.Signing.ECDSASignature(derRepresentation: [0x30, 0x03, 0x02, 0x01, 0x01]) }
+        #expect(ERR_peek_error() == 0)
     }
 
     @Test func derOfOneStructureIsRefusedByAnother() throws {

@@ -79,6 +79,24 @@ import Testing
         #expect(try Data(workspace.read("key.bin")) == contentKey)
     }
 
+    @Test func oneKeyServesConcurrentTasks() async throws {
+        let key = try fixtureKey()
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    let contentKey = Data(repeating: UInt8(index), count: 16)
+                    let padding: RSA.Padding = index.isMultiple(of: 2) ? .oaepSHA1 : .oaepSHA256
+                    let wrapped = try key.publicKey.encrypt(contentKey, padding: padding)
+                    let signature = try key.signature(for: contentKey)
+                    return try key.decrypt(wrapped, padding: padding) == contentKey
+                        && key.publicKey.isValidSignature(signature, for: contentKey)
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.count == 16 && results.allSatisfy { $0 })
+    }
+
     // MARK: import and export
 
     @Test func importsEveryOpenSSLEncodingOfTheSameKey() throws {
@@ -135,6 +153,17 @@ import Testing
         #expect(throws: CryptoError(.weakKey, "")) { try RSA.PublicKey(modulus: modulus, publicExponent: Data(repeating: 0xFF, count: 33)) }
         #expect(throws: CryptoError(.invalidKeyEncoding, "")) {
             try RSA.PublicKey(modulus: Data(repeating: 0xFF, count: 2049), publicExponent: [1, 0, 1])
+        }
+    }
+
+    @Test func damagedPrivateKeyIsRefused() throws {
+        let fixtures = try AsymFixtures.shared.get()
+        let pkcs1 = try fixtures.bytes("rsa2048.pkcs1.der")
+        // Offsets 11... hold the modulus (30 82 xx xx 02 01 00 02 82 01 01 00 n...).
+        for offset in [20, 100, 200] {
+            var damaged = pkcs1
+            damaged[offset] ^= 0x01
+            #expect(throws: CryptoError(.invalidKeyEncoding, ""), "offset \(offset)") { try RSA.PrivateKey(derRepresentation: damaged) }
         }
     }
 

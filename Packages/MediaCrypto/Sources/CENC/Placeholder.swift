@@ -1,0 +1,1 @@
+// Placeholder: the CENC module is being written.

@@ -1,1 +1,0 @@
-// Placeholder: the TDF module is being written.

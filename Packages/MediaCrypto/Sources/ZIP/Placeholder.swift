@@ -1,1 +1,0 @@
-// Placeholder: the ZIP module is being written.

@@ -108,6 +108,19 @@ extension ConfigTests {
             #expect(explicit.acceptedKASURLs == ["https://a.example", "https://b.example"])
         }
 
+        @Test func bindingPortZeroMovesOnlyDerivedURLs() throws {
+            let derived = try KASConfiguration.load(flags: KASConfiguration.flagOverrides(listen: "127.0.0.1:0"))
+            let bound = derived.bound(toPort: 41000)
+            #expect(bound.listen.port == 41000)
+            #expect(bound.publicURL == "http://127.0.0.1:41000")
+            #expect(bound.acceptedKASURLs == ["http://127.0.0.1:41000"])
+            let explicit = try KASConfiguration.load(flags: KASConfiguration.flagOverrides(
+                listen: "127.0.0.1:0", publicURL: "https://kas.example"))
+            #expect(explicit.bound(toPort: 41000).publicURL == "https://kas.example")
+            let fixed = try KASConfiguration.load()
+            #expect(fixed.bound(toPort: 41000) == fixed)
+        }
+
         @Test func everyEnvironmentVariableIsRead() throws {
             let configuration = try KASConfiguration.load(environment: [
                 "KAS_LISTEN": "[::1]:7000", "KAS_DATA_DIR": "/d", "KAS_PUBLIC_URL": "https://p.example",

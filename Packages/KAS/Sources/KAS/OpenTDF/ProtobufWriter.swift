@@ -18,6 +18,11 @@ public struct ProtobufWriter: Sendable {
         bytes.append(UInt8(rest))
     }
 
+    /// Bytes as they are (the value of a fixed32/fixed64 field, little-endian).
+    public mutating func writeRaw(_ raw: some Sequence<UInt8>) {
+        bytes.append(contentsOf: raw)
+    }
+
     public mutating func writeTag(_ fieldNumber: Int, _ wireType: ProtobufWireType) {
         writeVarint(UInt64(fieldNumber) << 3 | UInt64(wireType.rawValue))
     }

@@ -1,1 +1,0 @@
-// Placeholder: the MP4 module is being written.

@@ -27,6 +27,9 @@ let package = Package(
         .executableTarget(name: "KASTool", dependencies: [
             "KAS",
             .product(name: "ToolSupport", package: "MediaCrypto"),
+            .product(name: "Crypto", package: "MediaCrypto"),
+            .product(name: "JOSE", package: "MediaCrypto"),
+            .product(name: "JSON", package: "MediaCrypto"),
         ]),
         .testTarget(name: "KASTests", dependencies: [
             "KAS",

@@ -2,11 +2,7 @@ import Crypto
 import Foundation
 import TDF
 
-/// The two KAS key algorithms, named as OpenTDF names them.
-public enum OpenTDFKeyAlgorithm: String, Sendable, CaseIterable {
-    case rsa2048 = "rsa:2048"
-    case ecSecp256r1 = "ec:secp256r1"
-
+extension KeyAlgorithm {
     /// Reads the `algorithm` of a public-key request: empty means RSA (the OpenTDF default).
     public init(requested text: String) throws(OpenTDFError) {
         switch text.lowercased() {
@@ -28,12 +24,12 @@ public enum OpenTDFKeyAlgorithm: String, Sendable, CaseIterable {
 
 /// A KAS public key as the public-key routes publish it.
 public struct OpenTDFPublicKey: Sendable {
-    public var algorithm: OpenTDFKeyAlgorithm
+    public var algorithm: KeyAlgorithm
     public var kid: String
     /// SPKI PEM.
     public var pem: String
 
-    public init(algorithm: OpenTDFKeyAlgorithm, kid: String, pem: String) {
+    public init(algorithm: KeyAlgorithm, kid: String, pem: String) {
         self.algorithm = algorithm
         self.kid = kid
         self.pem = pem
@@ -43,10 +39,10 @@ public struct OpenTDFPublicKey: Sendable {
 /// What the OpenTDF routes need from the key ring.
 public protocol OpenTDFKeyProvider: Sendable {
     /// The key with `kid` (which must be of `algorithm`), else the active key of `algorithm`.
-    func publicKey(algorithm: OpenTDFKeyAlgorithm, kid: String?) -> OpenTDFPublicKey?
+    func publicKey(algorithm: KeyAlgorithm, kid: String?) -> OpenTDFPublicKey?
     /// The private keys to try for a key access object: with a kid, only that key; without,
     /// the active key of the algorithm first, then the others (retired keys keep unwrapping).
-    func privateKeys(algorithm: OpenTDFKeyAlgorithm, kid: String?) -> [KASPrivateKey]
+    func privateKeys(algorithm: KeyAlgorithm, kid: String?) -> [KASPrivateKey]
 }
 
 /// A fixed list of keys; the first of each algorithm is the active one. For tests and for
@@ -67,20 +63,20 @@ public struct OpenTDFStaticKeyProvider: OpenTDFKeyProvider {
         self.entries = entries
     }
 
-    public func publicKey(algorithm: OpenTDFKeyAlgorithm, kid: String?) -> OpenTDFPublicKey? {
+    public func publicKey(algorithm: KeyAlgorithm, kid: String?) -> OpenTDFPublicKey? {
         let candidates = entries.filter { Self.algorithm(of: $0.key) == algorithm }
         let chosen = kid.map { kid in candidates.first { $0.kid == kid } } ?? candidates.first
         guard let chosen else { return nil }
         return OpenTDFPublicKey(algorithm: algorithm, kid: chosen.kid, pem: Self.publicPEM(of: chosen.key))
     }
 
-    public func privateKeys(algorithm: OpenTDFKeyAlgorithm, kid: String?) -> [KASPrivateKey] {
+    public func privateKeys(algorithm: KeyAlgorithm, kid: String?) -> [KASPrivateKey] {
         let candidates = entries.filter { Self.algorithm(of: $0.key) == algorithm }
         if let kid { return candidates.filter { $0.kid == kid }.map(\.key) }
         return candidates.map(\.key)
     }
 
-    static func algorithm(of key: KASPrivateKey) -> OpenTDFKeyAlgorithm {
+    static func algorithm(of key: KASPrivateKey) -> KeyAlgorithm {
         switch key {
         case .rsa: .rsa2048
         case .ec: .ecSecp256r1

@@ -10,7 +10,7 @@ public struct OpenTDFPublicKeyService: Sendable {
     }
 
     public func publicKey(_ request: PublicKeyRequest, kid: String? = nil) throws(OpenTDFError) -> PublicKeyResponse {
-        let algorithm = try OpenTDFKeyAlgorithm(requested: request.algorithm)
+        let algorithm = try KeyAlgorithm(requested: request.algorithm)
         switch request.fmt.lowercased() {
         case "", "pkcs8", "pem": break
         default: throw OpenTDFError(.malformedRequest, "fmt must be pkcs8 (PEM); other formats are not served")

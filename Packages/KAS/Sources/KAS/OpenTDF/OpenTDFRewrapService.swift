@@ -136,7 +136,7 @@ public struct OpenTDFRewrapService: Sendable {
         case .success(let parsed): object = parsed
         case .failure(let error): return .failure(error)
         }
-        guard let algorithm = OpenTDFKeyAlgorithm(keyAccessType: object.type) else {
+        guard let algorithm = KeyAlgorithm(keyAccessType: object.type) else {
             return .failure(OpenTDFError(.malformedRequest, "the key access type is not wrapped or ec-wrapped"))
         }
         let candidates = keys.privateKeys(algorithm: algorithm, kid: object.kid)

@@ -115,17 +115,37 @@ def main(argv):
     tamper.add_argument("-o", "--output", required=True)
     tamper.add_argument("--attribute", action="append", default=[])
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.CRITICAL)
-    # otdf-python logs the signed request token at INFO; keep it out of any output.
-    logging.getLogger().setLevel(logging.CRITICAL)
+    # otdf-python reports why the KAS refused only in WARNING/ERROR log records (it then raises
+    # a generic error); collect those for the error line. It logs the signed request token at
+    # INFO, so nothing below WARNING is kept, and nothing is written to the console.
+    collector = Collector()
+    root = logging.getLogger()
+    root.handlers = [collector]
+    root.setLevel(logging.WARNING)
 
     try:
         {"encrypt": encrypt, "decrypt": decrypt, "tamper-policy": tamper_policy}[args.verb](args)
     except Exception as error:  # one line per failure
         message = " ".join(str(error).split())
-        print(f"otdf_roundtrip: error: {type(error).__name__}: {message}", file=sys.stderr)
+        causes = "; ".join(collector.messages)
+        suffix = f" (SDK log: {causes})" if causes else ""
+        print(f"otdf_roundtrip: error: {type(error).__name__}: {message}{suffix}", file=sys.stderr)
         return 1
     return 0
+
+
+class Collector(logging.Handler):
+    """Keeps the distinct WARNING+ messages, each on one line, the traceback dumps left out."""
+
+    def __init__(self):
+        super().__init__(level=logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        text = " ".join(record.getMessage().split())
+        if text.startswith("Full traceback") or text in self.messages:
+            return
+        self.messages.append(text)
 
 
 if __name__ == "__main__":

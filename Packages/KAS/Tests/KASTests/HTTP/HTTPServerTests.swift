@@ -93,6 +93,11 @@ struct HTTPServerTests {
         #expect(statusLine(response) == "HTTP/1.1 413 Payload Too Large" || statusLine(response) == "HTTP/1.1 413 Content Too Large")
         #expect(response?.hasSuffix(#"{"error":"request body too large"}"#) == true)
         #expect(probe.bodyHandlerCalls.count == 0)
+        // curl announces the length (and sends Expect: 100-continue): refused the same way.
+        let viaCurl = try Curl.run(["--data-binary", "@-", server.url("/echo")], stdin: Data(repeating: 1, count: 2 << 20))
+        #expect(viaCurl.status == 413)
+        #expect(viaCurl.text == #"{"error":"request body too large"}"#)
+        #expect(probe.bodyHandlerCalls.count == 0)
         // Exactly at the limit is fine.
         let atLimit = try Curl.run(["--data-binary", "@-", server.url("/echo")], stdin: Data(repeating: 7, count: 1024))
         #expect(atLimit.status == 200)
@@ -169,8 +174,12 @@ struct HTTPServerTests {
         #expect(untrusted.exitCode == 60)
         let plain = try Curl.run(["http://127.0.0.1:\(server.port)/hello"])
         #expect(plain.status != 200)
-        let old = try Curl.run(["--cacert", certificate.certificatePath, "--tlsv1.1", "--tls-max", "1.1", server.url("/hello")])
-        #expect(old.status == 0 && old.exitCode != 0)
+        // The client is made willing (SECLEVEL=0) so a refusal can only come from the server.
+        let willing = ["--cacert", certificate.certificatePath, "--ciphers", "DEFAULT:@SECLEVEL=0"]
+        let old = try Curl.run(willing + ["--tlsv1.1", "--tls-max", "1.1", server.url("/hello")])
+        #expect(old.status == 0 && old.exitCode == 35)
+        let twelve = try Curl.run(willing + ["--tlsv1.2", "--tls-max", "1.2", server.url("/hello")])
+        #expect(twelve.status == 200)
         #expect(!certificate.description.contains("PRIVATE"))
     }
 

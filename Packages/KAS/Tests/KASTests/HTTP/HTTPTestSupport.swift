@@ -71,7 +71,7 @@ final class RawConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard result == 0 else {
-            close(fd)
+            closeNow()
             throw RawError.connect
         }
     }

@@ -89,8 +89,8 @@ enum KeysCommand {
         ToolVerb("export-public", summary: "Print a public key as PEM (the active rsa:2048 key by default).",
                  options: [CommonOptions.dataDirectory, algorithmOption,
                            ToolOption.single("kid", valueName: "kid", help: "Export this key instead of the active one.")]) { parsed, console in
-            let ring = try KeyRing.load(dataDirectory: try CommonOptions.dataDirectory(parsed))
             let algorithm = try algorithm(parsed)
+            let ring = try KeyRing.load(dataDirectory: try CommonOptions.dataDirectory(parsed))
             let key: KeyRingKey
             if let kid = parsed.value("kid") {
                 guard let found = ring.key(kid: kid) else {

@@ -6,7 +6,8 @@
 /// - `issuer` (string, required): the exact `iss` of its tokens.
 /// - `audience` (string or non-empty array of strings, required): a token's `aud` must name one.
 /// - exactly one key source:
-///   - `jwksFile`: a JWK Set (RS256 / ES256 keys, selected by the token's `kid`);
+///   - `jwksFile`: a JWK Set (RS256 / ES256 keys, selected by the token's `kid`; keys of other
+///     types or for other uses, such as encryption keys an IdP also publishes, are skipped);
 ///   - `pemFile`: one RSA (RS256) or P-256 (ES256) public key in PEM;
 ///   - `hs256SecretFile`: a file whose bytes are the HS256 secret (at least 32 bytes);
 ///   - `hs256SecretEnv`: the name of an environment variable holding the HS256 secret.

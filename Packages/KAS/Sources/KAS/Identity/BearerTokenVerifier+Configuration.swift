@@ -28,7 +28,7 @@ extension BearerTokenVerifier {
         case .jwksFile(let path):
             let data = try read(path, "\(name).jwksFile")
             do {
-                let keys = try JWKSet(jsonData: data).verificationKeys()
+                let keys = try JWKSet(jsonData: data, skippingUnsupportedKeys: true).verificationKeys()
                 guard !keys.isEmpty else {
                     throw KASConfigurationError(.invalidValue, "\(name).jwksFile '\(path)' has no signature verification keys")
                 }

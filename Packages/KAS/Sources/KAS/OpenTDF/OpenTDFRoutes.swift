@@ -36,6 +36,10 @@ public struct OpenTDFRouteOptions: Sendable {
 ///   Connect JSON `{code, message}` with the Connect HTTP status;
 /// - `GET /.well-known/opentdf-configuration`.
 /// REST errors are the server's `{"error": reason}` bodies.
+///
+/// Register these on the router itself, not inside a group behind `AuthenticationMiddleware`:
+/// the public-key and well-known routes need no token, and the rewrap handlers verify the bearer
+/// token themselves so that a refusal is a Connect error (`unauthenticated`) for Connect clients.
 public func registerOpenTDFRoutes(on router: Router, keyRing: any OpenTDFKeyProvider, verifier: BearerTokenVerifier,
                                   options: OpenTDFRouteOptions = OpenTDFRouteOptions()) {
     let routes = OpenTDFRouteHandlers(keys: keyRing, verifier: verifier, options: options)

@@ -21,6 +21,8 @@ let package = Package(
             .product(name: "JOSE", package: "MediaCrypto"),
             .product(name: "JSON", package: "MediaCrypto"),
             .product(name: "Encoding", package: "MediaCrypto"),
+            .product(name: "TDF", package: "MediaCrypto"),
+            .product(name: "CZlib", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "KASTool", dependencies: [
             "KAS",
@@ -35,6 +37,7 @@ let package = Package(
             .product(name: "JOSE", package: "MediaCrypto"),
             .product(name: "JSON", package: "MediaCrypto"),
             .product(name: "Encoding", package: "MediaCrypto"),
+            .product(name: "TDF", package: "MediaCrypto"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -16,7 +16,8 @@ enum ServerLauncher {
         }
         let sink = StandardErrorLogSink()
         let metrics = Metrics()
-        let router = makeRouter(verifier: verifier, keyRing: keyRing, metrics: metrics, sink: sink)
+        let router = KASApplication.makeRouter(configuration: configuration, keyRing: keyRing, verifier: verifier,
+                                                metrics: metrics, sink: sink)
 
         // Signal sources first, so a SIGTERM that arrives during start-up is not lost.
         let signals = SignalWaiter {
@@ -43,21 +44,6 @@ enum ServerLauncher {
         log(sink, "shutting_down", [("signal", .string(signalName)), ("inFlight", .number(JSONNumber(server.inFlightRequests)))])
         server.shutdown()
         log(sink, "stopped", [])
-    }
-
-    /// The routes `kas serve` answers. Public: /healthz, /metrics. Everything added to the
-    /// authenticated group answers 401 without a valid bearer token.
-    static func makeRouter(verifier: BearerTokenVerifier, keyRing: KeyRingHolder, metrics: Metrics,
-                           sink: any LogSink) -> Router {
-        let router = Router()
-        router.add(middleware: RequestLogMiddleware(sink: sink))
-        router.add(middleware: MetricsMiddleware(metrics: metrics))
-        router.add(middleware: ErrorMiddleware(sink: sink))
-        router.get("/healthz") { _, _ in .json(.object(JSONObject([("status", .string("ok"))]))) }
-        router.get("/metrics") { _, _ in metrics.response() }
-        // The key routes (session, key-request, rewrap) go in a group behind
-        // AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics) as they land.
-        return router
     }
 
     static func log(_ sink: any LogSink, _ event: String, _ fields: [(String, JSONValue)]) {

@@ -57,6 +57,17 @@ extension ToolTests {
             #expect(metrics.text.contains(#"kas_http_requests_total{route="/healthz",method="GET",status="200"} 1"#))
             #expect(try Curl.run([address + "/media/v1/nothing"]).status == 404)
 
+            // The OpenTDF routes are served: the public key is the ring's active RSA key, and a
+            // rewrap without a bearer token is refused.
+            let publicKey = try Curl.run([address + "/kas/v2/kas_public_key"])
+            #expect(publicKey.status == 200)
+            let activePEM = try KASToolHarness.run(["keys", "export-public", "--data-dir", temp.path + "/kas-data"])
+            #expect(publicKey.text.contains(#""kid":"r1""#))
+            #expect(publicKey.text.contains(activePEM.output.split(separator: "\n")[1]))
+            let rewrap = try Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "-d", "{}",
+                                       address + "/kas.AccessService/Rewrap"])
+            #expect(rewrap.status == 401)
+
             // SIGHUP reloads the ring after a rotation; the server keeps serving.
             #expect(try KASToolHarness.run(["keys", "rotate", "--algorithm", "rsa:2048", "--data-dir", temp.path + "/kas-data"]).status == 0)
             kill(process.processIdentifier, SIGHUP)

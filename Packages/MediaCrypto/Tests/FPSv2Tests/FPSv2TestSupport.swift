@@ -228,11 +228,13 @@ struct PackageFixture {
         }
     }
 
-    /// The stored ZIP in the exact layout.
-    func zip() throws -> Data {
+    /// The stored ZIP in the exact layout (or, to break it on purpose, ZIP64 or deflated entries).
+    func zip(forceZIP64: Bool = false, deflating: Set<String> = []) throws -> Data {
         let sink = ZIPMemorySink()
-        let writer = try ZIPWriter(sink: sink, layout: .exact)
-        for entry in entries { try writer.addEntry(name: entry.name, data: entry.data) }
+        let writer = try ZIPWriter(sink: sink, layout: forceZIP64 ? .standard : .exact, forceZIP64: forceZIP64)
+        for entry in entries {
+            try writer.addEntry(name: entry.name, data: entry.data, method: deflating.contains(entry.name) ? .deflate : .stored)
+        }
         _ = try writer.finish()
         return sink.data
     }

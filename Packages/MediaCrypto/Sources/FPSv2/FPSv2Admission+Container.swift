@@ -45,8 +45,14 @@ extension AdmissionRun {
                 try openCheck(check)
             }
         }
-        let opened: [AdmissionCheck] = [.endRecord, .entryCount, .expandedSize, .safeNames, .uniqueNames]
-        step(.storedEntries, requires: opened) { () throws(FPSv2Error) -> Outcome in
+        let opened = Self.opened
+        // The reader refuses an encrypted entry or an unknown method while opening: that refusal
+        // belongs to this check, so it runs even when the open failed.
+        step(.storedEntries, requires: [.archiveSize]) { () throws(FPSv2Error) -> Outcome in
+            if let failure = zipOpenFailure {
+                if failure.check == .storedEntries { throw refuse(.storedEntries, failure.reason) }
+                return .notRun("the archive could not be opened (\(failure.check.section))")
+            }
             guard let reader = zipReader else { return .notApplicable("a directory package is not a ZIP archive") }
             for entry in reader.entries {
                 guard entry.compressionMethod == .stored else { throw refuse(.storedEntries, "\(entry.name) is not stored (method 0)") }
@@ -90,7 +96,11 @@ extension AdmissionRun {
                 }
                 return .passed("\(entries.count) entries")
             case .expandedSize:
-                return .passed("checked with the directory's size")
+                let total = entries.reduce(UInt64(0)) { $0 &+ $1.size }
+                guard total <= limits.maxExpandedBytes else {
+                    throw refuse(.expandedSize, "the directory's entries total more than \(limits.maxExpandedBytes) bytes")
+                }
+                return .passed("\(total) bytes")
             case .safeNames, .uniqueNames:
                 return .passed("file names of one directory")
             default:

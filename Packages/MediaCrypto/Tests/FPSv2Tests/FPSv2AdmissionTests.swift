@@ -71,6 +71,16 @@ extension Mutation {
         .bytes("backslash name", .safeNames) { $0.replacingASCII("video-segment2.m4s", with: "video\\segment2.m4s") },
         .bytes("duplicate name", .uniqueNames) { $0.replacingASCII("audio-segment2.m4s", with: "audio-segment1.m4s") },
         Mutation(name: "a deflated entry", expected: .storedEntries, archive: { try $0.zip(deflating: ["video-segment0.m4s"]) }),
+        .bytes("encryption flag in the central directory", .storedEntries) { data in
+            var bytes = [UInt8](data)
+            bytes[try #require(data.range(ofASCII: "PK\u{01}\u{02}")).lowerBound + 8] |= 0x01
+            return Data(bytes)
+        },
+        .bytes("data descriptor flag in the central directory", .storedEntries) { data in
+            var bytes = [UInt8](data)
+            bytes[try #require(data.range(ofASCII: "PK\u{01}\u{02}")).lowerBound + 8] |= 0x08
+            return Data(bytes)
+        },
         .bytes("local header CRC differs", .headersAgree) { flipping($0, at: 14) },
         .bytes("archive comment", .exactLayout) { data in
             var bytes = [UInt8](data)

@@ -1,0 +1,54 @@
+/// The outcome of one admission check.
+public struct AdmissionCheckResult: Sendable, Equatable, CustomStringConvertible {
+    public enum Status: String, Sendable, Equatable {
+        case passed
+        case failed
+        /// The rule does not apply to this package (a ZIP rule for a directory, the audio rules of
+        /// a video-only package, a check the options turned off).
+        case notApplicable
+        /// A check it depends on did not pass, or admission stopped at an earlier failure.
+        case notRun
+    }
+
+    public let check: AdmissionCheck
+    public let status: Status
+    /// Why it failed, or what was found; a fixed sentence that never holds a secret.
+    public let detail: String
+
+    public init(check: AdmissionCheck, status: Status, detail: String) {
+        self.check = check
+        self.status = status
+        self.detail = detail
+    }
+
+    public var description: String {
+        detail.isEmpty ? "[\(status.rawValue)] \(check.rawValue)" : "[\(status.rawValue)] \(check.rawValue): \(detail)"
+    }
+}
+
+/// Every reader check of §4–§9 with its outcome, in order (`AdmissionCheck.allCases`).
+public struct AdmissionReport: Sendable, Equatable, CustomStringConvertible {
+    public let results: [AdmissionCheckResult]
+
+    public init(results: [AdmissionCheckResult]) {
+        self.results = results
+    }
+
+    /// True when no check failed and none was left unrun.
+    public var isAdmitted: Bool {
+        results.allSatisfy { $0.status == .passed || $0.status == .notApplicable }
+    }
+
+    /// The first check that failed, as admission reports it.
+    public var firstFailure: AdmissionCheckResult? {
+        results.first { $0.status == .failed }
+    }
+
+    public func result(for check: AdmissionCheck) -> AdmissionCheckResult? {
+        results.first { $0.check == check }
+    }
+
+    public var description: String {
+        results.map(\.description).joined(separator: "\n")
+    }
+}

@@ -1,1 +1,0 @@
-// Placeholder: the fps-v2 package model is being written.

@@ -19,12 +19,20 @@ let package = Package(
             "CSQLite", "CMicroHTTPD",
             .product(name: "Crypto", package: "MediaCrypto"),
             .product(name: "JSON", package: "MediaCrypto"),
+            .product(name: "Encoding", package: "MediaCrypto"),
+            .product(name: "TDF", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "KASTool", dependencies: [
             "KAS",
             .product(name: "ToolSupport", package: "MediaCrypto"),
         ]),
-        .testTarget(name: "KASTests", dependencies: ["KAS"]),
+        .testTarget(name: "KASTests", dependencies: [
+            "KAS",
+            .product(name: "Crypto", package: "MediaCrypto"),
+            .product(name: "JSON", package: "MediaCrypto"),
+            .product(name: "Encoding", package: "MediaCrypto"),
+            .product(name: "TDF", package: "MediaCrypto"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

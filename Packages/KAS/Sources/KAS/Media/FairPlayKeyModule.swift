@@ -153,12 +153,12 @@ public enum FairPlaySDKJSON {
     public static func parseClientInfo(_ response: Data) throws(FairPlayError) -> FairPlayClientInfo {
         let item = try answer(response, operation: "get-client-info")
         let level = item["security-level"]?.string.flatMap { SecurityLevel(rawValue: $0.lowercased()) } ?? .software
-        var hdcp = HDCPLevel.none
+        var hdcp = HDCPLevel.unprotected
         if let value = item["hdcp-type"] ?? item["hdcp"] {
             switch value.int64 ?? value.string.flatMap({ Int64($0) }) {
             case .some(1): hdcp = .type1
             case .some(0): hdcp = .type0
-            default: hdcp = .none
+            default: hdcp = .unprotected
             }
         }
         var virtualMachine: Bool?

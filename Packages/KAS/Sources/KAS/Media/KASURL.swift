@@ -29,7 +29,7 @@ public enum KASURL {
         guard !host.isEmpty, host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
         var portText = ""
         if let port {
-            guard !port.isEmpty, port.utf8.count <= 5, port.allSatisfy(\.isASCII), let value = Int(port),
+            guard !port.isEmpty, port.utf8.count <= 5, port.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int(port),
                   (1...65_535).contains(value) else { return nil }
             let defaultPort = scheme == "https" ? 443 : 80
             if value != defaultPort { portText = ":\(value)" }

@@ -17,7 +17,7 @@ public struct DeviceCapabilities: Sendable, Equatable {
     /// with no provable output protection whatever it claims, and it is unknown whether it runs
     /// in a virtual machine unless it says that it does.
     public static func software(reportedVirtualMachine: Bool?) -> DeviceCapabilities {
-        DeviceCapabilities(securityLevel: .software, hdcp: .none, virtualMachine: reportedVirtualMachine == true ? true : nil)
+        DeviceCapabilities(securityLevel: .software, hdcp: .unprotected, virtualMachine: reportedVirtualMachine == true ? true : nil)
     }
 }
 

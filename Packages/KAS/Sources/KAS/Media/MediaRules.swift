@@ -125,13 +125,14 @@ public enum SecurityLevel: String, Sendable, Equatable, CaseIterable, Comparable
     public static func < (lhs: SecurityLevel, rhs: SecurityLevel) -> Bool { lhs.rank < rhs.rank }
 }
 
-/// Output protection, ordered: none < HDCP Type 0 < HDCP Type 1.
+/// Output protection, ordered: none < HDCP Type 0 < HDCP Type 1. (`unprotected` is spelled
+/// `"none"` on the wire; a Swift case named `none` would read as `Optional.none`.)
 public enum HDCPLevel: String, Sendable, Equatable, CaseIterable, Comparable {
-    case none, type0, type1
+    case unprotected = "none", type0, type1
 
     var rank: Int {
         switch self {
-        case .none: 0
+        case .unprotected: 0
         case .type0: 1
         case .type1: 2
         }
@@ -140,7 +141,7 @@ public enum HDCPLevel: String, Sendable, Equatable, CaseIterable, Comparable {
     /// The FairPlay SDK's `hdcp-type`: -1 (not required), 0 or 1.
     public var fairPlayHDCPType: Int {
         switch self {
-        case .none: -1
+        case .unprotected: -1
         case .type0: 0
         case .type1: 1
         }

@@ -159,7 +159,7 @@ struct TestAuthentication: HTTPMiddleware {
 
 /// A real server on 127.0.0.1 with the media routes, a SQLite store in a temp directory, the
 /// audit log, the request log, and metrics.
-final class MediaHarness {
+final class MediaHarness: @unchecked Sendable {
     let directory: URL
     let store: SQLiteMediaStore
     let service: MediaService
@@ -169,6 +169,7 @@ final class MediaHarness {
     let metrics = Metrics()
     let authentication = TestAuthentication()
     let clock: TestClock
+    /// Written only while a test sets up (before any parallel use).
     var tokens: [String] = []
 
     init(configure: (inout MediaServiceConfiguration) -> Void = { _ in }, fairPlay: (any FairPlayKeyModule)? = nil,

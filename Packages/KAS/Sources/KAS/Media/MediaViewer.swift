@@ -20,29 +20,26 @@ public struct MediaViewer: Sendable, Equatable, CustomStringConvertible {
         self.rentals = lowered
     }
 
-    /// Reads `sub`, `entitlements` and `rentals` from a verified token's claims. Malformed
-    /// entitlement or rental entries are dropped (they grant nothing), never guessed at.
-    public init(identity: AuthenticatedIdentity) {
-        var entitlements: [String] = []
-        if case .array(let items)? = identity.claims["entitlements"] {
-            for case .string(let fqn) in items { entitlements.append(fqn) }
-        }
+    /// The viewer of a verified token (`Identity` from the bearer-token verifier).
+    public init(identity: Identity) {
         var rentals: [String: Int64] = [:]
-        if case .object(let object)? = identity.claims["rentals"] {
-            for (uuid, value) in object {
-                if case .number(let number) = value, let seconds = number.int64 { rentals[uuid] = seconds }
-            }
-        }
-        self.init(subject: identity.subject, entitlements: entitlements, rentals: rentals)
+        for (uuid, time) in identity.rentals { rentals[uuid.uuidString.lowercased()] = time }
+        self.init(subject: identity.subject, entitlements: identity.entitlements, rentals: rentals)
+    }
+
+    /// The viewer the authentication middleware put in the request context; its claims are read
+    /// by `AuthenticatedIdentity.identity`, the same reading the verifier applies.
+    public init(identity: AuthenticatedIdentity) {
+        self.init(identity: identity.identity)
     }
 
     /// What the store keys sessions and records by: SHA-256 of the subject, hex. The subject
     /// itself never reaches the database.
     public var storeKey: String { Hex.encode(SHA256.hash(data: Data(subject.utf8))) }
 
-    /// What logs and the audit trail carry: the first 16 hex digits of SHA-256 of the subject
-    /// (the same value as the key ring branch's `Identity.viewerHash`).
-    public var viewerHash: String { String(storeKey.prefix(16)) }
+    /// What logs and the audit trail carry: `Identity.viewerHash` (the first 16 hex digits of
+    /// SHA-256 of the subject), so audit and request-log lines of one viewer correlate.
+    public var viewerHash: String { Identity.viewerHash(subject: subject) }
 
     public func rentalPurchaseTime(policyUUID: String) -> Int64? { rentals[policyUUID.lowercased()] }
 

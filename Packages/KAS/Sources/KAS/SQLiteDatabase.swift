@@ -30,7 +30,10 @@ public final class SQLiteDatabase {
         try execute("PRAGMA foreign_keys=ON")
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
 
     /// Runs statements that return no rows of interest.
     public func execute(_ sql: String) throws(StoreError) {
@@ -39,13 +42,15 @@ public final class SQLiteDatabase {
         }
     }
 
-    /// Runs one statement with positional text/integer parameters and returns its rows as text.
+    /// Runs one statement with positional text/integer parameters and returns its rows.
+    /// Statements are prepared once per SQL text and reused (reset and unbound after each run),
+    /// so the hot paths of the media store do not re-parse their SQL on every request.
     public func query(_ sql: String, _ parameters: [SQLiteValue] = []) throws(StoreError) -> [[SQLiteValue]] {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw StoreError(.prepare, "cannot prepare statement")
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
         }
-        defer { sqlite3_finalize(statement) }
         for (index, value) in parameters.enumerated() {
             let position = Int32(index + 1)
             let rc: Int32
@@ -60,7 +65,9 @@ public final class SQLiteDatabase {
         while true {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { break }
-            if rc == SQLITE_CONSTRAINT { throw StoreError(.constraint, "constraint violated") }
+            if rc == SQLITE_CONSTRAINT || (rc & 0xff) == SQLITE_CONSTRAINT {
+                throw StoreError(.constraint, "constraint violated")
+            }
             guard rc == SQLITE_ROW else { throw StoreError(.step, "statement failed") }
             var row: [SQLiteValue] = []
             for column in 0..<sqlite3_column_count(statement) {
@@ -78,6 +85,37 @@ public final class SQLiteDatabase {
             rows.append(row)
         }
         return rows
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE on this connection.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE ... COMMIT`: the write lock is taken at BEGIN, so a
+    /// read-check-write sequence (count live sessions, then insert) cannot interleave with another
+    /// writer, in this process or another one on the same file. Any error rolls back.
+    public func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
+
+    private var statements: [String: OpaquePointer] = [:]
+
+    private func prepared(_ sql: String) throws(StoreError) -> OpaquePointer {
+        if let cached = statements[sql] { return cached }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            throw StoreError(.prepare, "cannot prepare statement")
+        }
+        statements[sql] = statement
+        return statement
     }
 }
 

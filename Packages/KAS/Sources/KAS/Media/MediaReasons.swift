@@ -1,0 +1,48 @@
+/// Why a key request's manifest (or the request's pairing with it and its session) was refused.
+/// Every case answers the same 403 `"manifest refused"` (fps-v2 §10.7); the code itself goes only
+/// to the audit log and the denial metric.
+public enum ManifestRefusal: String, Error, Sendable, Equatable, CaseIterable {
+    case duplicateKey = "duplicate_json_key"
+    case malformedManifest = "malformed_manifest"
+    case malformedPolicy = "malformed_policy"
+    case componentsMissing = "components_missing"
+    case componentsMalformed = "components_malformed"
+    case policyUUIDMalformed = "policy_uuid_malformed"
+    case dataAttributesMissing = "data_attributes_missing"
+    case ivMalformed = "iv_malformed"
+    case keyAccessCount = "key_access_count"
+    case keyAccessMalformed = "key_access_malformed"
+    case kasURLsDiffer = "kas_urls_differ"
+    case foreignKAS = "kas_not_accepted"
+    case unwrapFailed = "unwrap_failed"
+    case keyLength = "key_not_16_bytes"
+    case policyBinding = "policy_binding_mismatch"
+    case keyBinding = "key_binding_mismatch"
+    case sharedKey = "shared_key"
+    case malformedMediaRules = "media_rules_malformed"
+    case componentMissing = "component_missing"
+    case componentUnknown = "component_unknown"
+    case assetMismatch = "asset_mismatch"
+    case sessionInvalid = "session_invalid"
+    case sessionComponent = "session_component_mismatch"
+    case sessionProtocol = "session_protocol_mismatch"
+    case spcAssetMismatch = "spc_asset_mismatch"
+}
+
+/// Why the media policy refused a key to an admitted request (403 `"platform refused"`); each
+/// rule has its own code in the audit log and the denial metric.
+public enum MediaDenial: String, Sendable, Equatable, CaseIterable {
+    case notEntitled = "not_entitled"
+    case dissemExcluded = "dissem_excluded"
+    case rentalNotPurchased = "rental_not_purchased"
+    case rentalPurchaseWindowClosed = "rental_purchase_window_closed"
+    case rentalPlaybackWindowClosed = "rental_playback_window_closed"
+    case concurrentStreams = "concurrent_streams"
+    case regionUnknown = "region_unknown"
+    case regionNotAllowed = "region_not_allowed"
+    case regionBlocked = "region_blocked"
+    case hdcpInsufficient = "hdcp_insufficient"
+    case securityLevelInsufficient = "security_level_insufficient"
+    case virtualMachine = "virtual_machine"
+    case virtualMachineUnverified = "virtual_machine_unverified"
+}

@@ -1,0 +1,253 @@
+import Crypto
+import Encoding
+import Foundation
+import JSON
+import TDF
+
+/// Why a key request ended without a key: the answer, and the audit reason code.
+struct KeyRequestFailure: Error {
+    let error: HTTPError
+    let reason: String
+    let decision: MediaAuditEvent.Decision
+
+    static func refused(_ refusal: ManifestRefusal) -> KeyRequestFailure {
+        KeyRequestFailure(error: HTTPError(.forbidden, reason: "manifest refused"), reason: refusal.rawValue, decision: .deny)
+    }
+
+    static func denied(_ denial: MediaDenial) -> KeyRequestFailure {
+        KeyRequestFailure(error: HTTPError(.forbidden, reason: "platform refused"), reason: denial.rawValue, decision: .deny)
+    }
+
+    static func malformed(_ reason: String) -> KeyRequestFailure {
+        KeyRequestFailure(error: HTTPError(.badRequest, reason: "malformed key request"), reason: reason, decision: .deny)
+    }
+
+    static func unavailable(_ public: String, _ reason: String) -> KeyRequestFailure {
+        KeyRequestFailure(error: HTTPError(.serviceUnavailable, reason: `public`), reason: reason, decision: .error)
+    }
+}
+
+extension MediaService {
+    static let keyRequestMembers: Set<String> = [
+        "assetId", "component", "sessionId", "tdfManifest", "spcData", "clientPublicKey", "device",
+    ]
+
+    /// `POST /media/v1/key-request`. Statuses (fps-v2 §10.5): 400 malformed body, 401 no viewer,
+    /// 403 `"manifest refused"` for every §10.7 failure (and a session that is not live, not this
+    /// viewer's or not this asset's), 403 `"platform refused"` for a policy denial, 429 rate limit,
+    /// 503 FairPlay or store unavailable.
+    public func keyRequest(_ request: HTTPRequest, context: inout RequestContext) throws(HTTPError) -> HTTPResponse {
+        let began = ContinuousClock.now
+        let viewer = try authenticate(&context)
+        var event = MediaAuditEvent(time: clock(), event: "key_request", viewerHash: viewer.viewerHash, asset: nil,
+                                    component: nil, protocol: nil, decision: .deny, reason: "",
+                                    latencyMilliseconds: 0)
+        do {
+            let response = try deliverKey(request, viewer: viewer, event: &event)
+            event.decision = .allow
+            event.reason = "key_delivered"
+            event.latencyMilliseconds = Self.milliseconds(since: began)
+            audit?.record(event)
+            metrics?.increment("media_keys_delivered_total", help: "Content keys delivered, by protocol.",
+                               labels: [("protocol", event.protocol ?? "unknown")])
+            return response
+        } catch {
+            event.decision = error.decision
+            event.reason = error.reason
+            event.latencyMilliseconds = Self.milliseconds(since: began)
+            audit?.record(event)
+            countDenial(error.reason)
+            throw error.error
+        }
+    }
+
+    private func deliverKey(_ request: HTTPRequest, viewer: MediaViewer,
+                            event: inout MediaAuditEvent) throws(KeyRequestFailure) -> HTTPResponse {
+        let now = clock()
+        // The rate limit comes first: a flood costs one store write per request, nothing more.
+        let rate: RateLimitDecision
+        do {
+            rate = try store.consumeRateToken(key: "key:" + viewer.storeKey, perMinute: configuration.keyRequestsPerMinute, now: now)
+        } catch {
+            throw .unavailable("state store unavailable", "store_failure")
+        }
+        if case .limited(let retryAfter) = rate {
+            throw KeyRequestFailure(error: HTTPError(.tooManyRequests, reason: "rate limit",
+                                                     headers: ["Retry-After": String(retryAfter)]),
+                                    reason: "rate_limited", decision: .deny)
+        }
+
+        // The body.
+        guard let json = try? request.jsonBody(), case .object(let body) = json else { throw .malformed("malformed_body") }
+        guard body.keys.allSatisfy(Self.keyRequestMembers.contains) else { throw .malformed("unknown_member") }
+        guard case .string(let asset)? = body["assetId"], case .string(let sessionID)? = body["sessionId"],
+              case .string(let manifestText)? = body["tdfManifest"]
+        else { throw .malformed("missing_member") }
+        if ManifestAdmission.isCanonicalUUID(asset) { event.asset = asset }
+        var component: String?
+        if let value = body["component"] {
+            guard case .string(let id) = value else { throw .malformed("component_type") }
+            component = id
+            if Self.isComponentID(id) { event.component = id }
+        }
+        let proto: MediaProtocol
+        var spc = Data()
+        var clientKey: P256.KeyAgreement.PublicKey?
+        switch (body["spcData"], body["clientPublicKey"]) {
+        case (.string(let text)?, nil):
+            proto = .fairplay
+            guard let decoded = try? Base64.decode(text), !decoded.isEmpty else { throw .malformed("spc_encoding") }
+            spc = decoded
+        case (nil, .string(let pem)?):
+            proto = .tdf
+            guard let key = try? P256.KeyAgreement.PublicKey(pemRepresentation: pem) else { throw .malformed("client_key") }
+            clientKey = key
+        default:
+            throw .malformed("delivery_path")
+        }
+        event.protocol = proto.rawValue
+        var reportedVM: Bool?
+        if let value = body["device"] {
+            guard let report = DeviceReport(json: value) else { throw .malformed("device_report") }
+            reportedVM = report.virtualMachine
+        }
+        guard let manifestBytes = try? Base64.decode(manifestText) else { throw .malformed("manifest_encoding") }
+        if proto == .fairplay, fairPlay == nil { throw .unavailable("fairplay unavailable", "fairplay_unavailable") }
+
+        // The session: live, this viewer's, this asset's, this path's.
+        guard Self.isSessionID(sessionID) else { throw .refused(.sessionInvalid) }
+        let idHash = Self.hash(sessionID)
+        let session: MediaSessionRecord
+        do {
+            guard let record = try store.session(idHash: idHash), record.isLive(at: now),
+                  record.viewer == viewer.storeKey, record.asset == asset
+            else { throw KeyRequestFailure.refused(.sessionInvalid) }
+            session = record
+        } catch let failure as KeyRequestFailure {
+            throw failure
+        } catch {
+            throw .unavailable("state store unavailable", "store_failure")
+        }
+        guard session.protocol == proto else { throw .refused(.sessionProtocol) }
+
+        // The manifest (§10.7 steps 1-3), once per distinct manifest while cached.
+        let manifest = try admitted(Array(manifestBytes), now: now)
+
+        // Step 4: the request's pairing with the manifest.
+        guard let component else { throw .refused(.componentMissing) }
+        guard let admittedComponent = manifest.component(component) else { throw .refused(.componentUnknown) }
+        guard asset == manifest.policyUUID else { throw .refused(.assetMismatch) }
+        do {
+            guard try store.bindComponent(idHash: idHash, component: component) else { throw KeyRequestFailure.refused(.sessionComponent) }
+        } catch let failure as KeyRequestFailure {
+            throw failure
+        } catch {
+            throw .unavailable("state store unavailable", "store_failure")
+        }
+
+        // Step 5: the policy decision.
+        var device: DeviceCapabilities
+        switch proto {
+        case .tdf:
+            if reportedVM == nil, let stored = session.device, let value = try? JSONParser.parse(Data(stored.utf8)) {
+                reportedVM = DeviceReport(json: value)?.virtualMachine
+            }
+            device = .software(reportedVirtualMachine: reportedVM)
+        case .fairplay:
+            guard let fairPlay else { throw .unavailable("fairplay unavailable", "fairplay_unavailable") }
+            do {
+                let info = try fairPlay.clientInfo(spc: spc)
+                device = DeviceCapabilities(securityLevel: info.securityLevel, hdcp: info.hdcp, virtualMachine: info.virtualMachine)
+            } catch {
+                throw .unavailable("fairplay unavailable", "fairplay_client_info_failed")
+            }
+        }
+        let playKey = firstPlayKey(manifest: manifest, viewer: viewer)
+        let firstPlay: Date?
+        let rank: Int?
+        do {
+            firstPlay = try store.firstPlay(viewer: viewer.storeKey, asset: playKey)
+            rank = try store.playbackRank(viewer: viewer.storeKey, asset: asset, playback: session.playback, now: now)
+            // Later session starts enforce the limit this verified policy declares.
+            if try store.assetStreamLimit(asset: asset) != manifest.rules?.maxConcurrentStreams {
+                try store.setAssetStreamLimit(asset: asset, limit: manifest.rules?.maxConcurrentStreams, now: now)
+            }
+        } catch {
+            throw .unavailable("state store unavailable", "store_failure")
+        }
+        let input = MediaPolicyInput(
+            policyUUID: manifest.policyUUID, dataAttributes: manifest.dataAttributes, dissem: manifest.dissem,
+            rules: manifest.rules, viewer: viewer, region: configuration.regionSource.region(for: request),
+            device: device, firstPlay: firstPlay, playbackRank: rank, now: now)
+        if let denial = MediaPolicy.evaluate(input) {
+            if denial == .concurrentStreams {
+                // The playback will never get a key: free what it holds.
+                _ = try? store.endSession(idHash: idHash, viewer: viewer.storeKey, now: now)
+            }
+            throw .denied(denial)
+        }
+
+        // Step 6-7: the key leaves.
+        var members: [(String, JSONValue)] = [("status", .string("success"))]
+        switch proto {
+        case .tdf:
+            guard let clientKey else { throw .malformed("client_key") }
+            let wrapped: ECWrap.WrappedKey
+            do {
+                wrapped = try ECWrap.wrap(admittedComponent.key, to: clientKey)
+            } catch {
+                throw .unavailable("key wrap failed", "rewrap_failed")
+            }
+            members.append(("wrappedKey", .string(Base64.encode(wrapped.wrappedKey))))
+            members.append(("sessionPublicKey", .string(wrapped.ephemeralPublicKey.pemRepresentation)))
+        case .fairplay:
+            guard let fairPlay else { throw .unavailable("fairplay unavailable", "fairplay_unavailable") }
+            let expected = "\(manifest.policyUUID)/\(admittedComponent.id)"
+            let ckcRequest = FairPlayCKCRequest(
+                spc: spc, contentKey: admittedComponent.key, contentIV: manifest.iv,
+                contentType: admittedComponent.kind == "audio" ? .audio : .uhd,
+                hdcpType: configuration.fairPlayHDCPType, leaseSeconds: configuration.leaseSeconds, assetID: expected)
+            let result: FairPlayCKCResult
+            do {
+                result = try fairPlay.createCKC(ckcRequest)
+            } catch {
+                throw .unavailable("fairplay unavailable", "fairplay_ckc_failed")
+            }
+            // Step 7: the SPC must be for this component; otherwise the CKC is dropped here.
+            guard result.spcAssetID == expected else { throw .refused(.spcAssetMismatch) }
+            members.append(("wrappedKey", .string(Base64.encode(result.ckc))))
+        }
+        members.append(("metadata", .object(JSONObject([("lease_seconds", .number(JSONNumber(configuration.leaseSeconds)))]))))
+        do {
+            try store.recordFirstPlay(viewer: viewer.storeKey, asset: playKey, at: now)
+        } catch {
+            throw .unavailable("state store unavailable", "store_failure")
+        }
+        return .json(.object(JSONObject(members)))
+    }
+
+    /// A rental's first play is per purchase, so a new rental of the same asset starts a new
+    /// playback window; other assets have one record per viewer.
+    func firstPlayKey(manifest: AdmittedManifest, viewer: MediaViewer) -> String {
+        if manifest.rules?.isRental == true, let purchase = viewer.rentalPurchaseTime(policyUUID: manifest.policyUUID) {
+            return "\(manifest.policyUUID)@\(purchase)"
+        }
+        return manifest.policyUUID
+    }
+
+    func admitted(_ bytes: [UInt8], now: Date) throws(KeyRequestFailure) -> AdmittedManifest {
+        let digest = ManifestAdmission.digest(of: bytes)
+        if let cached = keyCache.lookup(digest: digest, now: now) {
+            metrics?.increment("media_key_cache_total", help: "Content-key cache lookups.", labels: [("result", "hit")])
+            return cached
+        }
+        metrics?.increment("media_key_cache_total", help: "Content-key cache lookups.", labels: [("result", "miss")])
+        do {
+            let manifest = try admission.admit(bytes)
+            keyCache.insert(manifest, now: now)
+            return manifest
+        } catch {
+            throw .refused(error)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Dispatch
+import Foundation
+import JSON
+import Synchronization
+import Testing
+@testable import KAS
+
+@Suite struct MediaSessionRoutesTests {
+    @Test func certificateIsServedWithoutCredentialOnlyWhenConfigured() throws {
+        let none = try MediaHarness()
+        #expect(try Curl.run([none.server.url("/media/v1/certificate")]).status == 404)
+        let bundle = Data((0..<300).map { UInt8($0 & 0xFF) })
+        let some = try MediaHarness(configure: { $0.certificate = bundle })
+        let result = try Curl.run([some.server.url("/media/v1/certificate")])
+        #expect(result.status == 200)
+        #expect(result.body == bundle)
+    }
+
+    @Test func sessionLifecycleOverHTTP() throws {
+        let harness = try MediaHarness()
+        let asset = UUID().uuidString.lowercased()
+        let alice = try harness.viewer("alice@example.com")
+        let bob = try harness.viewer("bob@example.com")
+
+        #expect(try harness.startSession(token: nil ?? "not-a-token", asset: asset).result.status == 401)
+        #expect(try harness.post("/media/v1/session/start", token: alice, body: ["assetId": "not-a-uuid", "protocol": "tdf"]).status == 400)
+        #expect(try harness.post("/media/v1/session/start", token: alice, body: ["assetId": .string(asset), "protocol": "widevine"]).status == 400)
+        #expect(try harness.post("/media/v1/session/start", token: alice,
+                                 body: ["assetId": .string(asset), "protocol": "tdf", "userId": "alice"]).status == 400)
+        #expect(try harness.post("/media/v1/session/start", token: alice,
+                                 body: ["assetId": .string(asset), "protocol": "tdf", "device": ["securityLevel": "ultra"]]).status == 400)
+
+        let (started, maybeID) = try harness.startSession(token: alice, asset: asset)
+        #expect(started.status == 200)
+        let id = try #require(maybeID)
+        let body = try #require(try JSONParser.parse(started.body).object)
+        #expect(body["status"]?.string == "started")
+        #expect(body["heartbeatSeconds"]?.int64 == 60)
+        #expect(body["expiresAt"]?.int64 == Int64(harness.clock.now.timeIntervalSince1970) + 180)
+        // Opaque: a single safe path segment that names neither viewer nor asset.
+        #expect(id.utf8.count == 43 && !id.contains("alice") && !id.contains(asset) && !id.contains(":"))
+
+        #expect(try harness.post("/media/v1/session/\(id)/heartbeat", token: alice, body: [:]).status == 200)
+        #expect(try harness.post("/media/v1/session/\(id)/heartbeat", token: bob, body: [:]).status == 404)
+        #expect(try harness.delete("/media/v1/session/\(id)", token: bob).status == 404)
+        #expect(try harness.delete("/media/v1/session/\(id)", token: alice).status == 200)
+        #expect(try harness.delete("/media/v1/session/\(id)", token: alice).status == 404)
+        #expect(try harness.post("/media/v1/session/\(id)/heartbeat", token: alice, body: [:]).status == 404)
+
+        // An expired session answers 404 to its heartbeat.
+        let second = try #require(try harness.startSession(token: alice, asset: asset).sessionId)
+        harness.clock.advance(181)
+        #expect(try harness.post("/media/v1/session/\(second)/heartbeat", token: alice, body: [:]).status == 404)
+        // Nothing in the store is the id itself.
+        #expect(try harness.store.session(idHash: second) == nil)
+        #expect(try harness.store.session(idHash: MediaService.hash(second)) != nil)
+    }
+
+    @Test func twentyParallelStartsAdmitExactlyTheLimit() throws {
+        let harness = try MediaHarness(configure: { $0.defaultMaxConcurrentStreams = 2 })
+        let asset = UUID().uuidString.lowercased()
+        let token = try harness.viewer("carol@example.com")
+        let statuses = Mutex<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: 20) { _ in
+            let status = (try? harness.startSession(token: token, asset: asset).result.status) ?? -1
+            statuses.withLock { $0.append(status) }
+        }
+        let all = statuses.withLock { $0 }
+        #expect(all.filter { $0 == 200 }.count == 2)
+        #expect(all.filter { $0 == 429 }.count == 18)
+    }
+
+    @Test func videoAndAudioSessionsOfTwoPlaybacksFitALimitOfTwo() throws {
+        let harness = try MediaHarness(configure: { $0.defaultMaxConcurrentStreams = 2 })
+        let asset = UUID().uuidString.lowercased()
+        let token = try harness.viewer("dave@example.com")
+        for playback in ["tv", "phone"] {
+            for component in ["video", "audio"] {
+                let (result, _) = try harness.startSession(token: token, asset: asset, playbackId: playback,
+                                                           extra: [("component", .string(component))])
+                #expect(result.status == 200)
+            }
+        }
+        let third = try harness.startSession(token: token, asset: asset, playbackId: "laptop").result
+        #expect(third.status == 429)
+        #expect(try JSONParser.parse(third.body).object?["error"]?.string == "concurrency limit")
+    }
+}

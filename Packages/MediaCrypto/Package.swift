@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "HLS"),
         .target(name: "CENC", dependencies: ["Crypto", "MP4"]),
         .target(name: "ToolSupport"),
-        .executableTarget(name: "TDFTool", dependencies: ["TDF", "Crypto", "ToolSupport", "Encoding"]),
+        .executableTarget(name: "TDFTool", dependencies: ["TDF", "Crypto", "JSON", "ToolSupport", "Encoding"]),
 
         .testTarget(name: "EncodingTests", dependencies: ["Encoding"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "Encoding"]),

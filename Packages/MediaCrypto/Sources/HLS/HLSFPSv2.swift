@@ -1,0 +1,96 @@
+import Foundation
+
+/// Builders for fps-v2 shaped playlists (draft-arkavo-tdf-fairplay-01 §7). `HLSWriter` turns
+/// their results into the exact bytes of the profile's Appendix A.3, which `.fpsV2Strict` accepts.
+public enum HLSFPSv2 {
+    public static let keyFormat = "com.apple.streamingkeydelivery"
+    public static let keyFormatVersions = "1"
+    /// §4 #4: segment numbers run from 0 to 4092.
+    public static let maxSegments = 4_093
+
+    public struct Video: Sendable, Equatable {
+        public var bandwidth: Int
+        public var averageBandwidth: Int
+        /// `avc1.` and the avcC's profile, compatibility and level bytes as 6 hex digits;
+        /// written in upper case (§7.2 "Hexadecimal case").
+        public var codec: String
+        public var resolution: HLSResolution
+        /// Written with three decimals; a value with more is not fps-v2 shaped.
+        public var frameRate: Double
+
+        public init(bandwidth: Int, averageBandwidth: Int, codec: String, resolution: HLSResolution, frameRate: Double) {
+            self.bandwidth = bandwidth
+            self.averageBandwidth = averageBandwidth
+            self.codec = codec
+            self.resolution = resolution
+            self.frameRate = frameRate
+        }
+    }
+
+    public struct Audio: Sendable, Equatable {
+        /// BCP 47; "und" when unknown.
+        public var language: String
+        /// 1 to 6, or 8 for channelConfiguration 7.
+        public var channels: Int
+
+        public init(language: String = "und", channels: Int) {
+            self.language = language
+            self.channels = channels
+        }
+    }
+
+    /// `skd://<policy uuid>/<component>`.
+    public static func keyURI(policyUUID: String, component: String) -> String {
+        "skd://\(policyUUID)/\(component)"
+    }
+
+    /// The smallest target duration every segment fits once rounded to the nearest integer
+    /// (RFC 8216 §4.3.3.1), at least 1.
+    public static func targetDuration(for durations: [Double]) -> Int {
+        var target = 1
+        for d in durations where d.isFinite {
+            let rounded = d.rounded()
+            if rounded > Double(target), rounded < Double(Int.max) { target = Int(rounded) }
+        }
+        return target
+    }
+
+    /// `master.m3u8`: version 7, independent segments, the audio rendition when there is audio,
+    /// and the one `video.m3u8` variant.
+    public static func masterPlaylist(video: Video, audio: Audio?) -> HLSMasterPlaylist {
+        var codecs = [canonicalAVC1(video.codec)]
+        var renditions: [HLSRendition] = []
+        if let audio {
+            codecs.append("mp4a.40.2")
+            renditions.append(HLSRendition(type: .audio, groupID: "audio", name: "Audio", language: audio.language,
+                                           isDefault: true, autoselect: true, channels: String(audio.channels), uri: "audio.m3u8"))
+        }
+        let variant = HLSVariant(uri: "video.m3u8", bandwidth: video.bandwidth, averageBandwidth: video.averageBandwidth,
+                                 codecs: codecs, resolution: video.resolution, frameRate: video.frameRate,
+                                 audio: audio == nil ? nil : "audio")
+        return HLSMasterPlaylist(version: 7, independentSegments: true, renditions: renditions, variants: [variant])
+    }
+
+    /// `<component>.m3u8`: VOD, media sequence 0, the SAMPLE-AES key (with the IV when given),
+    /// the init map, one segment per duration named `<component>-segment<N>.m4s`, and ENDLIST.
+    public static func mediaPlaylist(component: String, policyUUID: String, iv: Data?, segmentDurations: [Double],
+                                     targetDuration: Int? = nil) -> HLSMediaPlaylist {
+        let key = HLSKey(method: .sampleAES, uri: keyURI(policyUUID: policyUUID, component: component), iv: iv,
+                         keyFormat: keyFormat, keyFormatVersions: keyFormatVersions)
+        let map = HLSMap(uri: "\(component)-init.mp4")
+        var segments: [HLSSegment] = []
+        segments.reserveCapacity(segmentDurations.count)
+        for (n, d) in segmentDurations.enumerated() {
+            segments.append(HLSSegment(duration: d, uri: "\(component)-segment\(n).m4s",
+                                       keys: n == 0 ? [key] : [], map: n == 0 ? map : nil))
+        }
+        return HLSMediaPlaylist(version: 7, targetDuration: targetDuration ?? Self.targetDuration(for: segmentDurations),
+                                mediaSequence: 0, playlistType: .vod, independentSegments: true,
+                                segments: segments, endList: true)
+    }
+
+    static func canonicalAVC1(_ codec: String) -> String {
+        guard codec.hasPrefix("avc1.") else { return codec }
+        return "avc1." + codec.dropFirst(5).uppercased()
+    }
+}

@@ -1,1 +1,0 @@
-// Placeholder: the HLS module is being written.

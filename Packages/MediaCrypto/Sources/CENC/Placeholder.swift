@@ -1,1 +1,0 @@
-// Placeholder: the CENC module is being written.

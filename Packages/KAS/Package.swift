@@ -18,6 +18,7 @@ let package = Package(
         .target(name: "KAS", dependencies: [
             "CSQLite", "CMicroHTTPD",
             .product(name: "Crypto", package: "MediaCrypto"),
+            .product(name: "JSON", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "KASTool", dependencies: [
             "KAS",

@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "MP4", targets: ["MP4"]),
         .library(name: "HLS", targets: ["HLS"]),
         .library(name: "CENC", targets: ["CENC"]),
+        .library(name: "FPSv2", targets: ["FPSv2"]),
         .library(name: "ToolSupport", targets: ["ToolSupport"]),
         .executable(name: "tdf", targets: ["TDFTool"]),
     ],
@@ -35,6 +36,7 @@ let package = Package(
         .target(name: "MP4"),
         .target(name: "HLS"),
         .target(name: "CENC", dependencies: ["Crypto", "MP4"]),
+        .target(name: "FPSv2", dependencies: ["TDF", "JSON", "ZIP", "HLS", "MP4", "Crypto", "Encoding"]),
         .target(name: "ToolSupport"),
         .executableTarget(name: "TDFTool", dependencies: ["TDF", "Crypto", "JSON", "ToolSupport", "Encoding"]),
 
@@ -47,6 +49,7 @@ let package = Package(
         .testTarget(name: "MP4Tests", dependencies: ["MP4"]),
         .testTarget(name: "HLSTests", dependencies: ["HLS"]),
         .testTarget(name: "CENCTests", dependencies: ["CENC", "Crypto", "MP4"]),
+        .testTarget(name: "FPSv2Tests", dependencies: ["FPSv2", "TDF", "JSON", "ZIP", "HLS", "MP4", "Crypto", "Encoding"]),
         .testTarget(name: "ToolSupportTests", dependencies: ["ToolSupport"]),
         .testTarget(name: "TDFToolTests", dependencies: ["TDF", "Crypto", "Encoding", "ToolSupport"]),
     ],

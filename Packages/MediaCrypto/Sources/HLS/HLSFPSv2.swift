@@ -89,6 +89,16 @@ public enum HLSFPSv2 {
                                 segments: segments, endList: true)
     }
 
+    /// What an admitting reader compares with the manifest (§5.4, §6.1, §9.3): the policy uuid
+    /// and component named by the first segment's `skd://` key, and its IV. nil when the
+    /// playlist has no such key; run `.fpsV2Strict` first for the full grammar.
+    public static func keyIdentity(of playlist: HLSMediaPlaylist) -> (policyUUID: String, component: String, iv: Data?)? {
+        guard let key = playlist.segments.first?.keys.first, key.method == .sampleAES, let uri = key.uri,
+              let component = FPSv2Grammar.componentOfKeyURI(uri) else { return nil }
+        let uuid = String(uri.dropFirst("skd://".count).prefix(36))
+        return (uuid, component, key.iv)
+    }
+
     static func canonicalAVC1(_ codec: String) -> String {
         guard codec.hasPrefix("avc1.") else { return codec }
         return "avc1." + codec.dropFirst(5).uppercased()

@@ -1,0 +1,351 @@
+import CMicroHTTPD
+import Foundation
+import Glibc
+import Synchronization
+
+/// HTTP/1.1 (keep-alive) and HTTPS server on libmicrohttpd: a pool of worker threads, each with
+/// its own epoll loop. Parsing, limits, timeouts and TLS are libmicrohttpd's; this type collects
+/// each request and hands it to an `HTTPResponder`.
+///
+/// Handlers are synchronous and run on the worker thread that owns the connection. The key
+/// server's work per request is short and CPU-bound (JSON, a few crypto operations, an SQLite
+/// WAL transaction), and libmicrohttpd needs the response before its callback returns (or a
+/// suspend/resume round trip). Bridging into Swift concurrency would park the worker on a
+/// semaphore per request and add two thread hops for nothing, while the pool size (default =
+/// cores) already bounds how much runs at once. A handler that has to wait on something slow
+/// holds one worker; keep handlers fast and give slow back ends their own timeouts.
+public final class HTTPServer: @unchecked Sendable {
+    public let configuration: HTTPServerConfiguration
+    private let core: ServerCore
+    // Guards daemon, boundPort and the C strings; callbacks never take it.
+    private let lock = NSLock()
+    private var daemon: OpaquePointer?
+    private var boundPort = 0
+    private var cStrings: [UnsafeMutablePointer<CChar>] = []
+    private var finished = false
+
+    public init(configuration: HTTPServerConfiguration, responder: HTTPResponder) {
+        self.configuration = configuration
+        self.core = ServerCore(responder: responder, maxBodyBytes: configuration.maxBodyBytes)
+    }
+
+    public convenience init(configuration: HTTPServerConfiguration, router: Router) {
+        self.init(configuration: configuration, responder: router.responder())
+    }
+
+    deinit {
+        stopDaemon(gracePeriod: .zero)
+        for pointer in cStrings { free(pointer) }
+    }
+
+    /// The port the server listens on (the kernel's pick when configured with 0); 0 before start.
+    public var port: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return boundPort
+    }
+
+    public var isRunning: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return daemon != nil
+    }
+
+    /// Requests received and not yet completely answered.
+    public var inFlightRequests: Int { core.inFlight.load(ordering: .acquiring) }
+
+    /// Binds and starts serving. A server starts once; make a new one to serve again.
+    public func start() throws(HTTPServerError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard daemon == nil, !finished else { throw HTTPServerError(.alreadyStarted, "the server was already started") }
+        let config = configuration
+        guard (0...65_535).contains(config.port) else { throw HTTPServerError(.invalidConfiguration, "port out of range") }
+        guard config.maxBodyBytes >= 0 else { throw HTTPServerError(.invalidConfiguration, "maxBodyBytes is negative") }
+        guard config.maxHeaderBytes >= 4096 else { throw HTTPServerError(.invalidConfiguration, "maxHeaderBytes below 4096") }
+        guard config.maxConnections >= 0, config.maxConnectionsPerIP >= 0, config.threadPoolSize >= 0 else {
+            throw HTTPServerError(.invalidConfiguration, "negative connection or thread limit")
+        }
+        let timeoutSeconds = max(1, Int(config.requestTimeout.components.seconds))
+
+        var address = try Self.socketAddress(host: config.host, port: config.port)
+        var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_ITC.rawValue
+        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+
+        var options: [MHD_OptionItem] = [
+            mediadrm_mhd_option_notify_completed(requestCompletedCallback, Unmanaged.passUnretained(core).toOpaque()),
+            mediadrm_mhd_option_int(.CONNECTION_MEMORY_LIMIT, config.maxHeaderBytes),
+            mediadrm_mhd_option_int(.CONNECTION_TIMEOUT, timeoutSeconds),
+        ]
+        if config.threadPoolSize > 1 { options.append(mediadrm_mhd_option_int(.THREAD_POOL_SIZE, config.threadPoolSize)) }
+        if config.maxConnections > 0 { options.append(mediadrm_mhd_option_int(.CONNECTION_LIMIT, config.maxConnections)) }
+        if config.maxConnectionsPerIP > 0 {
+            options.append(mediadrm_mhd_option_int(.PER_IP_CONNECTION_LIMIT, config.maxConnectionsPerIP))
+        }
+        if let tls = config.tls {
+            guard MHD_is_feature_supported(.FEATURE_TLS) == .YES else {
+                throw HTTPServerError(.tlsUnavailable, "libmicrohttpd was built without TLS")
+            }
+            flags |= MHD_USE_TLS.rawValue
+            // libmicrohttpd reads these during start; they stay allocated for the server's life.
+            let certificate = strdup(tls.certificatePEM), key = strdup(tls.privateKeyPEM), priorities = strdup(tls.priorities)
+            guard let certificate, let key, let priorities else {
+                free(certificate); free(key); free(priorities)
+                throw HTTPServerError(.startFailed, "out of memory")
+            }
+            cStrings += [certificate, key, priorities]
+            options.append(mediadrm_mhd_option_pointer(.HTTPS_MEM_CERT, certificate))
+            options.append(mediadrm_mhd_option_pointer(.HTTPS_MEM_KEY, key))
+            options.append(mediadrm_mhd_option_pointer(.HTTPS_PRIORITIES, priorities))
+        }
+
+        let coreCookie = Unmanaged.passUnretained(core).toOpaque()
+        let started: OpaquePointer? = withUnsafeMutableBytes(of: &address.storage) { addressBytes in
+            options.append(mediadrm_mhd_option_pointer(.SOCK_ADDR, addressBytes.baseAddress))
+            options.append(mediadrm_mhd_option_end())
+            return options.withUnsafeMutableBufferPointer { items in
+                mediadrm_mhd_start_daemon(flags, UInt16(config.port), accessHandlerCallback, coreCookie, items.baseAddress)
+            }
+        }
+        guard let started else {
+            throw HTTPServerError(.startFailed, config.tls == nil
+                ? "cannot listen on the configured address (in use or not permitted)"
+                : "cannot start: address in use, or the TLS certificate or key was refused")
+        }
+        daemon = started
+        boundPort = Int(mediadrm_mhd_bound_port(started))
+    }
+
+    /// Stops accepting connections, lets requests in flight finish (up to `gracePeriod`,
+    /// default the configuration's), then closes every connection and stops the workers.
+    /// Idle keep-alive connections are closed. Blocks until done; safe to call more than once.
+    /// A handler still running after the grace period is waited for, since a worker thread
+    /// cannot be interrupted; handlers are expected to be short.
+    public func shutdown(gracePeriod: Duration? = nil) {
+        stopDaemon(gracePeriod: gracePeriod ?? configuration.shutdownGracePeriod)
+    }
+
+    private func stopDaemon(gracePeriod: Duration) {
+        lock.lock()
+        defer { lock.unlock() }
+        finished = true
+        guard let running = daemon else { return }
+        let listener = MHD_quiesce_daemon(running)
+        if listener >= 0 { close(listener) }
+        let deadline = ContinuousClock.now + gracePeriod
+        while core.inFlight.load(ordering: .acquiring) > 0, ContinuousClock.now < deadline {
+            usleep(2_000)
+        }
+        MHD_stop_daemon(running)
+        daemon = nil
+    }
+
+    struct ResolvedAddress {
+        var storage = sockaddr_storage()
+        var isIPv6 = false
+    }
+
+    static func socketAddress(host: String, port: Int) throws(HTTPServerError) -> ResolvedAddress {
+        var resolved = ResolvedAddress()
+        let name = host == "localhost" ? "127.0.0.1" : (host.isEmpty ? "0.0.0.0" : host)
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        if inet_pton(AF_INET, name, &v4) == 1 {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr = v4
+            withUnsafeBytes(of: &address) { source in
+                withUnsafeMutableBytes(of: &resolved.storage) { $0.copyMemory(from: source) }
+            }
+        } else if inet_pton(AF_INET6, name, &v6) == 1 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(port).bigEndian)
+            address.sin6_addr = v6
+            withUnsafeBytes(of: &address) { source in
+                withUnsafeMutableBytes(of: &resolved.storage) { $0.copyMemory(from: source) }
+            }
+            resolved.isIPv6 = true
+        } else {
+            throw HTTPServerError(.invalidAddress, "listen host must be a numeric IP address or localhost")
+        }
+        return resolved
+    }
+}
+
+/// What the C callbacks reach through their `cls` pointer. Immutable apart from the atomic
+/// counter, so every worker thread may use it at once.
+final class ServerCore: @unchecked Sendable {
+    let responder: HTTPResponder
+    let maxBodyBytes: Int
+    let inFlight = Atomic<Int>(0)
+
+    init(responder: HTTPResponder, maxBodyBytes: Int) {
+        self.responder = responder
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// libmicrohttpd's access handler protocol: the first call (no per-request state yet) sees
+    /// only the headers; later calls deliver body bytes (`uploadSize` > 0; we must consume them
+    /// by setting it to 0); the call with `uploadSize` 0 after the first means the body is
+    /// complete, and we answer then.
+    func access(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+                upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+                slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        guard let existing = slot.pointee else {
+            return begin(connection: connection, url: url, method: method, slot: slot)
+        }
+        let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+        let count = uploadSize.pointee
+        if state.answered {
+            // A response is queued already; drop whatever still arrives.
+            uploadSize.pointee = 0
+            return .YES
+        }
+        if count > 0 {
+            guard let upload, count <= maxBodyBytes - state.body.count else {
+                // A chunked body past the limit. libmicrohttpd 0.9.75 refuses to queue a response
+                // while a body is being received, so the connection is dropped (MHD_NO): no more
+                // of the body is read and the handler never runs.
+                state.answered = true
+                let queued = queue(HTTPError.payloadTooLarge.response, requestID: nil, on: connection)
+                return queued
+            }
+            upload.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
+                state.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
+            }
+            uploadSize.pointee = 0
+            return .YES
+        }
+        state.answered = true
+        return dispatch(state, on: connection)
+    }
+
+    private func begin(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+                       slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        let state = RequestState(method: method.map { String(cString: $0) } ?? "",
+                                 path: url.map { String(cString: $0) } ?? "/")
+        slot.pointee = Unmanaged.passRetained(state).toOpaque()
+        inFlight.add(1, ordering: .acquiringAndReleasing)
+        // Headers are complete at the first call: take them now and judge the framing before
+        // any body byte is read.
+        state.headers = Self.values(of: .HEADER_KIND, on: connection).reduce(into: HTTPHeaders()) {
+            $0.add(name: $1.0, value: $1.1 ?? "")
+        }
+        if let refusal = framingRefusal(state.headers) {
+            state.answered = true
+            return queue(refusal.response, requestID: nil, on: connection)
+        }
+        return .YES
+    }
+
+    /// libmicrohttpd 0.9.75 checks that Content-Length is a number but accepts it twice, or
+    /// together with Transfer-Encoding; both are request-smuggling shapes (RFC 9112 §6.3), so
+    /// they are refused here. A declared length over the limit is refused before reading.
+    private func framingRefusal(_ headers: HTTPHeaders) -> HTTPError? {
+        let lengths = headers.values(for: "Content-Length")
+        guard !lengths.isEmpty else { return nil }
+        guard lengths.count == 1 else { return HTTPError(.badRequest, reason: "repeated Content-Length") }
+        guard !headers.contains("Transfer-Encoding") else {
+            return HTTPError(.badRequest, reason: "both Content-Length and Transfer-Encoding")
+        }
+        let text = lengths[0].trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return HTTPError(.badRequest, reason: "malformed Content-Length")
+        }
+        // All digits: a value too large for UInt64 is also over any limit.
+        if UInt64(text).map({ $0 > UInt64(maxBodyBytes) }) ?? true { return HTTPError.payloadTooLarge }
+        return nil
+    }
+
+    private static func values(of kind: MHD_ValueKind, on connection: OpaquePointer) -> [(String, String?)] {
+        let collector = ValueCollector()
+        _ = MHD_get_connection_values(connection, kind, valueCollectorCallback, Unmanaged.passUnretained(collector).toOpaque())
+        return collector.pairs
+    }
+
+    private func dispatch(_ state: RequestState, on connection: OpaquePointer) -> MHD_Result {
+        let query = Self.values(of: .GET_ARGUMENT_KIND, on: connection).map { HTTPQueryItem(name: $0.0, value: $0.1) }
+
+        var addressBuffer = [CChar](repeating: 0, count: 64)
+        let remote = addressBuffer.withUnsafeMutableBufferPointer { buffer -> String in
+            guard let base = buffer.baseAddress,
+                  mediadrm_mhd_client_address(connection, base, buffer.count) == 0 else { return "" }
+            return String(cString: base)
+        }
+
+        let request = HTTPRequest(method: HTTPMethod(state.method), path: state.path, queryItems: query,
+                                  headers: state.headers, body: state.body, remoteAddress: remote)
+        state.body = []
+        var context = RequestContext(remoteAddress: remote)
+        let response = responder.respond(to: request, context: &context)
+        return queue(response, requestID: context.requestID, on: connection)
+    }
+
+    func queue(_ response: HTTPResponse, requestID: String?, on connection: OpaquePointer) -> MHD_Result {
+        let body = response.body
+        let created: OpaquePointer? = body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                                            .RESPMEM_MUST_COPY)
+        }
+        guard let created else { return .NO }
+        defer { MHD_destroy_response(created) }
+        // libmicrohttpd refuses names or values with CR, LF or NUL, so a header cannot split the
+        // response; such a header is dropped rather than sent.
+        for (name, value) in response.headers {
+            _ = MHD_add_response_header(created, name, value)
+        }
+        if !response.headers.contains("Cache-Control") {
+            _ = MHD_add_response_header(created, "Cache-Control", "no-store")
+        }
+        if let requestID { _ = MHD_add_response_header(created, "X-Request-ID", requestID) }
+        let status = UInt32(clamping: max(100, min(599, response.status.code)))
+        return MHD_queue_response(connection, status, created)
+    }
+
+    func completed(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+        guard let slot, let existing = slot.pointee else { return }
+        Unmanaged<RequestState>.fromOpaque(existing).release()
+        slot.pointee = nil
+        inFlight.subtract(1, ordering: .acquiringAndReleasing)
+    }
+}
+
+/// One request's state between access-handler calls; owned by the connection's worker thread.
+final class RequestState {
+    let method: String
+    let path: String
+    var headers = HTTPHeaders()
+    var body: [UInt8] = []
+    var answered = false
+
+    init(method: String, path: String) {
+        self.method = method
+        self.path = path
+    }
+}
+
+/// Receives `MHD_get_connection_values` pairs on the calling thread.
+final class ValueCollector {
+    var pairs: [(String, String?)] = []
+}
+
+private let valueCollectorCallback: MHD_KeyValueIterator = { cls, _, key, value in
+    guard let cls, let key else { return .YES }
+    let collector = Unmanaged<ValueCollector>.fromOpaque(cls).takeUnretainedValue()
+    collector.pairs.append((String(cString: key), value.map { String(cString: $0) }))
+    return .YES
+}
+
+private let accessHandlerCallback: MHD_AccessHandlerCallback = { cls, connection, url, method, _, upload, uploadSize, slot in
+    guard let cls, let connection, let uploadSize, let slot else { return .NO }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    return core.access(connection: connection, url: url, method: method, upload: upload,
+                       uploadSize: uploadSize, slot: slot)
+}
+
+private let requestCompletedCallback: MHD_RequestCompletedCallback = { cls, _, slot, _ in
+    guard let cls else { return }
+    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().completed(slot: slot)
+}

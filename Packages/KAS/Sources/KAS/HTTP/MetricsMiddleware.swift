@@ -1,0 +1,22 @@
+/// Records every request into `Metrics` by route pattern and final status. Install it outside
+/// `ErrorMiddleware` (or thrown errors are counted by their `HTTPError` status, else 500).
+public struct MetricsMiddleware: HTTPMiddleware {
+    private let metrics: Metrics
+
+    public init(metrics: Metrics) { self.metrics = metrics }
+
+    public func handle(_ request: HTTPRequest, context: inout RequestContext,
+                       next: (HTTPRequest, inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
+        let response: HTTPResponse
+        do {
+            response = try next(request, &context)
+        } catch {
+            let status = (error as? HTTPError)?.status ?? .internalServerError
+            metrics.recordRequest(route: context.route ?? "unmatched", method: request.method, status: status, latency: context.elapsed)
+            throw error
+        }
+        metrics.recordRequest(route: context.route ?? "unmatched", method: request.method,
+                              status: response.status, latency: context.elapsed)
+        return response
+    }
+}

@@ -1,0 +1,44 @@
+import JSON
+
+/// Writes one JSON line per request:
+/// `{"ts","event":"request","requestId","method","route","status","latencyMs","viewer"?}`.
+///
+/// Only values the server chose go in: the route pattern (not the path, which carries session
+/// ids), a known method name, the status, the latency, the request id and the viewer hash.
+/// Headers, tokens, query strings and bodies are never read by this middleware.
+/// Install it outermost so it sees the status the error mapping produced.
+public struct RequestLogMiddleware: HTTPMiddleware {
+    private let sink: any LogSink
+
+    public init(sink: any LogSink) { self.sink = sink }
+
+    public func handle(_ request: HTTPRequest, context: inout RequestContext,
+                       next: (HTTPRequest, inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
+        let response: HTTPResponse
+        do {
+            response = try next(request, &context)
+        } catch {
+            let status = (error as? HTTPError)?.status ?? .internalServerError
+            log(request: request, context: context, status: status)
+            throw error
+        }
+        log(request: request, context: context, status: response.status)
+        return response
+    }
+
+    private func log(request: HTTPRequest, context: RequestContext, status: HTTPStatus) {
+        let millis = Double(context.elapsed.components.attoseconds) / 1e15
+            + Double(context.elapsed.components.seconds) * 1000
+        var members: [(String, JSONValue)] = [
+            ("ts", .string(LogTimestamp.now())),
+            ("event", .string("request")),
+            ("requestId", .string(context.requestID)),
+            ("method", .string(request.method.loggable)),
+            ("route", .string(context.route ?? "unmatched")),
+            ("status", .number(JSONNumber(status.code))),
+            ("latencyMs", .number(JSONNumber((millis * 1000).rounded() / 1000))),
+        ]
+        if let viewer = context.viewerHash { members.append(("viewer", .string(viewer))) }
+        sink.write(JSONWriter.string(.object(JSONObject(members)), options: []))
+    }
+}

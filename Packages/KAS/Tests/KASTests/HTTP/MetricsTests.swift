@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import KAS
+
+@Suite("Metrics")
+struct HTTPMetricsTests {
+    @Test func requestsAreCountedByRoutePatternAndStatus() throws {
+        let metrics = Metrics()
+        let router = Router()
+        router.add(middleware: MetricsMiddleware(metrics: metrics)).add(middleware: ErrorMiddleware())
+        router.post("/session/{id}/heartbeat") { _, _ in .json(["ok": true]) }
+        router.get("/metrics") { _, _ in metrics.response() }
+        let server = try TestServer(router: router)
+        defer { server.stop() }
+        for id in ["a", "b", "c"] { _ = try Curl.run(["-X", "POST", server.url("/session/\(id)/heartbeat")]) }
+        _ = try Curl.run([server.url("/session/a/heartbeat")])
+        _ = try Curl.run([server.url("/nothing-here")])
+
+        #expect(metrics.requestCount(route: "/session/{id}/heartbeat", status: .ok) == 3)
+        #expect(metrics.requestCount(route: "/session/{id}/heartbeat", status: .methodNotAllowed) == 1)
+        #expect(metrics.requestCount(route: "unmatched", status: .notFound) == 1)
+
+        let scraped = try Curl.run([server.url("/metrics")])
+        #expect(scraped.status == 200)
+        #expect(scraped.header("Content-Type") == Metrics.contentType)
+        let text = scraped.text
+        #expect(text.contains("# TYPE kas_http_requests_total counter\n"))
+        #expect(text.contains(#"kas_http_requests_total{route="/session/{id}/heartbeat",method="POST",status="200"} 3"#))
+        #expect(text.contains(#"kas_http_requests_total{route="unmatched",method="GET",status="404"} 1"#))
+        #expect(text.contains("# TYPE kas_http_request_duration_seconds histogram\n"))
+        #expect(text.contains(#"kas_http_request_duration_seconds_bucket{route="/session/{id}/heartbeat",le="+Inf"} 4"#))
+        #expect(text.contains(#"kas_http_request_duration_seconds_count{route="/session/{id}/heartbeat"} 4"#))
+        #expect(!text.contains("/session/a/"))
+    }
+
+    @Test func histogramBucketsAreCumulative() {
+        let metrics = Metrics(namespace: "t", latencyBuckets: [0.01, 0.1, 1])
+        metrics.recordRequest(route: "/r", method: .get, status: .ok, latency: .milliseconds(5))
+        metrics.recordRequest(route: "/r", method: .get, status: .ok, latency: .milliseconds(50))
+        metrics.recordRequest(route: "/r", method: .get, status: .ok, latency: .milliseconds(500))
+        metrics.recordRequest(route: "/r", method: .get, status: .ok, latency: .seconds(5))
+        let text = metrics.render()
+        #expect(text.contains(#"t_http_request_duration_seconds_bucket{route="/r",le="0.01"} 1"#))
+        #expect(text.contains(#"t_http_request_duration_seconds_bucket{route="/r",le="0.1"} 2"#))
+        #expect(text.contains(#"t_http_request_duration_seconds_bucket{route="/r",le="1"} 3"#))
+        #expect(text.contains(#"t_http_request_duration_seconds_bucket{route="/r",le="+Inf"} 4"#))
+        #expect(text.contains(#"t_http_request_duration_seconds_sum{route="/r"} 5.555"#))
+        #expect(text.contains(#"t_http_requests_total{route="/r",method="GET",status="200"} 4"#))
+    }
+
+    @Test func namedCountersRenderWithEscapedLabels() {
+        let metrics = Metrics()
+        metrics.increment("key_decisions_total", help: "Key decisions by result.", labels: [("result", "permit")])
+        metrics.increment("key_decisions_total", help: "Key decisions by result.", labels: [("result", "deny")], by: 2)
+        metrics.increment("odd_total", help: "Odd.", labels: [("v", "a\"b\\c\nd")])
+        #expect(metrics.counterValue("key_decisions_total", labels: [("result", "deny")]) == 2)
+        let text = metrics.render()
+        #expect(text.contains("# TYPE kas_key_decisions_total counter\n"))
+        #expect(text.contains(#"kas_key_decisions_total{result="deny"} 2"#))
+        #expect(text.contains(#"kas_key_decisions_total{result="permit"} 1"#))
+        #expect(text.contains(#"kas_odd_total{v="a\"b\\c\nd"} 1"#))
+    }
+}

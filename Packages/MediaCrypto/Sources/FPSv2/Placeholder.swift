@@ -1,0 +1,1 @@
+// Placeholder: the fps-v2 package model is being written.

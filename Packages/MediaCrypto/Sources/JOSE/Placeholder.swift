@@ -1,1 +1,0 @@
-// Placeholder: the JOSE module is being written.

@@ -12,14 +12,29 @@ let package = Package(
     targets: [
         .target(name: "Packager", dependencies: [
             .product(name: "Crypto", package: "MediaCrypto"),
+            .product(name: "Encoding", package: "MediaCrypto"),
+            .product(name: "JSON", package: "MediaCrypto"),
+            .product(name: "ZIP", package: "MediaCrypto"),
+            .product(name: "TDF", package: "MediaCrypto"),
+            .product(name: "MP4", package: "MediaCrypto"),
+            .product(name: "CENC", package: "MediaCrypto"),
+            .product(name: "HLS", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "PackagerTool", dependencies: [
             "Packager",
             .product(name: "ToolSupport", package: "MediaCrypto"),
+            .product(name: "JSON", package: "MediaCrypto"),
         ]),
         .testTarget(name: "PackagerTests", dependencies: [
             "Packager",
             .product(name: "Crypto", package: "MediaCrypto"),
+            .product(name: "Encoding", package: "MediaCrypto"),
+            .product(name: "JSON", package: "MediaCrypto"),
+            .product(name: "ZIP", package: "MediaCrypto"),
+            .product(name: "TDF", package: "MediaCrypto"),
+            .product(name: "MP4", package: "MediaCrypto"),
+            .product(name: "CENC", package: "MediaCrypto"),
+            .product(name: "HLS", package: "MediaCrypto"),
         ]),
     ],
     swiftLanguageModes: [.v6]

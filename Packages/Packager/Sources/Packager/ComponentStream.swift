@@ -1,0 +1,119 @@
+import CENC
+import Crypto
+import MP4
+
+/// One component's media as it is written: the source track, its cbcs subsample maps (video),
+/// and the segment plan. Segments are built one at a time, reading their samples from the file
+/// on demand; nothing holds more than one segment.
+public final class ComponentStream {
+    public enum Kind: String, Sendable { case video, audio }
+
+    public let kind: Kind
+    public let movie: SourceMovie
+    public let track: SourceTrack
+    /// Per video sample, its subsample map (empty for audio).
+    public let subsampleMaps: [[CENCSubsample]]
+    /// Per video sample, whether it holds an IDR slice.
+    public let isIDR: [Bool]
+    private let compositionShift: Int64
+
+    /// Reads every video sample once to find the IDR frames and compute the subsample maps
+    /// (fps-v2 §8.1 #11: the NAL unit length size must be 4, and no `senc` entry over 255 bytes).
+    public static func video(_ movie: SourceMovie, track: SourceTrack,
+                             progress: ((Int, Int) -> Void)? = nil) throws(PackagerError) -> ComponentStream {
+        guard let avcC = track.avcConfiguration, track.format == "avc1" else {
+            throw PackagerError(.unsupportedInput, "\(track.name) is not H.264 ('avc1' with 'avcC')")
+        }
+        guard avcC.nalUnitLengthSize == 4 else {
+            throw PackagerError(.unsupportedInput,
+                                "\(track.name) uses \(avcC.nalUnitLengthSize)-byte NAL unit lengths; fps-v2 needs 4 (re-mux the input)")
+        }
+        var generator: H264SubsampleGenerator
+        do { generator = try H264SubsampleGenerator(avcConfiguration: avcC) } catch {
+            throw PackagerError(.malformedInput, "\(track.name): the avcC parameter sets are invalid: \(error.reason)")
+        }
+        var maps: [[CENCSubsample]] = []
+        var idr: [Bool] = []
+        let count = track.samples.count
+        maps.reserveCapacity(count)
+        idr.reserveCapacity(count)
+        for i in 0 ..< count {
+            let sample = try movie.readSample(track, i)
+            do {
+                let map = try generator.subsamples(for: sample)
+                guard 2 + 6 * map.count <= 255 else {
+                    throw PackagerError(.limitExceeded,
+                                        "\(track.name): sample \(i + 1) has \(map.count) subsamples; its senc entry would exceed 255 bytes (more than 42 NAL units)")
+                }
+                maps.append(map)
+                let nals = try H264.NALUnit.split(sample, lengthSize: 4)
+                idr.append(nals.contains { $0.typeCode == 5 })
+            } catch let error as PackagerError {
+                throw error
+            } catch let error as CENCError {
+                throw PackagerError(.malformedInput, "\(track.name): sample \(i + 1) is not valid H.264: \(error.reason)")
+            } catch {
+                throw PackagerError(.malformedInput, "\(track.name): sample \(i + 1) is not valid H.264")
+            }
+            if i % 256 == 0 { progress?(i, count) }
+        }
+        return ComponentStream(kind: .video, movie: movie, track: track, subsampleMaps: maps, isIDR: idr)
+    }
+
+    public static func audio(_ movie: SourceMovie, track: SourceTrack) -> ComponentStream {
+        ComponentStream(kind: .audio, movie: movie, track: track, subsampleMaps: [], isIDR: [])
+    }
+
+    init(kind: Kind, movie: SourceMovie, track: SourceTrack, subsampleMaps: [[CENCSubsample]], isIDR: [Bool]) {
+        self.kind = kind
+        self.movie = movie
+        self.track = track
+        self.subsampleMaps = subsampleMaps
+        self.isIDR = isIDR
+        compositionShift = kind == .video ? track.edit.mediaStart : 0
+    }
+
+    func range(of segment: SegmentPlan.Segment) -> Range<Int> { kind == .video ? segment.video : segment.audio }
+    func decodeTime(of segment: SegmentPlan.Segment) -> UInt64 {
+        kind == .video ? segment.videoDecodeTime : segment.audioDecodeTime
+    }
+
+    func fragmentSamples(_ range: Range<Int>) -> [FragmentSample] {
+        let s = track.samples
+        return range.map { i in
+            FragmentSample(size: s.sizes[i], duration: s.durations[i], isSync: s.isSync[i],
+                           compositionOffset: kind == .video ? Int64(s.compositionOffsets[i]) - compositionShift : nil,
+                           subsamples: kind == .video ? subsampleMaps[i] : [])
+        }
+    }
+
+    /// The `moof` and `mdat` header of segment `index`.
+    public func header(segment: SegmentPlan.Segment, index: Int) throws(PackagerError) -> [UInt8] {
+        try MediaSegment.header(sequenceNumber: UInt32(index + 1), decodeTime: decodeTime(of: segment),
+                                samples: fragmentSamples(range(of: segment)), isVideo: kind == .video)
+    }
+
+    /// The size in bytes of segment `index`, without reading media.
+    public func size(segment: SegmentPlan.Segment, index: Int) throws(PackagerError) -> Int {
+        let payload = range(of: segment).reduce(0) { $0 + Int(track.samples.sizes[$1]) }
+        return try header(segment: segment, index: index).count + payload
+    }
+
+    /// Segment `index`: its header, then each sample read from the source and encrypted with
+    /// `cipher` (clear when nil, for tests of the muxing alone).
+    public func bytes(segment: SegmentPlan.Segment, index: Int, cipher: CBCSSampleCipher?) throws(PackagerError) -> [UInt8] {
+        var output = try header(segment: segment, index: index)
+        for i in range(of: segment) {
+            var sample = try movie.readSample(track, i)
+            if let cipher {
+                do {
+                    try cipher.encrypt(&sample, subsamples: kind == .video ? subsampleMaps[i] : [])
+                } catch {
+                    throw PackagerError(.cryptoFailure, "\(track.name): sample \(i + 1) could not be encrypted")
+                }
+            }
+            output += sample
+        }
+        return output
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import HLS
+
+/// `master.m3u8` and each `<id>.m3u8` (§7), with the attributes computed from the media:
+/// BANDWIDTH and AVERAGE-BANDWIDTH summed over the renditions, CODECS from the avcC, RESOLUTION
+/// and FRAME-RATE from the video track, CHANNELS from the AudioSpecificConfig and LANGUAGE from
+/// the audio track's `mdhd`. Each playlist is checked with the strict fps-v2 parser before use.
+struct FPSv2Playlists {
+    var master: Data
+    var media: [Data]
+    var videoCodec: String
+
+    init(plan: SegmentPlan, selection: SourceSelection, rates: [BitRates], uuid: String, iv: [UInt8]) throws(PackagerError) {
+        guard let avcC = selection.video.avcConfiguration, let entry = selection.video.videoEntry else {
+            throw PackagerError(.unsupportedInput, "the video track has no avcC")
+        }
+        videoCodec = "avc1." + [avcC.profileIndication, avcC.profileCompatibility, avcC.levelIndication]
+            .map { String(format: "%02X", $0) }.joined()
+        let samples = selection.video.samples
+        let seconds = Double(samples.decodeEnd) / Double(selection.video.timescale)
+        let frameRate = seconds > 0 ? (Double(samples.count) / seconds * 1000).rounded() / 1000 : 0
+        guard frameRate > 0, entry.width > 0, entry.height > 0 else {
+            throw PackagerError(.malformedInput, "the video track has no usable size or frame rate")
+        }
+        let video = HLSFPSv2.Video(bandwidth: rates.reduce(0) { $0 + $1.peak }, averageBandwidth: rates.reduce(0) { $0 + $1.average },
+                                   codec: videoCodec, resolution: HLSResolution(width: Int(entry.width), height: Int(entry.height)),
+                                   frameRate: frameRate)
+        var audio: HLSFPSv2.Audio?
+        if let track = selection.audio, let channels = selection.audioConfig?.channelCount {
+            audio = HLSFPSv2.Audio(language: Self.bcp47(track.language), channels: channels)
+        }
+        let durations = plan.durations
+        let target = HLSFPSv2.targetDuration(for: durations)
+        do {
+            master = try HLSWriter.data(.master(HLSFPSv2.masterPlaylist(video: video, audio: audio)))
+            var media: [Data] = []
+            for id in ["video"] + (audio == nil ? [] : ["audio"]) {
+                media.append(try HLSWriter.data(.media(HLSFPSv2.mediaPlaylist(component: id, policyUUID: uuid, iv: Data(iv),
+                                                                             segmentDurations: durations, targetDuration: target))))
+            }
+            self.media = media
+            for playlist in [master] + media { _ = try HLSParser.parse(playlist, mode: .fpsV2Strict) }
+        } catch {
+            throw PackagerError(.malformedInput, "a playlist could not be written in the fps-v2 grammar: \(error.reason)")
+        }
+    }
+
+    /// `mdhd` holds ISO 639-2/T; a three-letter code is a valid BCP 47 primary subtag, and the
+    /// common ones have a two-letter form that BCP 47 prefers.
+    static func bcp47(_ code: String) -> String {
+        let twoLetter = ["eng": "en", "fra": "fr", "deu": "de", "spa": "es", "ita": "it", "jpn": "ja", "zho": "zh",
+                         "por": "pt", "rus": "ru", "kor": "ko", "ara": "ar", "nld": "nl", "swe": "sv", "hin": "hi"]
+        guard code.utf8.count == 3, code.utf8.allSatisfy({ (0x61 ... 0x7A).contains($0) }) else { return "und" }
+        return twoLetter[code] ?? code
+    }
+}

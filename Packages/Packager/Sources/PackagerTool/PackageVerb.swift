@@ -1,0 +1,127 @@
+import Foundation
+import Packager
+import ToolSupport
+
+enum PackageVerb {
+    static let verb = ToolVerb(
+        "package",
+        summary: "Package an MP4/MOV as an fps-v2 archive (or directory).",
+        discussion: """
+            Each component (video, and audio when the source has sound) gets its own random 16-byte \
+            key, wrapped with RSA-OAEP (SHA-1) to the KAS public key; keys never leave the process \
+            in clear. The policy file must have body.dataAttributes and must not have \
+            arkavo:components; the packager sets a fresh uuid, adds arkavo:media from the media \
+            flags and inserts arkavo:components. -o names a ZIP file, or a directory when it ends \
+            in '/' or is an existing (empty) directory. Nothing is left at the output path on failure.
+            """,
+        options: [
+            .single("output", short: "o", valueName: "path", help: "The package to write (ZIP file or directory).", required: true),
+            .single("kas-url", valueName: "url", help: "The KAS URL written into every key access object.", required: true),
+            .single("kas-public-key", valueName: "pem", help: "PEM file of the KAS RSA public key.", required: true),
+            .single("kas-kid", valueName: "kid", help: "The KAS key id written as keyAccess kid."),
+            .single("policy", valueName: "file", help: "Policy JSON with body.dataAttributes."),
+            .single("profile", valueName: "name", help: "fps-v2 (default) or tdf-hls."),
+            .single("segment-duration", valueName: "seconds", help: "Target segment duration (default 6)."),
+            .single("rental-purchase-window", valueName: "seconds", help: "Rental: time from purchase to first play."),
+            .single("rental-playback-window", valueName: "seconds", help: "Rental: time from first play to the end of viewing."),
+            .single("max-streams", valueName: "n", help: "Most concurrent playbacks per viewer."),
+            .single("allowed-regions", valueName: "A,B", help: "ISO 3166-1 alpha-2 regions where playback is allowed."),
+            .single("blocked-regions", valueName: "A,B", help: "ISO 3166-1 alpha-2 regions where playback is refused."),
+            .single("hdcp", valueName: "level", help: "none, type0 or type1."),
+            .single("min-security-level", valueName: "level", help: "software, baseline or main."),
+            .flag("no-virtual-machines", help: "Refuse playback inside virtual machines."),
+            .flag("zip64", help: "Allow a ZIP64 archive over 4 GiB (fps-v2 readers refuse it)."),
+            .json,
+            .quiet,
+        ],
+        arguments: [ToolArgument("input", help: "The MP4 or MOV to package.")],
+        action: run)
+
+    static func run(_ arguments: ParsedArguments, _ console: Console) throws {
+        let input = try arguments.requiredArgument("input")
+        let output = try arguments.requiredValue("output")
+        let profile = arguments.value("profile") ?? "fps-v2"
+        guard profile == "fps-v2" || profile == "tdf-hls" else {
+            throw UsageError("invalid value '\(profile)' for '--profile': expected fps-v2 or tdf-hls")
+        }
+        guard profile == "fps-v2" else { throw ToolFailure("the tdf-hls profile is not available yet") }
+        let pem = try FileInput.readText(try arguments.requiredValue("kas-public-key"), role: "KAS public key")
+        var options = PackageOptions(kasURL: try arguments.requiredValue("kas-url"), kasPublicKeyPEM: pem,
+                                     kasKID: arguments.value("kas-kid"))
+        if let policy = arguments.value("policy") {
+            options.policyJSON = try FileInput.read(policy, role: "policy", maxBytes: 1 << 20)
+        }
+        if let text = arguments.value("segment-duration") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 3600, seconds.isFinite else {
+                throw UsageError("invalid value '\(text)' for '--segment-duration': expected seconds from 0 to 3600")
+            }
+            options.segmentDuration = seconds
+        }
+        var media = MediaPolicy()
+        if let n = try arguments.integer("rental-purchase-window", in: 1 ... Int(Int32.max)) { media.rentalPurchaseWindow = Int64(n) }
+        if let n = try arguments.integer("rental-playback-window", in: 1 ... Int(Int32.max)) { media.rentalPlaybackWindow = Int64(n) }
+        media.maxConcurrentStreams = try arguments.integer("max-streams", in: 1 ... 1000)
+        media.allowedRegions = arguments.value("allowed-regions").map(MediaPolicy.regions)
+        media.blockedRegions = arguments.value("blocked-regions").map(MediaPolicy.regions)
+        if let text = arguments.value("hdcp") {
+            guard let level = MediaPolicy.HDCP(rawValue: text) else {
+                throw UsageError("invalid value '\(text)' for '--hdcp': expected none, type0 or type1")
+            }
+            media.hdcp = level
+        }
+        if let text = arguments.value("min-security-level") {
+            guard let level = MediaPolicy.SecurityLevel(rawValue: text) else {
+                throw UsageError("invalid value '\(text)' for '--min-security-level': expected software, baseline or main")
+            }
+            media.minimumSecurityLevel = level
+        }
+        if arguments.flag("no-virtual-machines") { media.allowVirtualMachines = false }
+        do { try media.validate() } catch { throw UsageError(error.reason) }
+        options.media = media.isEmpty ? nil : media
+        options.allowZIP64 = arguments.flag("zip64")
+        options.progress = { line in console.progress(line) }
+        guard !FileInput.isSameFile(input, output) else { throw ToolFailure("the output would overwrite the input") }
+
+        let summary: PackageSummary
+        do { summary = try FPSv2Packager.package(input: input, output: output, options: options) } catch {
+            throw ToolFailure(error.reason)
+        }
+        for warning in summary.warnings { console.warning(warning) }
+        if arguments.flag("json") {
+            try console.printJSON(PackageReport(summary))
+        } else {
+            console.print("wrote \(summary.output) (\(summary.isDirectory ? "directory" : "fps-v2 ZIP"), \(summary.bytes) bytes)")
+            console.print("policy uuid: \(summary.policyUUID)")
+            console.print(String(format: "duration: %.3f s in %d segments", summary.duration, summary.segmentDurations.count))
+            for c in summary.components {
+                console.print("\(c.id): \(c.codec), \(c.bytes) bytes, peak \(c.peakBitRate) bit/s, average \(c.averageBitRate) bit/s")
+            }
+        }
+    }
+}
+
+struct PackageReport: Encodable {
+    struct Component: Encodable { var id: String; var codec: String; var segments: Int; var bytes: Int; var peakBitRate: Int; var averageBitRate: Int }
+    var output: String
+    var format: String
+    var policyUUID: String
+    var duration: Double
+    var segmentDurations: [Double]
+    var bytes: UInt64
+    var components: [Component]
+    var entries: [String]
+    var warnings: [String]
+
+    init(_ s: PackageSummary) {
+        output = s.output
+        format = s.isDirectory ? "directory" : "zip"
+        policyUUID = s.policyUUID
+        duration = s.duration
+        segmentDurations = s.segmentDurations
+        bytes = s.bytes
+        components = s.components.map { Component(id: $0.id, codec: $0.codec, segments: $0.segments, bytes: $0.bytes,
+                                                  peakBitRate: $0.peakBitRate, averageBitRate: $0.averageBitRate) }
+        entries = s.entries
+        warnings = s.warnings
+    }
+}

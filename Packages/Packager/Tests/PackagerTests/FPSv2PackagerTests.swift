@@ -1,0 +1,93 @@
+import CENC
+import Encoding
+import Foundation
+import HLS
+import JSON
+import Testing
+import ZIP
+@testable import Packager
+
+@Suite struct FPSv2PackagerTests {
+    /// Packages `source` and checks everything a reader and the key holder can check.
+    func packageAndVerify(_ source: String, expectAudio: Bool, segments: Int? = nil, directory: Bool = false,
+                          options: PackageOptions = KASFixture.options()) throws -> OpenedPackage {
+        let out = TestMedia.temporaryDirectory("pkg") + (directory ? "/out/" : "/out.tdf")
+        let summary = try FPSv2Packager.package(input: source, output: out, options: options)
+        #expect(summary.components.map(\.id) == (expectAudio ? ["video", "audio"] : ["video"]))
+        if let segments { #expect(summary.segmentDurations.count == segments) }
+        if !directory {
+            let reader = try ZIPReader(path: out)
+            try reader.verifyExactLayout(storedOnly: true)
+            #expect(reader.entries.map(\.name) == summary.entries)
+            let unzip = try run("/usr/bin/unzip", ["-t", out])
+            #expect(unzip.status == 0, "unzip -t: \(unzip.stdoutText)")
+            #expect(UInt64((try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0) == summary.bytes)
+        }
+        let report = try PackageInspector.inspect(path: out)
+        #expect(report.admitted, "\(report.checks.filter { !$0.passed })")
+        let package = try OpenedPackage(path: out)
+        // Every playlist passes the strict parser.
+        for name in package.names where name.hasSuffix(".m3u8") {
+            let bytes = try #require(package.entries[name])
+            #expect(throws: Never.self) { _ = try HLSParser.parse(bytes, mode: .fpsV2Strict) }
+        }
+        // Keys: 16 bytes each, distinct; bindings recomputed by openssl.
+        let components = try #require(package.policy["arkavo:components"]?.array)
+        let access = try #require(package.manifest["encryptionInformation"]?.object?["keyAccess"]?.array)
+        #expect(Set(package.keys.values).count == package.keys.count)
+        for (component, object) in zip(components, access) {
+            let id = try #require(component.object?["id"]?.string)
+            let key = try #require(package.keys[id])
+            #expect(key.count == 16)
+            let keyHex = Hex.encode(key)
+            #expect(component.object?["keyBinding"]?.string
+                    == (try OpenedPackage.opensslHMAC(keyHex: keyHex, message: Data("arkavo:fps:component:v1:\(id)".utf8))))
+            #expect(object.object?["policyBinding"]?.object?["hash"]?.string
+                    == (try OpenedPackage.opensslHMAC(keyHex: keyHex, message: Data(package.policyBase64.utf8))))
+            #expect(object.object?["kid"]?.string == "k1")
+            // The media decrypts to the source's stream, bit for bit, and decodes the same.
+            let map = id == "video" ? "0:v" : "0:a"
+            let stream = try package.stream(id)
+            #expect(try FFmpeg.streamHash(decrypting: stream, keyHex: keyHex) == (try FFmpeg.streamHash(source, map: map)), "\(id) stream")
+            #expect(try FFmpeg.frameHashes(decrypting: stream, keyHex: keyHex) == (try FFmpeg.frameHashes(source, map: map)), "\(id) frames")
+        }
+        // The uuid is fresh and lowercase; the policy's other members survive.
+        let uuid = try #require(package.policy["uuid"]?.string)
+        #expect(uuid == uuid.lowercased() && uuid.count == 36)
+        #expect(package.policy["body"]?.object?["dataAttributes"]?.array?.count == 1)
+        return package
+    }
+
+    @Test func standardClip() throws {
+        let package = try packageAndVerify(try TestMedia.standard(), expectAudio: true, segments: 3)
+        let master = String(decoding: try #require(package.entries["master.m3u8"]), as: UTF8.self)
+        #expect(master.contains("CODECS=\"avc1.64000D,mp4a.40.2\""))
+        #expect(master.contains("RESOLUTION=320x180,FRAME-RATE=30.000"))
+        #expect(master.contains("CHANNELS=\"1\""))
+        let video = String(decoding: try #require(package.entries["video.m3u8"]), as: UTF8.self)
+        #expect(video.contains("#EXTINF:6.00000,\nvideo-segment0.m4s\n#EXTINF:6.00000,\nvideo-segment1.m4s\n#EXTINF:1.00000,\nvideo-segment2.m4s\n#EXT-X-ENDLIST"))
+    }
+
+    @Test func bFramesAndFourSlicesIntoADirectory() throws {
+        let source = try TestMedia.make("bframes-slices.mp4", ["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30", "-f", "lavfi",
+                                                               "-i", "sine=frequency=440", "-t", "7", "-c:v", "libx264", "-g", "60",
+                                                               "-bf", "3", "-x264-params", "slices=4", "-c:a", "aac"])
+        let movie = try SourceMovie(path: source)
+        let video = try #require(movie.tracks.first { $0.kind == .video })
+        #expect(video.samples.compositionOffsets.contains { $0 != video.samples.compositionOffsets[0] })
+        _ = try packageAndVerify(source, expectAudio: true, segments: 2, directory: true)
+    }
+
+    @Test func videoOnlyShortClipWithFiveOneSound() throws {
+        let silent = try TestMedia.make("silent.mp4", ["-f", "lavfi", "-i", "testsrc2=size=176x144:rate=25", "-t", "2.5",
+                                                       "-c:v", "libx264", "-g", "25"])
+        let package = try packageAndVerify(silent, expectAudio: false, segments: 1)
+        let master = String(decoding: try #require(package.entries["master.m3u8"]), as: UTF8.self)
+        #expect(!master.contains("EXT-X-MEDIA") && master.contains("CODECS=\"avc1.") && !master.contains("mp4a"))
+        let surround = try TestMedia.make("surround.mp4", ["-f", "lavfi", "-i", "testsrc2=size=176x144:rate=24", "-f", "lavfi",
+                                                           "-i", "sine=frequency=300", "-t", "3", "-c:v", "libx264", "-g", "24",
+                                                           "-c:a", "aac", "-ac", "6"])
+        let five = try packageAndVerify(surround, expectAudio: true, segments: 1)
+        #expect(String(decoding: try #require(five.entries["master.m3u8"]), as: UTF8.self).contains("CHANNELS=\"6\""))
+    }
+}

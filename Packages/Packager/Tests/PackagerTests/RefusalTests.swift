@@ -1,0 +1,130 @@
+import Foundation
+import MP4
+import Testing
+@testable import Packager
+
+/// The packager executable built next to the tests.
+enum PackagerBinary {
+    static var path: String {
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return package.appendingPathComponent(".build/debug/packager").path
+    }
+
+    static func package(_ input: String, output: String, policy: String? = KASFixture.policy, extra: [String] = []) throws -> ProcessResult {
+        var arguments = ["package", input, "-o", output, "--kas-url", "https://kas.example.com",
+                         "--kas-public-key", KASFixture.publicKeyPath, "--quiet"]
+        if let policy {
+            let file = TestMedia.temporaryDirectory("policy") + "/policy.json"
+            try Data(policy.utf8).write(to: URL(fileURLWithPath: file))
+            arguments += ["--policy", file]
+        }
+        return try run(path, arguments + extra)
+    }
+}
+
+@Suite struct RefusalTests {
+    /// Runs the CLI expecting exit 1 with `message` in stderr and nothing left in the output's directory.
+    func expectRefusal(_ input: String, policy: String? = KASFixture.policy, extra: [String] = [], _ message: String) throws {
+        let dir = TestMedia.temporaryDirectory("refusal")
+        let result = try PackagerBinary.package(input, output: dir + "/out.tdf", policy: policy, extra: extra)
+        #expect(result.status == 1, "exit \(result.status): \(result.stderr)")
+        #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+    }
+
+    @Test func policyWithComponentsIsRefused() throws {
+        try expectRefusal(try TestMedia.standard(), policy: #"{"arkavo:components":[],"body":{"dataAttributes":[{"attribute":"a"}]}}"#,
+                          "already has arkavo:components")
+    }
+
+    @Test func policyWithoutDataAttributesIsRefused() throws {
+        try expectRefusal(try TestMedia.standard(), policy: #"{"body":{"dissem":[]}}"#, "body.dataAttributes")
+        try expectRefusal(try TestMedia.standard(), policy: #"{"body":{"dataAttributes":[]}}"#, "body.dataAttributes")
+        try expectRefusal(try TestMedia.standard(), policy: nil, "--policy")
+    }
+
+    @Test func inputWithoutVideoIsRefused() throws {
+        let audioOnly = try TestMedia.make("audio-only.mp4", ["-f", "lavfi", "-i", "sine=frequency=440", "-t", "2", "-c:a", "aac"])
+        try expectRefusal(audioOnly, "no video track")
+    }
+
+    @Test func twoByteNALLengthsAreRefused() throws {
+        // Hand-made: the avcC of the standard clip rewritten to announce 2-byte NAL lengths.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try TestMedia.standard())))
+        let tag = Array("avcC".utf8)
+        let at = try #require((0 ..< bytes.count - 8).first { Array(bytes[$0 ..< $0 + 4]) == tag })
+        #expect(bytes[at + 8] == 0xFF)
+        bytes[at + 8] = 0xFD
+        let path = TestMedia.temporaryDirectory("nal2") + "/nal2.mp4"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try expectRefusal(path, "2-byte NAL unit lengths")
+    }
+
+    @Test func truncatedInputsEndInAClearError() throws {
+        let source = try TestMedia.standard()
+        let faststart = try TestMedia.make("faststart.mp4", TestMedia.standardArguments + ["-movflags", "+faststart"])
+        for (file, message) in [(source, "truncated"), (faststart, "truncated")] {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            let path = TestMedia.temporaryDirectory("trunc") + "/cut.mp4"
+            try bytes.prefix(bytes.count * 2 / 3).write(to: URL(fileURLWithPath: path))
+            try expectRefusal(path, message)
+        }
+        // Every prefix of a small file fails with a packager error, never a trap.
+        let small = try Data(contentsOf: URL(fileURLWithPath: try TestMedia.make(
+            "tiny.mp4", ["-f", "lavfi", "-i", "testsrc2=size=64x64:rate=10", "-t", "1", "-c:v", "libx264", "-g", "10",
+                         "-movflags", "+faststart"])))
+        var step = 0
+        for length in stride(from: 0, to: small.count, by: 97) {
+            let source = MP4MemorySource([UInt8](small.prefix(length)))
+            #expect(throws: PackagerError.self) {
+                let movie = try SourceMovie(source: source)
+                let selection = try SourceSelection(movie: movie)
+                _ = try ComponentStream.video(movie, track: selection.video)
+            }
+            step += 1
+        }
+        #expect(step > 10)
+    }
+
+    @Test func usageErrorsExit64AndHelpExits0() throws {
+        let help = try run(PackagerBinary.path, ["package", "--help"])
+        #expect(help.status == 0 && help.stdoutText.contains("--segment-duration"))
+        let inspectHelp = try run(PackagerBinary.path, ["inspect", "--help"])
+        #expect(inspectHelp.status == 0 && inspectHelp.stdoutText.contains("PACKAGE") || inspectHelp.stdoutText.contains("package"))
+        let missing = try run(PackagerBinary.path, ["package", try TestMedia.standard()])
+        #expect(missing.status == 64)
+        let badHDCP = try PackagerBinary.package(try TestMedia.standard(), output: TestMedia.temporaryDirectory("u") + "/o.tdf",
+                                                 extra: ["--hdcp", "type9"])
+        #expect(badHDCP.status == 64)
+        let noKeyOutput = try PackagerBinary.package(try TestMedia.standard(), output: TestMedia.temporaryDirectory("u") + "/o.tdf",
+                                                     extra: ["--key-output", "/tmp/keys"])
+        #expect(noKeyOutput.status == 64, "keys never leave in clear: --key-output does not exist")
+    }
+
+    @Test func cliPackagesAndInspects() throws {
+        let dir = TestMedia.temporaryDirectory("cli")
+        let result = try PackagerBinary.package(try TestMedia.standard(), output: dir + "/out.tdf",
+                                                extra: ["--json", "--segment-duration", "4", "--max-streams", "2",
+                                                        "--allowed-regions", "us,ca", "--hdcp", "type1",
+                                                        "--min-security-level", "main", "--no-virtual-machines",
+                                                        "--rental-purchase-window", "86400", "--rental-playback-window", "3600"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText.contains("\"policyUUID\""))
+        let inspect = try run(PackagerBinary.path, ["inspect", dir + "/out.tdf"])
+        #expect(inspect.status == 0, "\(inspect.stdoutText)")
+        #expect(inspect.stdoutText.contains("admitted: yes"))
+        let package = try OpenedPackage(path: dir + "/out.tdf")
+        let media = try #require(package.policy["arkavo:media"]?.object)
+        #expect(media["maxConcurrentStreams"]?.int64 == 2)
+        #expect(media["allowedRegions"]?.array?.compactMap(\.string) == ["US", "CA"])
+        #expect(media["hdcp"]?.string == "type1" && media["minSecurityLevel"]?.string == "main")
+        #expect(media["allowVirtualMachines"]?.bool == false)
+        #expect(media["rental"]?.object?["purchaseWindowSeconds"]?.int64 == 86400)
+        // A tampered package fails inspection with exit 1.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/out.tdf")))
+        bytes.append(0)
+        try Data(bytes).write(to: URL(fileURLWithPath: dir + "/bad.tdf"))
+        let bad = try run(PackagerBinary.path, ["inspect", dir + "/bad.tdf"])
+        #expect(bad.status == 1)
+    }
+}

@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "CENC", dependencies: ["Crypto", "MP4"]),
         .target(name: "FPSv2", dependencies: ["TDF", "JSON", "ZIP", "HLS", "MP4", "Crypto", "Encoding"]),
         .target(name: "ToolSupport"),
-        .executableTarget(name: "TDFTool", dependencies: ["TDF", "Crypto", "ToolSupport", "Encoding"]),
+        .executableTarget(name: "TDFTool", dependencies: ["TDF", "Crypto", "JSON", "ToolSupport", "Encoding"]),
 
         .testTarget(name: "EncodingTests", dependencies: ["Encoding"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "Encoding"]),

@@ -1,2 +1,1 @@
-// Placeholder: the tdf tool is being written.
-print("tdf: not yet implemented")
+TDFCommand.tool.main()

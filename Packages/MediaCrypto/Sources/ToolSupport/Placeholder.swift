@@ -1,1 +1,0 @@
-// Placeholder: the ToolSupport module is being written.

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import ToolSupport
+
+@Suite struct AtomicFileWriterTests {
+    func scratchDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("atomic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    func entries(_ url: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+    }
+
+    @Test func commitReplacesDestination() throws {
+        let dir = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("out.bin").path
+        try Data("old".utf8).write(to: URL(fileURLWithPath: path))
+        let writer = try AtomicFileWriter(destination: path)
+        try writer.write(Data("new ".utf8))
+        try writer.write([UInt8]("bytes".utf8))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("old".utf8))
+        #expect(try entries(dir).count == 2)
+        try writer.commit()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("new bytes".utf8))
+        #expect(try entries(dir) == ["out.bin"])
+        #expect(throws: ToolFailure.self) { try writer.write(Data([1])) }
+    }
+
+    @Test func failureLeavesNothing() throws {
+        let dir = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("out.bin").path
+        struct Boom: Error {}
+        #expect(throws: Boom.self) {
+            try AtomicFileWriter.produce(path) { writer in
+                try writer.write(Data(repeating: 7, count: 100))
+                throw Boom()
+            }
+        }
+        #expect(try entries(dir) == [])
+    }
+
+    @Test func droppedWriterLeavesNothing() throws {
+        let dir = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("out.bin").path
+        do {
+            let writer = try AtomicFileWriter(destination: path)
+            try writer.write(Data([1, 2, 3]))
+        }
+        #expect(try entries(dir) == [])
+    }
+
+    @Test func produceCommits() throws {
+        let dir = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("out.bin").path
+        let value = try AtomicFileWriter.produce(path) { writer in
+            writer.fileHandle.write(Data("via handle".utf8))
+            return 42
+        }
+        #expect(value == 42)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("via handle".utf8))
+    }
+
+    @Test func unwritableDirectoryNamesFile() throws {
+        let path = "/nonexistent-dir-\(UUID().uuidString)/out.bin"
+        do {
+            try AtomicFileWriter.write(Data([1]), to: path)
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.message.contains(path))
+            #expect(error.message.contains("No such file or directory"))
+        }
+    }
+
+    @Test func directoryDestinationRefused() throws {
+        let dir = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(throws: ToolFailure.self) { try AtomicFileWriter(destination: dir.path) }
+    }
+}

@@ -18,13 +18,27 @@ let package = Package(
         .target(name: "KAS", dependencies: [
             "CSQLite", "CMicroHTTPD",
             .product(name: "Crypto", package: "MediaCrypto"),
+            .product(name: "JOSE", package: "MediaCrypto"),
             .product(name: "JSON", package: "MediaCrypto"),
+            .product(name: "Encoding", package: "MediaCrypto"),
+            .product(name: "TDF", package: "MediaCrypto"),
+            .product(name: "CZlib", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "KASTool", dependencies: [
             "KAS",
             .product(name: "ToolSupport", package: "MediaCrypto"),
+            .product(name: "Crypto", package: "MediaCrypto"),
+            .product(name: "JOSE", package: "MediaCrypto"),
+            .product(name: "JSON", package: "MediaCrypto"),
         ]),
-        .testTarget(name: "KASTests", dependencies: ["KAS"]),
+        .testTarget(name: "KASTests", dependencies: [
+            "KAS",
+            .product(name: "Crypto", package: "MediaCrypto"),
+            .product(name: "JOSE", package: "MediaCrypto"),
+            .product(name: "JSON", package: "MediaCrypto"),
+            .product(name: "Encoding", package: "MediaCrypto"),
+            .product(name: "TDF", package: "MediaCrypto"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

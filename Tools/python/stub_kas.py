@@ -11,15 +11,18 @@ otdf-python fetches the KAS public key with a Connect unary call (connect-python
 Everything else answers 404. The protobuf is hand-encoded so this stub shares no code with the
 client it serves.
 
-    stub_kas.py --rsa-public-key PEM [--ec-public-key PEM] [--kid KID]
+    stub_kas.py --rsa-public-key PEM [--ec-public-key PEM] [--kid KID] [--stop-on-stdin-eof]
 
-Prints its port on the first stdout line, then serves until killed. Requests are logged to stderr.
+Prints its port on the first stdout line, then serves until killed, or, with
+--stop-on-stdin-eof, until its stdin closes (a test harness closes the pipe, or dies, and the
+stub goes with it: no signal needed, none can be blocked). Requests are logged to stderr.
 """
 
 import argparse
 import gzip
 import json
 import sys
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ROUTE = "/kas.AccessService/PublicKey"
@@ -139,6 +142,7 @@ def main(argv):
     parser.add_argument("--rsa-public-key", required=True)
     parser.add_argument("--ec-public-key")
     parser.add_argument("--kid", default="r1")
+    parser.add_argument("--stop-on-stdin-eof", action="store_true")
     args = parser.parse_args(argv)
     with open(args.rsa_public_key) as handle:
         Handler.keys["rsa"] = handle.read()
@@ -148,6 +152,12 @@ def main(argv):
     Handler.kid = args.kid
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     print(server.server_address[1], flush=True)
+    if args.stop_on_stdin_eof:
+        def watch_stdin():
+            while sys.stdin.buffer.read(4096):
+                pass
+            server.shutdown()
+        threading.Thread(target=watch_stdin, daemon=True).start()
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -1,5 +1,11 @@
 import Foundation
+import ToolSupport
 
-// The server's verbs arrive with the KAS server issue; until then the tool says so plainly.
-FileHandle.standardError.write(Data("kas: not implemented yet (see the KAS server issue)\n".utf8))
-exit(1)
+// `kas keys <action>` is a tool of its own so each action has its own options and --help;
+// the top-level tool lists `keys` for discovery.
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "keys" {
+    let status = KeysCommand.tool.run(Array(arguments.dropFirst()), console: .standard(toolName: "kas keys"))
+    exit(status.rawValue)
+}
+KASCommand.tool.main()

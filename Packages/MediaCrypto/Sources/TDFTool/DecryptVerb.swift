@@ -37,7 +37,7 @@ enum DecryptVerb {
             let key = try reader.payloadKey(unwrapWith: privateKey)
             try reader.decrypt(payloadKey: key, to: URL(fileURLWithPath: output))
         } catch {
-            throw ToolFailure.tdf(error, "cannot decrypt '\(input)'")
+            throw ToolFailure.tdf(error, "cannot decrypt '\(input)' to '\(output)'")
         }
         console.progress("decrypted '\(input)' (\(reader.plaintextSize) bytes) to '\(output)'")
     }

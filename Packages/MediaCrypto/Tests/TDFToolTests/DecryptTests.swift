@@ -4,15 +4,30 @@ import Testing
 /// A TDF written by a real OpenTDF client (otdf-python 0.11.0, which fetches the KAS public key
 /// itself from Tools/python/stub_kas.py) opened by `tdf decrypt` with the KAS private key.
 @Suite struct DecryptTests {
-    /// Starts stub_kas.py serving `publicKey` and returns the process and its port.
-    func startStubKAS(publicKey: String) throws -> (Process, Int) {
+    /// A running stub_kas.py. It serves until its stdin closes, so stopping it needs no signal
+    /// (a child can inherit a blocked SIGTERM from the test runner's threads).
+    struct StubKAS {
+        let process: Process
+        let stdin: Pipe
+        let port: Int
+
+        func stop() {
+            try? stdin.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+    }
+
+    /// Starts stub_kas.py serving `publicKey` and reads the port it prints.
+    func startStubKAS(publicKey: String) throws -> StubKAS {
         let process = Process()
         process.executableURL = try ToolHarness.python()
-        process.arguments = [try ToolHarness.script("stub_kas.py"), "--rsa-public-key", publicKey, "--kid", "r1"]
+        process.arguments = [try ToolHarness.script("stub_kas.py"), "--rsa-public-key", publicKey, "--kid", "r1",
+                             "--stop-on-stdin-eof"]
         let stdout = Pipe()
+        let stdin = Pipe()
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = stdin
         try process.run()
         var line = Data()
         while !line.contains(0x0A) {
@@ -21,11 +36,12 @@ import Testing
             line.append(chunk)
         }
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let port = Int(text) else {
-            process.terminate()
+        let stub = StubKAS(process: process, stdin: stdin, port: Int(text) ?? 0)
+        guard stub.port > 0 else {
+            stub.stop()
             throw ToolHarness.Failure("stub_kas.py did not print its port (got '\(text)')")
         }
-        return (process, port)
+        return stub
     }
 
     @Test func otdfPythonTDFDecrypts() throws {
@@ -33,11 +49,9 @@ import Testing
         defer { work.remove() }
         try work.makeKeyPair(.rsa)
         let (input, plaintext) = try work.randomFile("movie.bin", count: 3 * 100_000 + 7)
-        let (stub, port) = try startStubKAS(publicKey: work.path("rsa.pub"))
-        defer {
-            stub.terminate()
-            stub.waitUntilExit()
-        }
+        let stub = try startStubKAS(publicKey: work.path("rsa.pub"))
+        defer { stub.stop() }
+        let port = stub.port
         let encrypt = try ToolHarness.python("otdf_encrypt.py", [
             input, "-o", work.path("movie.tdf"), "--platform", "http://127.0.0.1:\(port)",
             "--attribute", "https://example.com/attr/tier/value/gold", "--segment-size", "100000",

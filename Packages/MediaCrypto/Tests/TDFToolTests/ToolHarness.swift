@@ -82,7 +82,29 @@ enum ToolHarness {
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw Failure("the Python venv for the independent checks is missing (\(path)): run make deps")
         }
+        if let problem = modulesMissing(path) { throw Failure(problem) }
         return URL(fileURLWithPath: path)
+    }
+
+    /// Checked once per run: the venv exists but lacks the pinned packages.
+    private nonisolated(unsafe) static var checkedInterpreters: [String: String?] = [:]
+    private static let checkLock = NSLock()
+
+    private static func modulesMissing(_ path: String) -> String? {
+        checkLock.lock()
+        defer { checkLock.unlock() }
+        if let known = checkedInterpreters[path] { return known }
+        var problem: String?
+        do {
+            let result = try run(URL(fileURLWithPath: path), ["-c", "import cryptography, otdf_python"])
+            if result.status != 0 {
+                problem = "the Python venv (\(path)) lacks cryptography or otdf-python: run make deps"
+            }
+        } catch {
+            problem = "the Python venv (\(path)) cannot run: run make deps"
+        }
+        checkedInterpreters[path] = problem
+        return problem
     }
 
     static func script(_ name: String) throws -> String {
@@ -97,8 +119,8 @@ enum ToolHarness {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outURL = scratch.appendingPathComponent("stdout")
         let errURL = scratch.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let out = try FileHandle(forWritingTo: outURL)
         let err = try FileHandle(forWritingTo: errURL)
         let process = Process()

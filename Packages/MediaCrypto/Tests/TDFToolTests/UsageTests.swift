@@ -54,6 +54,9 @@ import Testing
         let (input, _) = try work.randomFile("in.bin", count: 100)
         let notAKey = try work.write("notakey.pem", Data("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n".utf8))
         let badPolicy = try work.write("policy.json", Data(#"{"uuid":"a","uuid":"b","body":{}}"#.utf8))
+        let made = try ToolHarness.tdf(["encrypt", input, "-o", work.path("good.tdf"), "--kas-url", "https://k",
+                                       "--kas-public-key", work.path("rsa.pub")])
+        try #require(made.status == 0, "\(made.stderr)")
         let cases: [([String], [String])] = [
             (["encrypt", work.path("missing.bin"), "-o", work.path("o.tdf"), "--kas-url", "https://k", "--kas-public-key", work.path("rsa.pub")],
              ["missing.bin", "No such file"]),
@@ -69,6 +72,8 @@ import Testing
              ["missing.tdf"]),
             (["decrypt", input, "-o", work.path("o.bin"), "--kas-private-key", work.path("rsa.pub")],
              ["rsa.pub", "KAS private key"]),
+            (["decrypt", work.path("good.tdf"), "-o", work.path("no/such/dir/o.bin"), "--kas-private-key", work.path("rsa.pem")],
+             ["good.tdf", "o.bin"]),
             (["inspect", input], ["in.bin"]),
         ]
         for (arguments, needles) in cases {

@@ -1,0 +1,182 @@
+import Foundation
+import JSON
+
+extension KASConfiguration {
+    static let fileKeys: Set<String> = [
+        "listen", "dataDir", "publicURL", "acceptedKASURLs", "tlsCert", "tlsKey", "devIssuer", "issuers",
+        "limits", "leaseSeconds", "rateLimits", "trustedProxies", "regionHeader",
+    ]
+    static let issuerKeys: Set<String> = ["issuer", "audience", "jwksFile", "pemFile", "hs256SecretFile", "hs256SecretEnv"]
+    static let issuerKeySources = ["jwksFile", "pemFile", "hs256SecretFile", "hs256SecretEnv"]
+    /// Largest configuration file read.
+    static let maximumFileSize = 1 << 20
+
+    /// Reads the configuration file at `path`; relative paths in it are resolved against its directory.
+    public static func fileOverrides(path: String) throws(KASConfigurationError) -> Overrides {
+        let url = URL(fileURLWithPath: path)
+        let data: Data
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            if let size = attributes[.size] as? NSNumber, size.intValue > maximumFileSize {
+                throw KASConfigurationError(.unreadableFile, "configuration file '\(path)' is larger than 1 MiB")
+            }
+            data = try Data(contentsOf: url)
+        } catch {
+            if let configurationError = error as? KASConfigurationError { throw configurationError }
+            throw KASConfigurationError(.unreadableFile, "cannot read configuration file '\(path)'")
+        }
+        return try fileOverrides(bytes: Array(data), file: url.lastPathComponent,
+                                 baseDirectory: url.deletingLastPathComponent().path)
+    }
+
+    /// Parses configuration file bytes. `file` names the file in messages; relative paths are
+    /// resolved against `baseDirectory`.
+    public static func fileOverrides(bytes: [UInt8], file: String, baseDirectory: String) throws(KASConfigurationError) -> Overrides {
+        let parsed: JSONValue
+        do {
+            parsed = try JSONParser.parse(bytes)
+        } catch {
+            throw KASConfigurationError(.malformedJSON, "configuration file '\(file)' is not valid JSON: \(error.reason)")
+        }
+        guard case .object(let root) = parsed else {
+            throw KASConfigurationError(.malformedJSON, "configuration file '\(file)' is not a JSON object")
+        }
+        try refuseUnknownKeys(root, file: file)
+        let reader = FileReader(file: file, baseDirectory: baseDirectory)
+        var layer = Overrides()
+        if let value = root["listen"] { layer.listen = try ConfigValue.listen(reader.string(value, "listen"), reader.source("listen")) }
+        if let value = root["dataDir"] { layer.dataDirectory = try reader.path(value, "dataDir") }
+        if let value = root["publicURL"] { layer.publicURL = try ConfigValue.url(reader.string(value, "publicURL"), reader.source("publicURL")) }
+        if let value = root["acceptedKASURLs"] {
+            layer.acceptedKASURLs = try ConfigValue.urls(reader.strings(value, "acceptedKASURLs"), reader.source("acceptedKASURLs"))
+        }
+        if let value = root["tlsCert"] { layer.tlsCertificateFile = try reader.path(value, "tlsCert") }
+        if let value = root["tlsKey"] { layer.tlsKeyFile = try reader.path(value, "tlsKey") }
+        if let value = root["devIssuer"] {
+            guard case .bool(let flag) = value else { throw ConfigValue.invalid(reader.source("devIssuer"), "true or false") }
+            layer.devIssuer = flag
+        }
+        if let value = root["issuers"] { layer.issuers = try issuers(value, reader) }
+        for section in ["limits", "rateLimits"] {
+            if let value = root[section], value.object == nil {
+                throw ConfigValue.invalid(reader.source(section), "an object")
+            }
+        }
+        for setting in ConfigValue.integerSettings {
+            let container: JSONObject? = setting.fileSection.map { root[$0]?.object ?? JSONObject() } ?? root
+            let name = setting.fileSection.map { "\($0).\(setting.fileKey)" } ?? setting.fileKey
+            guard let value = container?[setting.fileKey] else { continue }
+            guard case .number(let number) = value, let integer = number.int64, let exact = Int(exactly: integer) else {
+                throw ConfigValue.invalid(reader.source(name), "an integer from \(setting.range.lowerBound) to \(setting.range.upperBound)")
+            }
+            layer[keyPath: setting.keyPath] = try ConfigValue.checked(exact, reader.source(name), setting.range)
+        }
+        if let value = root["trustedProxies"] {
+            layer.trustedProxies = try ConfigValue.proxies(reader.strings(value, "trustedProxies", allowEmpty: true),
+                                                           reader.source("trustedProxies"))
+        }
+        if let value = root["regionHeader"] {
+            layer.regionHeader = try ConfigValue.headerName(reader.string(value, "regionHeader"), reader.source("regionHeader"))
+        }
+        return layer
+    }
+
+    /// Refuses every key this version does not know, naming them all at once.
+    private static func refuseUnknownKeys(_ root: JSONObject, file: String) throws(KASConfigurationError) {
+        var unknown = root.keys.filter { !fileKeys.contains($0) }
+        let sections: [(String, Set<String>)] = [
+            ("limits", ["maxBodyBytes", "maxConnections", "maxConnectionsPerIP", "requestTimeoutSeconds"]),
+            ("rateLimits", ["keyRequestsPerMinute"]),
+        ]
+        for (section, allowed) in sections {
+            guard let object = root[section]?.object else { continue }
+            unknown += object.keys.filter { !allowed.contains($0) }.map { "\(section).\($0)" }
+        }
+        if let items = root["issuers"]?.array {
+            for (position, item) in items.enumerated() {
+                guard let object = item.object else { continue }
+                unknown += object.keys.filter { !issuerKeys.contains($0) }.map { "issuers[\(position)].\($0)" }
+            }
+        }
+        guard unknown.isEmpty else {
+            // Keys are the operator's own text, but capped so a huge key cannot flood the log.
+            let names = unknown.map { "'\($0.prefix(64))'" }.joined(separator: ", ")
+            throw KASConfigurationError(.unknownKey, "configuration file '\(file)' has unknown key\(unknown.count == 1 ? "" : "s") \(names)")
+        }
+    }
+
+    private static func issuers(_ value: JSONValue, _ reader: FileReader) throws(KASConfigurationError) -> [IssuerConfiguration] {
+        guard case .array(let items) = value else { throw ConfigValue.invalid(reader.source("issuers"), "an array of issuer objects") }
+        var result: [IssuerConfiguration] = []
+        for (position, item) in items.enumerated() {
+            let prefix = "issuers[\(position)]"
+            guard case .object(let object) = item else { throw ConfigValue.invalid(reader.source(prefix), "an object") }
+            guard let issuerValue = object["issuer"] else {
+                throw KASConfigurationError(.missingValue, "\(reader.source(prefix)) has no 'issuer'")
+            }
+            let issuer = try reader.string(issuerValue, "\(prefix).issuer")
+            guard !result.contains(where: { $0.issuer == issuer }) else {
+                throw ConfigValue.invalid(reader.source("\(prefix).issuer"), "different from every other issuer")
+            }
+            guard let audienceValue = object["audience"] else {
+                throw KASConfigurationError(.missingValue, "\(reader.source(prefix)) has no 'audience'")
+            }
+            let audiences: [String]
+            if case .string = audienceValue {
+                audiences = [try reader.string(audienceValue, "\(prefix).audience")]
+            } else {
+                audiences = try reader.strings(audienceValue, "\(prefix).audience")
+            }
+            let sources = issuerKeySources.filter { object[$0] != nil }
+            guard sources.count == 1, let sourceKey = sources.first, let sourceValue = object[sourceKey] else {
+                throw KASConfigurationError(
+                    sources.isEmpty ? .missingValue : .conflict,
+                    "\(reader.source(prefix)) must have exactly one of jwksFile, pemFile, hs256SecretFile, hs256SecretEnv")
+            }
+            let keySource: IssuerConfiguration.KeySource
+            switch sourceKey {
+            case "jwksFile": keySource = .jwksFile(try reader.path(sourceValue, "\(prefix).jwksFile"))
+            case "pemFile": keySource = .pemFile(try reader.path(sourceValue, "\(prefix).pemFile"))
+            case "hs256SecretFile": keySource = .hs256SecretFile(try reader.path(sourceValue, "\(prefix).hs256SecretFile"))
+            default:
+                keySource = .hs256SecretEnvironment(try ConfigValue.environmentName(
+                    reader.string(sourceValue, "\(prefix).hs256SecretEnv"), reader.source("\(prefix).hs256SecretEnv")))
+            }
+            result.append(IssuerConfiguration(issuer: issuer, audiences: audiences, keySource: keySource))
+        }
+        return result
+    }
+}
+
+/// Typed reads of configuration file values with messages naming the key and the file.
+private struct FileReader {
+    let file: String
+    let baseDirectory: String
+
+    func source(_ key: String) -> String { "'\(key)' in \(file)" }
+
+    func string(_ value: JSONValue, _ key: String) throws(KASConfigurationError) -> String {
+        guard case .string(let text) = value, !text.isEmpty else {
+            throw ConfigValue.invalid(source(key), "a non-empty string")
+        }
+        return text
+    }
+
+    func strings(_ value: JSONValue, _ key: String, allowEmpty: Bool = false) throws(KASConfigurationError) -> [String] {
+        let expected = allowEmpty ? "an array of non-empty strings" : "a non-empty array of non-empty strings"
+        guard case .array(let items) = value, allowEmpty || !items.isEmpty else { throw ConfigValue.invalid(source(key), expected) }
+        var result: [String] = []
+        for item in items {
+            guard case .string(let text) = item, !text.isEmpty else { throw ConfigValue.invalid(source(key), expected) }
+            result.append(text)
+        }
+        return result
+    }
+
+    /// A path; relative ones are taken from the configuration file's directory.
+    func path(_ value: JSONValue, _ key: String) throws(KASConfigurationError) -> String {
+        let text = try ConfigValue.path(string(value, key), source(key))
+        guard !text.hasPrefix("/") else { return text }
+        return URL(fileURLWithPath: text, relativeTo: URL(fileURLWithPath: baseDirectory, isDirectory: true)).standardized.path
+    }
+}

@@ -1,0 +1,45 @@
+import JSON
+
+extension KASConfiguration {
+    /// The configuration in the file format, every key written (defaults included), so it can
+    /// be read back as a configuration file. Secrets are never in it: HS256 issuers appear by
+    /// file path or environment variable name.
+    public var jsonValue: JSONValue {
+        func number(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
+        var members: [(String, JSONValue)] = [
+            ("listen", .string(listen.description)),
+            ("dataDir", .string(dataDirectory)),
+            ("publicURL", .string(publicURL)),
+            ("acceptedKASURLs", .array(acceptedKASURLs.map(JSONValue.string))),
+        ]
+        if let tls {
+            members.append(("tlsCert", .string(tls.certificateFile)))
+            members.append(("tlsKey", .string(tls.keyFile)))
+        }
+        members.append(("devIssuer", .bool(devIssuer)))
+        members.append(("issuers", .array(issuers.map { issuer in
+            let source: (String, String) = switch issuer.keySource {
+            case .jwksFile(let path): ("jwksFile", path)
+            case .pemFile(let path): ("pemFile", path)
+            case .hs256SecretFile(let path): ("hs256SecretFile", path)
+            case .hs256SecretEnvironment(let name): ("hs256SecretEnv", name)
+            }
+            return .object(JSONObject([
+                ("issuer", .string(issuer.issuer)),
+                ("audience", .array(issuer.audiences.map(JSONValue.string))),
+                (source.0, .string(source.1)),
+            ]))
+        })))
+        members.append(("limits", .object(JSONObject([
+            ("maxBodyBytes", number(limits.maxBodyBytes)),
+            ("maxConnections", number(limits.maxConnections)),
+            ("maxConnectionsPerIP", number(limits.maxConnectionsPerIP)),
+            ("requestTimeoutSeconds", number(limits.requestTimeoutSeconds)),
+        ]))))
+        members.append(("leaseSeconds", number(leaseSeconds)))
+        members.append(("rateLimits", .object(JSONObject([("keyRequestsPerMinute", number(rateLimits.keyRequestsPerMinute))]))))
+        members.append(("trustedProxies", .array(trustedProxies.map(JSONValue.string))))
+        if let regionHeader { members.append(("regionHeader", .string(regionHeader))) }
+        return .object(JSONObject(members))
+    }
+}

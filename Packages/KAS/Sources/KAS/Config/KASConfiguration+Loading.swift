@@ -1,0 +1,164 @@
+import Foundation
+import JSON
+
+extension KASConfiguration {
+    /// One layer of settings (the file, the environment or the flags); nil means "not set here".
+    public struct Overrides: Sendable, Equatable {
+        public var listen: ListenAddress?
+        public var dataDirectory: String?
+        public var publicURL: String?
+        public var acceptedKASURLs: [String]?
+        public var tlsCertificateFile: String?
+        public var tlsKeyFile: String?
+        public var devIssuer: Bool?
+        public var issuers: [IssuerConfiguration]?
+        public var maxBodyBytes: Int?
+        public var maxConnections: Int?
+        public var maxConnectionsPerIP: Int?
+        public var requestTimeoutSeconds: Int?
+        public var leaseSeconds: Int?
+        public var keyRequestsPerMinute: Int?
+        public var trustedProxies: [String]?
+        public var regionHeader: String?
+
+        public init() {}
+    }
+
+    /// The environment variables read, by the setting they override.
+    public static let environmentVariables: [String] = [
+        "KAS_CONFIG", "KAS_LISTEN", "KAS_DATA_DIR", "KAS_PUBLIC_URL", "KAS_ACCEPTED_KAS_URLS",
+        "KAS_TLS_CERT", "KAS_TLS_KEY", "KAS_DEV_ISSUER", "KAS_MAX_BODY_BYTES", "KAS_MAX_CONNECTIONS",
+        "KAS_MAX_CONNECTIONS_PER_IP", "KAS_REQUEST_TIMEOUT_SECONDS", "KAS_LEASE_SECONDS",
+        "KAS_KEY_REQUESTS_PER_MINUTE", "KAS_TRUSTED_PROXIES", "KAS_REGION_HEADER",
+    ]
+
+    /// The configuration from defaults, then the file (`configFile`, else `KAS_CONFIG`, else
+    /// none), then the environment, then the flags; derived defaults (`publicURL`,
+    /// `acceptedKASURLs`) are filled in last from the merged result.
+    public static func load(configFile: String? = nil, environment: [String: String] = [:],
+                            flags: Overrides = Overrides()) throws(KASConfigurationError) -> KASConfiguration {
+        var layers: [Overrides] = []
+        let file = configFile ?? environment["KAS_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        if let file {
+            layers.append(try fileOverrides(path: file))
+        }
+        layers.append(try environmentOverrides(environment))
+        layers.append(flags)
+        return try resolve(layers)
+    }
+
+    /// Merges layers in order (later wins) over the defaults and checks the result as a whole.
+    public static func resolve(_ layers: [Overrides]) throws(KASConfigurationError) -> KASConfiguration {
+        var merged = Overrides()
+        for layer in layers { merged.merge(layer) }
+        var configuration = KASConfiguration()
+        if let value = merged.listen { configuration.listen = value }
+        if let value = merged.dataDirectory { configuration.dataDirectory = value }
+        if let value = merged.devIssuer { configuration.devIssuer = value }
+        if let value = merged.issuers { configuration.issuers = value }
+        if let value = merged.maxBodyBytes { configuration.limits.maxBodyBytes = value }
+        if let value = merged.maxConnections { configuration.limits.maxConnections = value }
+        if let value = merged.maxConnectionsPerIP { configuration.limits.maxConnectionsPerIP = value }
+        if let value = merged.requestTimeoutSeconds { configuration.limits.requestTimeoutSeconds = value }
+        if let value = merged.leaseSeconds { configuration.leaseSeconds = value }
+        if let value = merged.keyRequestsPerMinute { configuration.rateLimits.keyRequestsPerMinute = value }
+        if let value = merged.trustedProxies { configuration.trustedProxies = value }
+        if let value = merged.regionHeader { configuration.regionHeader = value }
+        switch (merged.tlsCertificateFile, merged.tlsKeyFile) {
+        case (nil, nil):
+            configuration.tls = nil
+        case (let certificate?, let key?):
+            configuration.tls = TLSFiles(certificateFile: certificate, keyFile: key)
+        case (nil, _?):
+            throw KASConfigurationError(.conflict, "a TLS key is configured without a TLS certificate (tlsCert)")
+        case (_?, nil):
+            throw KASConfigurationError(.conflict, "a TLS certificate is configured without its key (tlsKey)")
+        }
+        configuration.publicURL = merged.publicURL
+            ?? derivedPublicURL(listen: configuration.listen, tls: configuration.tls != nil)
+        configuration.acceptedKASURLs = merged.acceptedKASURLs ?? [configuration.publicURL]
+        return configuration
+    }
+
+    /// `KAS_*` variables that are set but not read (likely typos), except those an issuer names
+    /// as its `hs256SecretEnv`. For a warning at startup.
+    public static func unusedEnvironmentVariables(_ environment: [String: String],
+                                                  configuration: KASConfiguration) -> [String] {
+        let secrets = Set(configuration.issuers.compactMap { issuer -> String? in
+            if case .hs256SecretEnvironment(let name) = issuer.keySource { return name }
+            return nil
+        })
+        let known = Set(environmentVariables)
+        return environment.keys.filter { $0.hasPrefix("KAS_") && !known.contains($0) && !secrets.contains($0) }.sorted()
+    }
+
+    // MARK: Environment
+
+    public static func environmentOverrides(_ environment: [String: String]) throws(KASConfigurationError) -> Overrides {
+        var layer = Overrides()
+        func value(_ name: String) -> String? {
+            guard let text = environment[name], !text.isEmpty else { return nil }
+            return text
+        }
+        func list(_ name: String) -> [String]? {
+            value(name).map { text in
+                text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            }
+        }
+        if let text = value("KAS_LISTEN") { layer.listen = try ConfigValue.listen(text, "KAS_LISTEN") }
+        if let text = value("KAS_DATA_DIR") { layer.dataDirectory = try ConfigValue.path(text, "KAS_DATA_DIR") }
+        if let text = value("KAS_PUBLIC_URL") { layer.publicURL = try ConfigValue.url(text, "KAS_PUBLIC_URL") }
+        if let items = list("KAS_ACCEPTED_KAS_URLS") {
+            layer.acceptedKASURLs = try ConfigValue.urls(items, "KAS_ACCEPTED_KAS_URLS")
+        }
+        if let text = value("KAS_TLS_CERT") { layer.tlsCertificateFile = try ConfigValue.path(text, "KAS_TLS_CERT") }
+        if let text = value("KAS_TLS_KEY") { layer.tlsKeyFile = try ConfigValue.path(text, "KAS_TLS_KEY") }
+        if let text = value("KAS_DEV_ISSUER") { layer.devIssuer = try ConfigValue.bool(text, "KAS_DEV_ISSUER") }
+        for setting in ConfigValue.integerSettings {
+            if let text = value(setting.environment) {
+                layer[keyPath: setting.keyPath] = try ConfigValue.integer(text, setting.environment, setting.range)
+            }
+        }
+        if let items = list("KAS_TRUSTED_PROXIES") {
+            layer.trustedProxies = try ConfigValue.proxies(items, "KAS_TRUSTED_PROXIES")
+        }
+        if let text = value("KAS_REGION_HEADER") { layer.regionHeader = try ConfigValue.headerName(text, "KAS_REGION_HEADER") }
+        return layer
+    }
+
+    // MARK: Flags
+
+    /// The `kas serve` flags as a layer; a bad value is reported naming the flag.
+    public static func flagOverrides(listen: String? = nil, dataDirectory: String? = nil, publicURL: String? = nil,
+                                     tlsCertificateFile: String? = nil, tlsKeyFile: String? = nil) throws(KASConfigurationError) -> Overrides {
+        var layer = Overrides()
+        if let listen { layer.listen = try ConfigValue.listen(listen, "--listen") }
+        if let dataDirectory { layer.dataDirectory = try ConfigValue.path(dataDirectory, "--data-dir") }
+        if let publicURL { layer.publicURL = try ConfigValue.url(publicURL, "--public-url") }
+        if let tlsCertificateFile { layer.tlsCertificateFile = try ConfigValue.path(tlsCertificateFile, "--tls-cert") }
+        if let tlsKeyFile { layer.tlsKeyFile = try ConfigValue.path(tlsKeyFile, "--tls-key") }
+        return layer
+    }
+}
+
+extension KASConfiguration.Overrides {
+    /// Takes every value `other` sets.
+    mutating func merge(_ other: Self) {
+        if let value = other.listen { listen = value }
+        if let value = other.dataDirectory { dataDirectory = value }
+        if let value = other.publicURL { publicURL = value }
+        if let value = other.acceptedKASURLs { acceptedKASURLs = value }
+        if let value = other.tlsCertificateFile { tlsCertificateFile = value }
+        if let value = other.tlsKeyFile { tlsKeyFile = value }
+        if let value = other.devIssuer { devIssuer = value }
+        if let value = other.issuers { issuers = value }
+        if let value = other.maxBodyBytes { maxBodyBytes = value }
+        if let value = other.maxConnections { maxConnections = value }
+        if let value = other.maxConnectionsPerIP { maxConnectionsPerIP = value }
+        if let value = other.requestTimeoutSeconds { requestTimeoutSeconds = value }
+        if let value = other.leaseSeconds { leaseSeconds = value }
+        if let value = other.keyRequestsPerMinute { keyRequestsPerMinute = value }
+        if let value = other.trustedProxies { trustedProxies = value }
+        if let value = other.regionHeader { regionHeader = value }
+    }
+}

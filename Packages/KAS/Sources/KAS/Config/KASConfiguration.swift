@@ -1,0 +1,113 @@
+import Foundation
+
+/// Everything `kas serve` needs to know, from one JSON file, `KAS_*` environment variables and
+/// command-line flags; precedence flags > environment > file > defaults. The file is parsed
+/// with the strict JSON module (duplicate keys refused) and unknown keys are refused by name.
+///
+/// | File key | Environment | Flag | Default |
+/// |---|---|---|---|
+/// | `listen` "host:port" | `KAS_LISTEN` | `--listen` | `127.0.0.1:8443` |
+/// | `dataDir` | `KAS_DATA_DIR` | `--data-dir` | `./kas-data` |
+/// | `publicURL` | `KAS_PUBLIC_URL` | `--public-url` | `http(s)://<listen>` (`127.0.0.1` for a wildcard host) |
+/// | `acceptedKASURLs` [string] | `KAS_ACCEPTED_KAS_URLS` (comma-separated) | | `[publicURL]` |
+/// | `tlsCert`, `tlsKey` (PEM paths, both or neither) | `KAS_TLS_CERT`, `KAS_TLS_KEY` | `--tls-cert`, `--tls-key` | none: plain HTTP |
+/// | `devIssuer` bool | `KAS_DEV_ISSUER` (`true`/`false`) | | `true` |
+/// | `issuers` [IssuerConfiguration] | | | `[]` |
+/// | `limits.maxBodyBytes` | `KAS_MAX_BODY_BYTES` | | 1 MiB (1024 ... 1 GiB) |
+/// | `limits.maxConnections` | `KAS_MAX_CONNECTIONS` | | 1024 (1 ... 100000) |
+/// | `limits.maxConnectionsPerIP` | `KAS_MAX_CONNECTIONS_PER_IP` | | 64 (1 ... 100000) |
+/// | `limits.requestTimeoutSeconds` | `KAS_REQUEST_TIMEOUT_SECONDS` | | 30 (1 ... 3600) |
+/// | `leaseSeconds` | `KAS_LEASE_SECONDS` | | 3600 (1 ... 31536000) |
+/// | `rateLimits.keyRequestsPerMinute` | `KAS_KEY_REQUESTS_PER_MINUTE` | | 60 (1 ... 1000000) |
+/// | `trustedProxies` [IP or CIDR] | `KAS_TRUSTED_PROXIES` (comma-separated) | | `[]` |
+/// | `regionHeader` header name | `KAS_REGION_HEADER` | | none |
+///
+/// The configuration file itself comes from `--config` or `KAS_CONFIG`; without either there is
+/// no file. Relative paths in the file (`dataDir`, `tlsCert`, `tlsKey`, issuer key files) are
+/// resolved against the file's directory; relative paths from flags and the environment against
+/// the working directory.
+public struct KASConfiguration: Sendable, Equatable {
+    /// Where the server listens. Port 0 picks a free port.
+    public var listen: ListenAddress
+    /// The data directory: the key ring (`keys/`), the state database, the audit log.
+    public var dataDirectory: String
+    /// The URL packagers write into key access objects (`kas.url`), without a trailing slash.
+    public var publicURL: String
+    /// Key access objects naming another URL are refused. Defaults to `[publicURL]`.
+    public var acceptedKASURLs: [String]
+    /// HTTPS from a PEM certificate chain and its private key; nil serves plain HTTP.
+    public var tls: TLSFiles?
+    /// Whether the key ring's dev token issuer (`kas token`) is trusted, when the ring has one.
+    public var devIssuer: Bool
+    /// Issuers whose bearer tokens are accepted.
+    public var issuers: [IssuerConfiguration]
+    public var limits: Limits
+    /// The content-key lease handed to players (FairPlay `lease-duration`, `metadata.lease_seconds`).
+    public var leaseSeconds: Int
+    public var rateLimits: RateLimits
+    /// Peers whose `X-Forwarded-For` / region header is believed (IP literals or CIDR blocks).
+    public var trustedProxies: [String]
+    /// The request header that carries the viewer's region (an ISO 3166 code set by a trusted
+    /// proxy or CDN, e.g. `CF-IPCountry`); nil when regions come from elsewhere.
+    public var regionHeader: String?
+
+    public struct TLSFiles: Sendable, Equatable {
+        /// PEM certificate chain, leaf first.
+        public var certificateFile: String
+        /// PEM private key of the leaf certificate.
+        public var keyFile: String
+
+        public init(certificateFile: String, keyFile: String) {
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+        }
+    }
+
+    public struct Limits: Sendable, Equatable {
+        /// Largest request body; larger ones get 413 from Content-Length before being read.
+        public var maxBodyBytes: Int = 1 << 20
+        /// Connections open at once, over all peers.
+        public var maxConnections: Int = 1024
+        /// Connections open at once from one IP address.
+        public var maxConnectionsPerIP: Int = 64
+        /// Time a connection may take to send its request.
+        public var requestTimeoutSeconds: Int = 30
+
+        public init() {}
+    }
+
+    public struct RateLimits: Sendable, Equatable {
+        /// Key requests (key-request and rewrap) per viewer per minute; more get 429 + Retry-After.
+        public var keyRequestsPerMinute: Int = 60
+
+        public init() {}
+    }
+
+    public static let defaultListen = ListenAddress(host: "127.0.0.1", port: 8443)
+    public static let defaultDataDirectory = "./kas-data"
+
+    /// The defaults: plain HTTP on 127.0.0.1:8443, data in ./kas-data.
+    public init() {
+        listen = Self.defaultListen
+        dataDirectory = Self.defaultDataDirectory
+        publicURL = Self.derivedPublicURL(listen: Self.defaultListen, tls: false)
+        acceptedKASURLs = [publicURL]
+        tls = nil
+        devIssuer = true
+        issuers = []
+        limits = Limits()
+        leaseSeconds = 3600
+        rateLimits = RateLimits()
+        trustedProxies = []
+        regionHeader = nil
+    }
+
+    /// `http(s)://host:port` of the listen address; a wildcard host becomes the loopback address.
+    static func derivedPublicURL(listen: ListenAddress, tls: Bool) -> String {
+        var host = listen.host
+        if host == "0.0.0.0" { host = "127.0.0.1" }
+        if host == "::" { host = "::1" }
+        let authority = host.contains(":") ? "[\(host)]:\(listen.port)" : "\(host):\(listen.port)"
+        return (tls ? "https://" : "http://") + authority
+    }
+}

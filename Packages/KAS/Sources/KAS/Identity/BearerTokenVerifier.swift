@@ -1,0 +1,114 @@
+import Foundation
+import JOSE
+import JSON
+
+/// Verifies `Authorization: Bearer <JWT>` against the configured issuers: the token's `iss`
+/// selects the issuer (an unknown one is refused), whose keys must verify the signature
+/// (RS256, ES256 or HS256, each key bound to one algorithm; `alg: none` refused), then `iss`,
+/// `aud` (one of the issuer's audiences), `exp` (required), `nbf`, `iat` with a 60 s skew, a
+/// string `sub`, and the shapes of `entitlements` and `rentals`. Tokens are only ever taken from
+/// the header, never from a URL.
+public struct BearerTokenVerifier: Sendable {
+    /// One trusted issuer and the audiences its tokens may name.
+    public struct TrustedIssuer: Sendable {
+        public var issuer: String
+        public var audiences: Set<String>
+        public var keys: [JWSVerificationKey]
+
+        public init(issuer: String, audiences: Set<String>, keys: [JWSVerificationKey]) {
+            self.issuer = issuer
+            self.audiences = audiences
+            self.keys = keys
+        }
+    }
+
+    public static let clockSkew: TimeInterval = 60
+    /// Longest Authorization header value considered.
+    public static let maximumHeaderLength = 16 * 1024
+
+    public let issuers: [TrustedIssuer]
+    let clock: @Sendable () -> Date
+
+    public init(issuers: [TrustedIssuer], clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.issuers = issuers
+        self.clock = clock
+    }
+
+    /// Verifies the value(s) of the request's `Authorization` header.
+    public func verify(authorizationHeaderValues values: [String]) throws(IdentityError) -> Identity {
+        guard let value = values.first else {
+            throw IdentityError(.missingToken, "no Authorization header")
+        }
+        guard values.count == 1 else {
+            throw IdentityError(.malformedAuthorization, "more than one Authorization header")
+        }
+        return try verify(token: Self.bearerToken(in: value))
+    }
+
+    /// The token of a `Bearer <token>` header value (scheme case-insensitive, RFC 6750 §2.1).
+    public static func bearerToken(in value: String) throws(IdentityError) -> String {
+        let malformed = IdentityError(.malformedAuthorization, "Authorization is not 'Bearer <token>'")
+        let bytes = Array(value.utf8)
+        guard bytes.count <= maximumHeaderLength, bytes.count > 7,
+              String(decoding: bytes[0..<6], as: UTF8.self).lowercased() == "bearer", bytes[6] == UInt8(ascii: " ")
+        else { throw malformed }
+        var start = 7
+        while start < bytes.count, bytes[start] == UInt8(ascii: " ") { start += 1 }
+        var end = bytes.count
+        while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+        let token = bytes[start..<end]
+        guard !token.isEmpty, token.allSatisfy(isTokenCharacter) else { throw malformed }
+        return String(decoding: token, as: UTF8.self)
+    }
+
+    /// b64token (RFC 6750 §2.1).
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+             UInt8(ascii: "~"), UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="):
+            true
+        default:
+            false
+        }
+    }
+
+    /// Verifies a compact JWT.
+    public func verify(token: String) throws(IdentityError) -> Identity {
+        let unverifiedIssuer: String
+        do throws(JOSEError) {
+            // Only routes to the issuer whose keys must then verify the token; never trusted as is.
+            guard case .string(let iss) = try JWT.unverifiedClaims(of: token)["iss"] else {
+                throw JOSEError(.missingClaim, "token has no string iss claim")
+            }
+            unverifiedIssuer = iss
+        } catch {
+            throw IdentityError(.invalidToken, "the token is not acceptable", tokenError: error.code)
+        }
+        let candidates = issuers.filter { $0.issuer == unverifiedIssuer }
+        guard !candidates.isEmpty else {
+            throw IdentityError(.invalidToken, "the token's issuer is not trusted", tokenError: .wrongIssuer)
+        }
+        var failure = JOSEError(.unknownKey, "no keys")
+        for issuer in candidates {
+            let validator = JWTValidator(issuer: issuer.issuer, keys: issuer.keys, audiences: issuer.audiences,
+                                         clockSkew: Self.clockSkew, requiresExpiration: true, requiresSubject: true,
+                                         clock: clock)
+            do throws(JOSEError) {
+                let claims = try validator.validate(token)
+                guard let subject = claims.subject, !subject.isEmpty else {
+                    throw JOSEError(.missingClaim, "token has an empty sub")
+                }
+                var rentals: [UUID: Int64] = [:]
+                for (uuid, date) in claims.rentals {
+                    rentals[uuid] = Int64(date.timeIntervalSince1970.rounded(.down))
+                }
+                return Identity(subject: subject, issuer: claims.issuer, entitlements: claims.entitlements,
+                                rentals: rentals, claims: claims.raw, expiresAt: claims.expiresAt)
+            } catch {
+                failure = error
+            }
+        }
+        throw IdentityError(.invalidToken, "the token is not acceptable", tokenError: failure.code)
+    }
+}

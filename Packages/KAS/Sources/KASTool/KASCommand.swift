@@ -1,0 +1,44 @@
+import Foundation
+import ToolSupport
+
+/// The `kas` tool: `keys`, `token`, `serve`.
+enum KASCommand {
+    static let version = "0.1.0"
+
+    static var tool: Tool {
+        Tool(name: "kas", version: version,
+             summary: "The key access server and its key and token tools.",
+             verbs: [keysPlaceholder, TokenCommand.verb, ServeCommand.verb])
+    }
+
+    /// Only for `kas --help` and `kas help keys`: `main.swift` hands `kas keys ...` to `KeysCommand`.
+    static var keysPlaceholder: ToolVerb {
+        ToolVerb("keys", summary: "Manage the key ring: generate, rotate, list, export-public, remove.",
+                 discussion: """
+                 Actions: generate, rotate, list, export-public, remove. \
+                 Run 'kas keys <action> --help' for each action's options.
+                 """,
+                 arguments: [ToolArgument("action", help: "generate | rotate | list | export-public | remove", optional: true)]) { _, _ in
+            throw UsageError("run 'kas keys <action>'; see 'kas keys --help'")
+        }
+    }
+}
+
+/// Options and helpers shared by the verbs.
+enum CommonOptions {
+    static let dataDirectory = ToolOption.single(
+        "data-dir", valueName: "dir",
+        help: "The KAS data directory (key ring in <dir>/keys). Default: $KAS_DATA_DIR, else ./kas-data.")
+
+    /// `--data-dir`, else `KAS_DATA_DIR`, else `./kas-data`.
+    static func dataDirectory(_ parsed: ParsedArguments) throws(UsageError) -> String {
+        if let value = parsed.value("data-dir") {
+            guard !value.isEmpty else { throw UsageError("invalid value '' for '--data-dir': expected a directory") }
+            return value
+        }
+        if let value = ProcessInfo.processInfo.environment["KAS_DATA_DIR"], !value.isEmpty {
+            return value
+        }
+        return "./kas-data"
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import JSON
+import Synchronization
+import Testing
+@testable import KAS
+
+/// Counts handler runs across worker threads.
+final class CallCounter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}
+
+extension IdentityTests {
+    @Suite struct AuthenticationMiddlewareTests {
+        /// A router with a public route and an authenticated group whose handler reports who it saw.
+        private func makeServer(_ verifier: BearerTokenVerifier, sink: MemoryLogSink, metrics: Metrics,
+                                handled: CallCounter) throws -> TestServer {
+            let router = Router()
+            router.add(middleware: RequestLogMiddleware(sink: sink))
+            router.add(middleware: ErrorMiddleware(sink: sink))
+            router.get("/healthz") { _, _ in .text("ok") }
+            router.group("/api", middleware: [AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics)])
+                .get("/whoami") { _, context in
+                    handled.increment()
+                    guard let identity = context.identity?.identity else { throw HTTPError.internalError }
+                    return .json(.object(JSONObject([
+                        ("sub", .string(identity.subject)),
+                        ("viewer", .string(context.viewerHash ?? "")),
+                        ("entitlements", .array(identity.entitlements.map(JSONValue.string))),
+                    ])))
+                }
+            return try TestServer(router: router)
+        }
+
+        @Test func tokensAreRequiredOnlyOnTheAuthenticatedGroup() throws {
+            let temp = try TemporaryDirectory()
+            let ring = try KeyRing.generate(dataDirectory: temp.path).ring
+            let verifier = try BearerTokenVerifier(configuration: KASConfiguration(), keyRing: ring)
+            let sink = MemoryLogSink(), metrics = Metrics()
+            let handled = CallCounter()
+            let server = try makeServer(verifier, sink: sink, metrics: metrics, handled: handled)
+            defer { server.stop() }
+            let issuer = try #require(ring.devIssuer)
+            let token = try issuer.token(subject: "alice", lifetime: 600, extraClaims: JSONObject([
+                ("entitlements", .array([.string("https://example.com/attr/tier/value/premium")])),
+            ]))
+
+            #expect(try Curl.run([server.url("/healthz")]).status == 200)
+
+            let missing = try Curl.run([server.url("/api/whoami")])
+            #expect(missing.status == 401)
+            #expect(missing.header("WWW-Authenticate") == "Bearer")
+            #expect(try JSONParser.parse(missing.body) == .object(JSONObject([("error", .string("unauthorized"))])))
+
+            let accepted = try Curl.run(["-H", "Authorization: Bearer \(token)", server.url("/api/whoami")])
+            #expect(accepted.status == 200)
+            let body = try #require(JSONParser.parse(accepted.body).object)
+            #expect(body["sub"] == .string("alice"))
+            #expect(body["viewer"] == .string(Identity.viewerHash(subject: "alice")))
+            #expect(body["entitlements"] == .array([.string("https://example.com/attr/tier/value/premium")]))
+
+            let expired = try issuer.token(subject: "alice", lifetime: 1, now: Date().addingTimeInterval(-3600))
+            var parts = token.split(separator: ".").map(String.init)
+            parts[2] = String(parts[2].reversed())
+            let refusals: [[String]] = [
+                ["-H", "Authorization: Bearer \(expired)", server.url("/api/whoami")],
+                ["-H", "Authorization: Bearer \(parts.joined(separator: "."))", server.url("/api/whoami")],
+                ["-H", "Authorization: Basic YWxpY2U6cGFzcw==", server.url("/api/whoami")],
+                // Tokens in URLs are never read.
+                [server.url("/api/whoami?access_token=\(token)")],
+                ["-H", "Authorization: Bearer \(token)", "-H", "Authorization: Bearer \(token)", server.url("/api/whoami")],
+            ]
+            for arguments in refusals {
+                let refused = try Curl.run(arguments)
+                #expect(refused.status == 401)
+                #expect(refused.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+                #expect(refused.text == #"{"error":"unauthorized"}"#)
+            }
+            #expect(handled.value == 1)
+
+            // Logs carry the viewer hash and refusal causes, never the subject or the token.
+            let log = sink.lines.joined(separator: "\n")
+            #expect(log.contains(Identity.viewerHash(subject: "alice")))
+            #expect(log.contains("invalidToken.expired"))
+            #expect(log.contains("missingToken"))
+            #expect(!log.contains("alice"))
+            #expect(!log.contains(parts[1]))
+            #expect(metrics.counterValue("auth_failures_total", labels: [("cause", "missingToken")]) == 2)
+        }
+
+        @Test func refusalIsTheSameWhateverTheCause() throws {
+            let verifier = BearerTokenVerifier(issuers: [])
+            let middleware = AuthenticationMiddleware(verifier: verifier)
+            var context = RequestContext()
+            for headers: HTTPHeaders in [[:], ["Authorization": "Bearer a.b.c"], ["Authorization": "Negotiate x"]] {
+                let request = HTTPRequest(method: .get, path: "/x", headers: headers)
+                let error = #expect(throws: HTTPError.self) {
+                    try middleware.handle(request, context: &context) { _, _ in HTTPResponse() }
+                }
+                #expect(error?.status == .unauthorized)
+                #expect(error?.reason == "unauthorized")
+                #expect(error?.headers["WWW-Authenticate"]?.hasPrefix("Bearer") == true)
+            }
+            #expect(context.identity == nil && context.viewerHash == nil)
+        }
+
+        @Test func authenticatedIdentityRoundTripsTheProjectClaims() {
+            let uuid = UUID()
+            let identity = AuthenticatedIdentity(subject: "bob", claims: JSONObject([
+                ("iss", .string("i")), ("sub", .string("bob")), ("exp", .number(2_000_000_000)),
+                ("entitlements", .array([.string("e1"), .string("e2")])),
+                ("rentals", .object(JSONObject([(uuid.uuidString, .number(1_700_000_000))]))),
+            ])).identity
+            #expect(identity.subject == "bob" && identity.issuer == "i")
+            #expect(identity.entitlements == ["e1", "e2"])
+            #expect(identity.rentals == [uuid: 1_700_000_000])
+            #expect(identity.expiresAt == Date(timeIntervalSince1970: 2_000_000_000))
+        }
+    }
+}

@@ -7,6 +7,9 @@ import MP4
 struct FragmentReader {
     /// A segment larger than this is refused before parsing.
     static let maximumSegmentSize = 1 << 30
+    /// Samples of zero bytes take no room in the `mdat`, so their count is bounded here (about
+    /// 2.4 hours of 30 fps video, or 90 minutes of 48 kHz AAC, in one fragment).
+    static let maximumSamplesPerFragment = 1 << 18
     static let ignoredTypes: Set<FourCC> = ["styp", "sidx", "ssix", "prft", "emsg", "free", "skip"]
 
     let initSegment: ClearInitSegment
@@ -67,6 +70,7 @@ struct FragmentReader {
         let payloadEnd = Int64(mdat.endOffset)
         var trafs: [TrackFragmentSamples] = []
         var previousTrafEnd: Int64?
+        var sampleCount = 0
         for traf in moof.trackFragments {
             guard let tfhd = traf.trackFragmentHeader else { throw MediaError(.missingBox, "'traf' without 'tfhd'") }
             let trackID = tfhd.trackID
@@ -87,6 +91,10 @@ struct FragmentReader {
             var runOffsets: [Int] = []
             var position = base
             for (runIndex, run) in traf.trackRuns.enumerated() {
+                sampleCount += run.samples.count
+                guard sampleCount <= Self.maximumSamplesPerFragment else {
+                    throw MediaError(.limitExceeded, "fragment holds more than \(Self.maximumSamplesPerFragment) samples")
+                }
                 if let offset = run.dataOffset { position = base + Int64(offset) }
                 guard position >= payloadStart, position <= payloadEnd else {
                     throw MediaError(.dataOutOfBounds, "track \(trackID) 'trun' \(runIndex) starts outside the 'mdat'")

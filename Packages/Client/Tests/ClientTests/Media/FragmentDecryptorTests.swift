@@ -24,7 +24,21 @@ extension MediaTests {
             #expect(same, "decoded frames differ from the source's")
         }
 
-        /// The decrypted fragments are clear: no senc, saiz, saio or seig group, and every trun
+        /// The fixture is really encrypted: ffmpeg copying the packets without a key does not get the
+    /// source's samples (so the equality above is not vacuous).
+    @Test(arguments: ["v", "a"])
+    func shakaOutputIsEncrypted(_ kind: String) throws {
+        let fixtures = try MediaFixtures.get()
+        let track = kind == "v" ? fixtures.shakaVideo : fixtures.shakaAudio
+        var encrypted = try track.initBytes()
+        for index in track.segments.indices { encrypted += try track.segmentBytes(index) }
+        let url = try fixtures.write(encrypted, "shaka-encrypted-\(kind).mp4")
+        let hash = try Tools.streamHashes(url)[kind]
+        #expect(hash != nil)
+        #expect(hash != fixtures.sourceStreamHashes[kind])
+    }
+
+    /// The decrypted fragments are clear: no senc, saiz, saio or seig group, and every trun
         /// points into its own mdat (ffmpeg reading them proves the offsets; this checks the boxes).
         @Test func clearFragmentsCarryNoEncryptionBoxes() throws {
             let fixtures = try MediaFixtures.get()

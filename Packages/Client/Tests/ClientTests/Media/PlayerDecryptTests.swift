@@ -90,6 +90,20 @@ extension MediaTests {
             #expect(try Tools.streamHashes(output)["a"] != fixtures.sourceStreamHashes["a"])
         }
 
+        /// With stdout on a terminal (a pty from util-linux `script`) and no -o, nothing is written.
+        @Test func refusesToWriteClearMediaToATerminal() throws {
+            let player = try Tools.player()
+            let fixtures = try MediaFixtures.get()
+            let track = fixtures.shakaAudio
+            let command = [player, "decrypt", track.initSegment.path, track.segments[0].path, "--key", track.keyHex]
+                .joined(separator: " ")
+            let result = try Tools.run("/usr/bin/script", ["-qec", command, "/dev/null"])
+            #expect(result.status == 64)
+            let text = String(decoding: result.stdout, as: UTF8.self)
+            #expect(text.contains("terminal"))
+            #expect(!contains([UInt8](result.stdout), fourCC: "moov"), "no media may reach the terminal")
+        }
+
         /// A truncated segment fails the run with exit 1 and leaves no partial output file.
         @Test func aTruncatedSegmentFailsWithoutOutput() throws {
             let player = try Tools.player()

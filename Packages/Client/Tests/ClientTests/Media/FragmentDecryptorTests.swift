@@ -124,6 +124,44 @@ extension MediaTests {
             }
         }
 
+        /// Per-sample IVs (16 bytes in each senc entry instead of tenc's constant IV): the same
+        /// samples carried with their IV in senc decrypt to the same bytes.
+        @Test func perSampleIVsDecryptLikeTheConstantIV() throws {
+            let fixtures = try MediaFixtures.get()
+            let (constant, segment) = try videoSegment(fixtures)
+            let protection = try #require(constant.initSegment.protections[1])
+            let iv = try #require(protection.constantIV)
+            var tenc = protection.trackEncryption
+            tenc.defaultPerSampleIVSize = 16
+            tenc.defaultConstantIV = nil
+            let perSampleInit = ClearInitSegment(
+                fileType: constant.initSegment.fileType, movie: constant.initSegment.movie,
+                protections: [1: TrackProtection(trackID: 1, originalFormat: "avc1", scheme: "cbcs", trackEncryption: tenc)])
+            let perSample = try FragmentDecryptor(initSegment: perSampleInit, key: SymmetricKey(data: MediaFixtures.shakaKey))
+            let withIVs = try SegmentSurgery.modifyingFragment(segment, constant, keepSize: false) { traf in
+                var senc = try #require(traf.sampleEncryption)
+                senc.perSampleIVSize = 16
+                for index in senc.samples.indices { senc.samples[index].initializationVector = iv }
+                traf.sampleEncryption = senc
+            }
+            let expected = try constant.decryptSegment(segment)
+            let actual = try perSample.decryptSegment(withIVs)
+            let same = expected.map(\.mediaData) == actual.map(\.mediaData)
+            #expect(same, "per-sample IV decryption differs")
+            // A wrong IV in one entry changes that sample only.
+            let wrongIV = try SegmentSurgery.modifyingFragment(segment, constant, keepSize: false) { traf in
+                var senc = try #require(traf.sampleEncryption)
+                senc.perSampleIVSize = 16
+                for index in senc.samples.indices { senc.samples[index].initializationVector = iv }
+                senc.samples[2].initializationVector[0] ^= 1
+                traf.sampleEncryption = senc
+            }
+            let garbled = try #require(try perSample.decryptSegment(wrongIV).first)
+            let reference = try #require(expected.first)
+            #expect(garbled.sampleData(traf: 0, index: 1) == reference.sampleData(traf: 0, index: 1))
+            #expect(garbled.sampleData(traf: 0, index: 2) != reference.sampleData(traf: 0, index: 2))
+        }
+
         @Test func aSubsampleMapExceedingItsSampleIsRefused() throws {
             let fixtures = try MediaFixtures.get()
             let (decryptor, segment) = try videoSegment(fixtures)

@@ -35,8 +35,12 @@ struct MediaFixtures: Sendable {
 
     static func get() throws -> MediaFixtures { try shared.get() }
 
+    /// One directory per test process, removed when the process exits.
+    static let workDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("client-media-\(UUID().uuidString)")
+
     private init() throws(FixtureError) {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("client-media-\(UUID().uuidString)")
+        directory = Self.workDirectory
+        atexit { try? FileManager.default.removeItem(at: MediaFixtures.workDirectory) }
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {

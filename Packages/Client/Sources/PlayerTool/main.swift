@@ -1,5 +1,9 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-// The player's verbs arrive with the Client issue; until then the tool says so plainly.
-FileHandle.standardError.write(Data("player: not implemented yet (see the Client issue)\n".utf8))
-exit(1)
+// A player that went away (closed pipe) must be an error to report, not a silent death.
+signal(SIGPIPE, SIG_IGN)
+PlayerCommand.tool.main()

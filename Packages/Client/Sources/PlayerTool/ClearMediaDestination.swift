@@ -1,0 +1,56 @@
+import Client
+import Foundation
+import ToolSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a verb writes clear media: a file named with an explicit option (written atomically:
+/// nothing appears at the path unless the whole output was produced), or stdout when that is not
+/// a terminal. Shared by the verbs that output clear media.
+final class ClearMediaDestination: MediaOutput {
+    private let file: AtomicFileWriter?
+    private let stdout: FileHandleOutput?
+    let path: String?
+    private(set) var bytesWritten: UInt64 = 0
+
+    /// Checks the destination before any work starts: clear media never goes to a terminal.
+    init(path: String?) throws {
+        self.path = path
+        if let path {
+            file = try AtomicFileWriter(destination: path)
+            stdout = nil
+        } else {
+            guard isatty(STDOUT_FILENO) == 0 else {
+                throw UsageError("refusing to write clear media to a terminal; give -o FILE or redirect stdout")
+            }
+            file = nil
+            stdout = FileHandleOutput(FileHandle.standardOutput)
+        }
+    }
+
+    func write(_ bytes: [UInt8]) throws(MediaError) {
+        if let file {
+            do throws(ToolFailure) {
+                try file.write(bytes)
+            } catch {
+                throw MediaError(.io, "cannot write the output file")
+            }
+        } else if let stdout {
+            try stdout.write(bytes)
+        }
+        bytesWritten += UInt64(bytes.count)
+    }
+
+    /// Moves a file output into place; stdout needs nothing.
+    func finish() throws {
+        try file?.commit()
+    }
+
+    /// Drops a partial file output.
+    func abandon() {
+        file?.discard()
+    }
+}

@@ -1,0 +1,13 @@
+import ToolSupport
+
+/// `player`: admit, acquire keys, decrypt and present fps-v2 and tdf-hls content. Each verb
+/// lives in its own file and declares a `static let verb`; add it to `verbs` here.
+enum PlayerCommand {
+    static let version = "0.1.0"
+
+    static let tool = Tool(
+        name: "player",
+        version: version,
+        summary: "Admit, decrypt and present fps-v2 and tdf-hls media.",
+        verbs: [DecryptVerb.verb])
+}

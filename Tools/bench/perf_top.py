@@ -15,7 +15,10 @@ for line in report.splitlines():
     if len(parts) < 4:
         continue
     percent, dso, _, symbol = parts
-    rows.append((percent, dso, symbol.strip()))
+    symbol = symbol.strip()
+    while symbol.endswith(" -"):   # empty parent columns perf adds for some binaries
+        symbol = symbol[:-2].rstrip()
+    rows.append((percent, dso, symbol))
 symbols = "\n".join(r[2] for r in rows)
 demangled = subprocess.run(["swift", "demangle", "--simplified"], input=symbols, capture_output=True, text=True).stdout.splitlines()
 if len(demangled) != len(rows):

@@ -83,7 +83,7 @@ for c in media:
 w("")
 w("The 1080p clip is the packaging and playback input. The memory comparison uses a 10-minute clip at "
   "360p 2 Mb/s (lower resolution so generating it stays within the time budget) and its own first "
-  "minute (same encoding, cut without re-encoding), so only the length differs.")
+  "minute (same encoding settings, generated the same way), so only the length differs.")
 w("")
 
 # --- Packaging ---------------------------------------------------------------------------------
@@ -244,6 +244,7 @@ if not wired:
       "were not wired into the server when this run was made, so no open-path key request could be served. "
       "Everything else is in place (`Tools/bench/keypool.py` builds the sessions and request pools, "
       "`Tools/loadgen` replays them); `make bench` measures it as soon as `kas serve` routes `/media/v1`.")
+    w("")
     targets.append(("Key delivery P95 < 5 ms, P99 < 10 ms at 1,000 req/s, 0 errors", "not measured (media routes not in `kas serve`)", "not measured"))
     targets.append(("Key delivery ≥ 5,000 req/s warm", "not measured", "not measured"))
 else:

@@ -214,15 +214,14 @@ printf 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' > "$WORK/health.txt"
 "$PY" -c 'import struct,sys; d=open(sys.argv[1],"rb").read(); open(sys.argv[2],"wb").write(struct.pack(">I",len(d))+d)' \
     "$WORK/health.txt" "$WORK/health.bin"
 
-# kas_phase NAME CACHE RATE POOL CONNECTIONS: one loadgen phase with the KAS's CPU time and RSS
-# read from /proc around it.
-kas_phase() {
-    local name=$1 cache=$2 rate=$3 pool=$4 connections=$5
+# One loadgen phase with the KAS's CPU time and RSS read from /proc around it.
+kas_phase() {   # NAME CACHE RATE POOL CONNECTIONS [FIRST]: FIRST is the pool index to start from
+    local name=$1 cache=$2 rate=$3 pool=$4 connections=$5 first=${6:-0}
     local cpu0 cpu1 t0 t1 out
     cpu0=$(awk '{print $14 + $15}' "/proc/$KAS_PID/stat")
     t0=$(date +%s%N)
     out=$("$LOADGEN" --port "$PORT" --requests "$pool" --rate "$rate" --duration "$LOAD_SECONDS" \
-          --connections "$connections" --expect "$([ "$name" = calibration ] && echo '"ok"' || echo '"success"')") \
+          --connections "$connections" --first "$first" --expect "$([ "$name" = calibration ] && echo '"ok"' || echo '"success"')") \
         || die "loadgen failed in phase $name"
     t1=$(date +%s%N)
     cpu1=$(awk '{print $14 + $15}' "/proc/$KAS_PID/stat")
@@ -250,7 +249,9 @@ else
             --claims '{"entitlements":["https://example.com/attr/tier/value/premium"]}' >> "$WORK/tokens.txt"
     done
     WARM_POOL=$(( 2000 * LOAD_SECONDS + 1000 ))
-    COLD_POOL=$(( 1000 * LOAD_SECONDS + 1000 ))
+    # Cold phases start where the previous one stopped, so a manifest comes back only after the
+    # whole pool (far more than the cache's 1024 entries) has gone by.
+    COLD_POOL=$(( 3000 * LOAD_SECONDS ))
     "$PY" "$HERE/keypool.py" "$PORT" "$WORK/pkg" "$WORK/tokens.txt" "$WORK/pool" --warm "$WARM_POOL" --cold "$COLD_POOL" \
         --sessions-per-viewer 8 --expect-video "$VIDEO_KEY" > "$WORK/pool.json"
     record "{\"kind\":\"pool\",\"summary\":$(cat "$WORK/pool.json")}"
@@ -267,8 +268,10 @@ else
     kas_phase warm-saturation warm 0 "$WORK/pool-warm.bin" 16
 
     step "key delivery, cache cold (every manifest distinct): 100, 500, 1000 req/s and saturation"
-    for rate in 100 500 1000; do kas_phase "cold-$rate" cold "$rate" "$WORK/pool-cold.bin" 32; done
-    kas_phase cold-saturation cold 0 "$WORK/pool-cold.bin" 16
+    kas_phase cold-100 cold 100 "$WORK/pool-cold.bin" 32 0
+    kas_phase cold-500 cold 500 "$WORK/pool-cold.bin" 32 $(( 100 * LOAD_SECONDS ))
+    kas_phase cold-1000 cold 1000 "$WORK/pool-cold.bin" 32 $(( 600 * LOAD_SECONDS ))
+    kas_phase cold-saturation cold 0 "$WORK/pool-cold.bin" 16 $(( 1600 * LOAD_SECONDS ))
 
     step "first clear byte from a cold start (composite: see the report)"
     "$PY" "$HERE/first_byte.py" "$PORT" "$WORK/pkg" "$(head -n 1 "$WORK/tokens.txt")" "$PLAYER" --runs 5 >> "$RESULTS"

@@ -1,10 +1,11 @@
 // loadgen: a small wrk2-style HTTP/1.1 load generator for `make bench`.
 //
 //   loadgen --port P --requests FILE [--rate R] [--duration S] [--connections C] [--max-requests N]
-//           [--expect TEXT]
+//           [--expect TEXT] [--first INDEX]
 //
 // FILE holds the raw requests to send, each as a 4-byte big-endian length then the bytes of a
-// complete HTTP/1.1 request (keep-alive); they are sent in order, cycling when the run needs more.
+// complete HTTP/1.1 request (keep-alive); they are sent in order from --first, cycling when the run
+// needs more.
 // With --rate the load is open-loop: request k (over all connections) is due at start + k/R and its
 // latency is measured from that due time, not from when it was sent, so a stalled server is
 // charged for the requests it delayed (wrk2's correction for coordinated omission). Without
@@ -22,6 +23,7 @@ struct Options {
     var duration: Double = 10
     var connections = 16
     var maxRequests = 1_000_000
+    var first = 0
     var expect: String?
 }
 
@@ -43,9 +45,11 @@ func parseOptions() -> Options {
         case "--connections": options.connections = Int(value) ?? 0
         case "--max-requests": options.maxRequests = Int(value) ?? 0
         case "--expect": options.expect = value
+        case "--first": options.first = Int(value) ?? -1
         default: fail("unknown option \(name)")
         }
     }
+    guard options.first >= 0 else { fail("--first must be a request index") }
     guard options.port != 0, !options.requestsFile.isEmpty else { fail("--port and --requests are required") }
     guard options.rate >= 0, options.duration > 0, options.duration <= 120 else { fail("--duration must be in (0, 120] seconds") }
     guard (1...512).contains(options.connections), (1...10_000_000).contains(options.maxRequests) else {
@@ -242,7 +246,7 @@ func run(_ options: Options) {
                 let sentAt = monotonicNanoseconds()
                 if sentAt >= deadline + 2_000_000_000 { break }  // hard stop well after the window
                 if sentAt > due + 1_000_000 { result.late += 1 }
-                let answer = connection.exchange(requests[index % requests.count])
+                let answer = connection.exchange(requests[(options.first + index) % requests.count])
                 let done = monotonicNanoseconds()
                 if let answer {
                     result.statuses[answer.status, default: 0] += 1
@@ -287,7 +291,7 @@ func run(_ options: Options) {
     let statusText = statuses.keys.sorted().map { "\"\($0)\": \(statuses[$0] ?? 0)" }.joined(separator: ", ")
     print("""
     {"rate": \(options.rate), "connections": \(options.connections), "duration_s": \(String(format: "%.3f", elapsed)), \
-    "sent": \(completed + ioErrors), "completed": \(completed), "ok": \(ok), "errors": \(completed - ok + ioErrors + unexpected), \
+    "due": \(options.rate > 0 ? totalDue : completed + ioErrors), "sent": \(completed + ioErrors), "completed": \(completed), "ok": \(ok), "errors": \(completed - ok + ioErrors + unexpected), \
     "io_errors": \(ioErrors), "unexpected_bodies": \(unexpected), "statuses": {\(statusText)}, \
     "throughput_rps": \(String(format: "%.1f", Double(ok) / elapsed)), "late_sends": \(late), \
     "p50_ms": \(ms(percentile(latencies, 50))), "p95_ms": \(ms(percentile(latencies, 95))), "p99_ms": \(ms(percentile(latencies, 99))), \

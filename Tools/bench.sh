@@ -276,11 +276,11 @@ else
     step "first clear byte from a cold start (composite: see the report)"
     "$PY" "$HERE/first_byte.py" "$PORT" "$WORK/pkg" "$(head -n 1 "$WORK/tokens.txt")" "$PLAYER" --runs 5 >> "$RESULTS"
 
-    step "profile: kas serve at warm saturation (perf, cpu-clock)"
-    perf record -e cpu-clock -F 999 -g -p "$KAS_PID" -o "$WORK/kas.perf" -- sleep 5 > /dev/null 2>&1 &
+    step "profile: kas serve at warm saturation (perf, cpu-clock, DWARF call graphs)"
+    perf record -e cpu-clock -F 499 --call-graph dwarf,16384 -p "$KAS_PID" -o "$WORK/kas.perf" -- sleep 4 > /dev/null 2>&1 &
     PERF_PID=$!
     sleep 0.3
-    "$LOADGEN" --port "$PORT" --requests "$WORK/pool-warm.bin" --rate 0 --duration 5 --connections 16 > /dev/null
+    "$LOADGEN" --port "$PORT" --requests "$WORK/pool-warm.bin" --rate 0 --duration 4 --connections 16 > /dev/null
     wait "$PERF_PID" || die "perf record on kas serve failed"
     "$PY" "$HERE/perf_top.py" kas "$WORK/kas.perf" >> "$RESULTS"
 fi

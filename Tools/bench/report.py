@@ -321,14 +321,17 @@ else:
 w("## Where the time goes (profiles)")
 w("")
 w("`perf record -e cpu-clock` (hardware counters are not available in this VM; `perf stat -e instructions` "
-  "reports them unsupported), flat self time per function, Swift names demangled; functions under 0.8 % left out.")
+  "reports them unsupported), Swift names demangled; self time per function under 0.8 % left out. The KAS is "
+  "recorded with DWARF call graphs (`perf record -e cpu-clock -F 499 --call-graph dwarf,16384 -p PID`).")
 w("")
 w(code("profile"))
 w("")
 for profile in every("profile"):
     title = {"packager": "packager, the 1080p clip", "shaka": "Shaka Packager 3.8.0, the same clip",
-             "kas": "kas serve during 5 s of warm saturation"}[profile["name"]]
-    w(f"**{title}** ({profile['samples']})")
+             "kas": "kas serve during 4 s of warm saturation"}[profile["name"]]
+    w(f"### {title} ({profile['samples']})")
+    w("")
+    w("Share per object: " + ", ".join(f"`{d['dso']}` {d['percent']}" for d in profile["dso"]) + ".")
     w("")
     w("| Self | Object | Function |")
     w("|---:|---|---|")
@@ -336,6 +339,17 @@ for profile in every("profile"):
         symbol = row["symbol"].strip().replace("|", "\\|")
         w(f"| {row['percent']} | `{row['dso']}` | `{symbol}` |")
     w("")
+    if profile["name"] == "kas" and profile.get("inclusive"):
+        w("Inclusive, as a share of the KAS's CPU time (the function and everything it calls; recorded with "
+          "`--call-graph dwarf` so libcrypto's time is charged to its Swift callers; the HTTP and middleware "
+          "dispatch frames every request passes through are left out):")
+        w("")
+        w("| Inclusive | Function |")
+        w("|---:|---|")
+        for row in profile["inclusive"]:
+            symbol = row["symbol"].strip().replace("|", "\\|")
+            w(f"| {row['percent']} | `{symbol}` |")
+        w("")
 
 # --- Targets -----------------------------------------------------------------------------------
 summary = ["## Targets (issue 7: 2 cores, loopback)", "", "| Target | Measured | Verdict |", "|---|---|---|"]

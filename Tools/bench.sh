@@ -43,18 +43,20 @@ record_command() {
     "$PY" -c 'import json,sys; print(json.dumps({"kind":"command","name":sys.argv[1],"command":sys.argv[2].strip()}))' \
         "$name" "$text" >> "$RESULTS"
 }
-# timed GROUP TOOL INDEX COMMAND...: wall time (ns clock) and peak RSS (/usr/bin/time %M) of one
-# run; stdout is discarded (clear media goes to /dev/null through the shell, never `-o /dev/null`).
+# timed GROUP TOOL INDEX COMMAND...: wall time (ns clock), peak RSS and user + system CPU time
+# (/usr/bin/time) of one run; stdout is discarded (clear media goes to /dev/null through the shell, never `-o /dev/null`).
 timed() {
     local group=$1 tool=$2 index=$3; shift 3
     local t0 t1
     t0=$(date +%s%N)
-    if ! /usr/bin/time -f %M -o "$WORK/rss" "$@" > /dev/null 2> "$WORK/cmd.err"; then
+    if ! /usr/bin/time -f '%M %U %S' -o "$WORK/rss" "$@" > /dev/null 2> "$WORK/cmd.err"; then
         cat "$WORK/cmd.err" >&2
         die "$group/$tool run $index: $*"
     fi
     t1=$(date +%s%N)
-    record "{\"kind\":\"run\",\"group\":\"$group\",\"tool\":\"$tool\",\"i\":$index,\"wall_s\":$(( (t1 - t0) / 1000 ))e-6,\"rss_kb\":$(tail -n1 "$WORK/rss")}"
+    local rss user sys
+    read -r rss user sys < <(tail -n1 "$WORK/rss")
+    record "{\"kind\":\"run\",\"group\":\"$group\",\"tool\":\"$tool\",\"i\":$index,\"wall_s\":$(( (t1 - t0) / 1000 ))e-6,\"rss_kb\":$rss,\"cpu_s\":$(awk -v u="$user" -v s="$sys" 'BEGIN {print u + s}')}"
 }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
@@ -287,7 +289,7 @@ fi
 record "{\"kind\":\"kas_log\",\"bytes\":$(stat -c %s "$WORK/kas.log")}"
 kill "$KAS_PID"; wait "$KAS_PID" 2>/dev/null || true; KAS_PID=""
 
-step "profile: packaging the 1080p clip (perf, cpu-clock)"
+step "profile: packaging the 1080p clip, ours and Shaka's (perf, cpu-clock)"
 rm -f "$WORK/ours.zip"
 perf record -e cpu-clock -F 4999 -g -o "$WORK/packager.perf" -- "${OURS[@]}" > /dev/null 2>&1 \
     || die "perf record on the packager failed"
@@ -296,6 +298,11 @@ rm -rf "$WORK/shaka"; mkdir -p "$WORK/shaka"
 perf record -e cpu-clock -F 4999 -g -o "$WORK/shaka.perf" -- "${SHAKA_CMD[@]}" > /dev/null 2>&1 \
     || die "perf record on Shaka Packager failed"
 "$PY" "$HERE/perf_top.py" shaka "$WORK/shaka.perf" >> "$RESULTS"
+
+step "profile: player decrypt of the video track (perf, cpu-clock, DWARF call graphs)"
+perf record -e cpu-clock -F 2999 --call-graph dwarf,16384 -o "$WORK/player.perf" -- "${OURS_PLAY[@]}" > /dev/null 2> "$WORK/perf.err" \
+    || { cat "$WORK/perf.err" >&2; die "perf record on player decrypt failed"; }
+"$PY" "$HERE/perf_top.py" player "$WORK/player.perf" >> "$RESULTS"
 record "{\"kind\":\"command\",\"name\":\"profile\",\"command\":\"perf record -e cpu-clock -F 4999 -g -o FILE -- COMMAND; perf report -i FILE --stdio --no-children --sort dso,symbol -g none (Tools/bench/perf_top.py)\"}"
 
 step "report"

@@ -279,8 +279,8 @@ else:
     w("")
     w(code("keydelivery-saturation"))
     w("")
-    w("| Cache | Offered | Sent / due | Achieved (200 OK/s) | P50 | P95 | P99 | Max | Service P50 | Errors | Late sends | KAS CPU | KAS RSS (peak) | Load avg after |")
-    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    w("| Cache | Offered | Sent / due | Achieved (200 OK/s) | P50 | P95 | P99 | Max | Service P50 | Errors | Late sends | KAS CPU | KAS RSS (peak) | Loadgen CPU / request | Load avg after |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for p in phases:
         r = p["result"]
         offered = f"{r['rate']:,.0f} req/s" if r["rate"] else f"saturation ({r['connections']} conn.)"
@@ -289,7 +289,7 @@ else:
         err = f"{errors}" + (f" ({statuses}{', io ' + str(r['io_errors']) if r['io_errors'] else ''})" if errors else "")
         w(f"| {p['cache']} | {offered} | {r['sent']:,} / {r['due']:,} | {r['throughput_rps']:,.0f} | {r['p50_ms']} ms | {r['p95_ms']} ms | {r['p99_ms']} ms | "
           f"{r['max_ms']} ms | {r['service_p50_ms']} ms | {err} | {r['late_sends']} | {p['kas_cpu_s'] / p['wall_s'] * 100:.0f} % | "
-          f"{mib(p['kas_rss_kb'])} ({mib(p['kas_hwm_kb'])}) | {p['loadavg']} |")
+          f"{mib(p['kas_rss_kb'])} ({mib(p['kas_hwm_kb'])}) | {r['loadgen_cpu_us_per_request']} µs | {p['loadavg']} |")
     w("")
     w("Sent / due: at a fixed rate the generator stops sending 2 s after the window, so a server that cannot keep "
       "up leaves requests unsent (at saturation due = sent). "

@@ -377,7 +377,8 @@ for target, _, verdict in targets:
     profile = profiles.get(name)
     if not profile:
         continue
-    rows = profile.get("inclusive") or []
+    # The envelope (the route handler) says nothing; its parts do.
+    rows = [r for r in profile.get("inclusive") or [] if float(r["percent"].rstrip("%")) < 50]
     top = ", ".join(f"`{r['symbol'][:90]}` {r['percent']}" for r in rows[:8]) if rows else \
         ", ".join(f"`{r['symbol'][:90]}` {r['percent']} self" for r in profile["top"][:6])
     objects = ", ".join(f"`{d['dso']}` {d['percent']}" for d in profile["dso"][:4])

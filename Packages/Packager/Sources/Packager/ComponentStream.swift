@@ -88,21 +88,23 @@ public final class ComponentStream {
     }
 
     /// The `moof` and `mdat` header of segment `index`.
-    public func header(segment: SegmentPlan.Segment, index: Int) throws(PackagerError) -> [UInt8] {
+    public func header(segment: SegmentPlan.Segment, index: Int, protected: Bool = true) throws(PackagerError) -> [UInt8] {
         try MediaSegment.header(sequenceNumber: UInt32(index + 1), decodeTime: decodeTime(of: segment),
-                                samples: fragmentSamples(range(of: segment)), isVideo: kind == .video)
+                                samples: fragmentSamples(range(of: segment)), isVideo: kind == .video, protected: protected)
     }
 
     /// The size in bytes of segment `index`, without reading media.
-    public func size(segment: SegmentPlan.Segment, index: Int) throws(PackagerError) -> Int {
+    public func size(segment: SegmentPlan.Segment, index: Int, protected: Bool = true) throws(PackagerError) -> Int {
         let payload = range(of: segment).reduce(0) { $0 + Int(track.samples.sizes[$1]) }
-        return try header(segment: segment, index: index).count + payload
+        return try header(segment: segment, index: index, protected: protected).count + payload
     }
 
     /// Segment `index`: its header, then each sample read from the source and encrypted with
-    /// `cipher` (clear when nil, for tests of the muxing alone).
-    public func bytes(segment: SegmentPlan.Segment, index: Int, cipher: CBCSSampleCipher?) throws(PackagerError) -> [UInt8] {
-        var output = try header(segment: segment, index: index)
+    /// `cipher` (clear when nil). `protected: false` gives a clear fragment without sample
+    /// encryption boxes (tdf-hls).
+    public func bytes(segment: SegmentPlan.Segment, index: Int, cipher: CBCSSampleCipher?,
+                      protected: Bool = true) throws(PackagerError) -> [UInt8] {
+        var output = try header(segment: segment, index: index, protected: protected)
         for i in range(of: segment) {
             var sample = try movie.readSample(track, i)
             if let cipher {

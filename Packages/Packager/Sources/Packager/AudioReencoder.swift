@@ -56,6 +56,31 @@ public enum AudioReencoder {
                 "-map_metadata", "-1", "-map_chapters", "-1", "-f", "mp4", "-y", output]
     }
 
+    /// The channel count ffmpeg decodes from audio stream `stream` of `input` (its first frame),
+    /// nil when it cannot tell. The sample entry's count is not reliable (ISO MP4 writers often put
+    /// 2 there whatever the codec carries), and a program config (AAC channel configuration 0)
+    /// needs decoding anyway.
+    static func decodedChannels(input: String, stream: Int, ffmpeg: String) -> Int? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ffmpeg)
+        process.arguments = ["-nostdin", "-hide_banner", "-i", input, "-map", "0:a:\(stream)", "-frames:a", "1",
+                             "-af", "ashowinfo", "-f", "null", "-"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        guard (try? process.run()) != nil else { return nil }
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        for line in text.split(separator: "\n") where line.contains("ashowinfo") {
+            for field in line.split(separator: " ") where field.hasPrefix("channels:") {
+                if let n = Int(field.dropFirst(9)), n > 0 { return n }
+            }
+        }
+        return nil
+    }
+
     /// Runs ffmpeg and returns the path of the clear AAC file it wrote in `directory`.
     static func reencode(input: String, streams: [Int], channels: Int, coverSeconds: Double, ffmpeg: String,
                          directory: String) throws(PackagerError) -> String {

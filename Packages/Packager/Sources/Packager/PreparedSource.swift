@@ -47,8 +47,10 @@ public final class PreparedSource {
             let soundTrackIDs = Set(selection.soundTracks.map(\.trackID))
             let audioOrder = movie.tracks.filter { $0.kind == .audio }
             let streams = audioOrder.indices.filter { soundTrackIDs.contains(audioOrder[$0].trackID) }
-            let channels = AudioReencoder.outputChannels(selection.soundTracks.map { track in
-                (try? track.audioSpecificConfig())?.channelCount ?? Int(track.audioEntry?.channelCount ?? 2)
+            let channels = AudioReencoder.outputChannels(streams.enumerated().map { n, stream in
+                let track = selection.soundTracks[n]
+                return AudioReencoder.decodedChannels(input: input, stream: stream, ffmpeg: ffmpeg)
+                    ?? (try? track.audioSpecificConfig())?.channelCount ?? Int(track.audioEntry?.channelCount ?? 2)
             })
             let video = selection.video
             let coverSeconds = Double(SegmentPlan.packageEnd(video) + video.edit.delay) / Double(video.timescale)
@@ -74,6 +76,9 @@ public final class PreparedSource {
                                maximumSegments: maximumSegments)
         say("\(plan.segments.count) segments of about \(segmentDuration) s, \(streams.count) component(s)")
     }
+
+    /// The private directory holding the re-encoded audio file, while it exists.
+    public var scratchPath: String? { scratch?.path }
 
     /// Removes the re-encoded audio file (it is also removed when this object is released).
     public func removeScratch() { scratch?.remove() }

@@ -40,7 +40,7 @@ public struct SourceSelection: Sendable {
         let config: AudioSpecificConfig?
         do { config = try sound.audioSpecificConfig() } catch { config = nil }
         guard sound.format == "mp4a", let config else {
-            return (nil, nil, "\(sound.name) is '\(sound.format.description.trimmingCharacters(in: .whitespaces))'\(sound.format == "mp4a" ? " but not MPEG-4 AAC" : ""), not AAC-LC")
+            return (nil, nil, "\(sound.name) is \(codecName(sound)), not AAC-LC")
         }
         guard config.audioObjectType == 2 else {
             return (nil, nil, "\(sound.name) is MPEG-4 audio object type \(config.audioObjectType), not AAC-LC")
@@ -53,6 +53,28 @@ public struct SourceSelection: Sendable {
         case .startsLate: return (nil, nil, "\(sound.name) starts after the video")
         case .stopsEarly: return (nil, nil, "\(sound.name) stops before the video ends")
         case .noOverlap: return (nil, nil, "\(sound.name) does not overlap the video")
+        }
+    }
+
+    /// A readable name for a non-AAC sound track's codec.
+    static func codecName(_ track: SourceTrack) -> String {
+        if track.format == "mp4a" {
+            switch track.audioEntry?.elementaryStreamDescriptor?.descriptor.decoderConfig.objectTypeIndication {
+            case 0x69, 0x6B: return "MPEG audio (MP3)"
+            case 0xA5: return "AC-3"
+            case 0xA6: return "E-AC-3"
+            case 0xAD: return "Opus"
+            case let oti?: return "MPEG-4 object type indication 0x\(String(oti, radix: 16))"
+            case nil: return "'mp4a' without an esds"
+            }
+        }
+        switch track.format.description {
+        case "ac-3": return "AC-3"
+        case "ec-3": return "E-AC-3"
+        case "Opus": return "Opus"
+        case "fLaC": return "FLAC"
+        case ".mp3": return "MP3"
+        default: return "'\(track.format.description.trimmingCharacters(in: .whitespaces))'"
         }
     }
 }

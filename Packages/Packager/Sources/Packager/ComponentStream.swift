@@ -19,7 +19,8 @@ public final class ComponentStream {
 
     /// Reads every video sample once to find the IDR frames and compute the subsample maps
     /// (fps-v2 §8.1 #11: the NAL unit length size must be 4, and no `senc` entry over 255 bytes).
-    public static func video(_ movie: SourceMovie, track: SourceTrack,
+    /// `protected: false` (tdf-hls, clear fragments) lifts the `senc` entry limit.
+    public static func video(_ movie: SourceMovie, track: SourceTrack, protected: Bool = true,
                              progress: ((Int, Int) -> Void)? = nil) throws(PackagerError) -> ComponentStream {
         guard let avcC = track.avcConfiguration, track.format == "avc1" else {
             throw PackagerError(.unsupportedInput, "\(track.name) is not H.264 ('avc1' with 'avcC')")
@@ -41,7 +42,7 @@ public final class ComponentStream {
             let sample = try movie.readSample(track, i)
             do {
                 let map = try generator.subsamples(for: sample)
-                guard 2 + 6 * map.count <= 255 else {
+                guard !protected || 2 + 6 * map.count <= 255 else {
                     throw PackagerError(.limitExceeded,
                                         "\(track.name): sample \(i + 1) has \(map.count) subsamples; its senc entry would exceed 255 bytes (more than 42 NAL units)")
                 }

@@ -22,6 +22,7 @@ public final class PreparedSource {
     public var streams: [ComponentStream] { [video] + (audio.map { [$0] } ?? []) }
 
     public init(input: String, segmentDuration: Double, ffmpegPath: String?, maximumSegments: Int = SegmentPlan.maximumSegments,
+                protected: Bool = true,
                 say: @escaping (String) -> Void) throws(PackagerError) {
         say("reading \(input)")
         let movie = try SourceMovie(path: input)
@@ -29,7 +30,7 @@ public final class PreparedSource {
         self.movie = movie
         self.selection = selection
         say("analysing \(selection.video.samples.count) video samples")
-        video = try ComponentStream.video(movie, track: selection.video) { done, total in
+        video = try ComponentStream.video(movie, track: selection.video, protected: protected) { done, total in
             if total >= 2048, done % 2048 == 0 { say("  \(done * 100 / total)% analysed") }
         }
         var audioTrack = selection.audio

@@ -47,7 +47,7 @@ public enum TDFHLSPackager {
         }
 
         let source = try PreparedSource(input: input, segmentDuration: options.segmentDuration, ffmpegPath: options.ffmpegPath,
-                                        maximumSegments: maximumSegments, say: say)
+                                        maximumSegments: maximumSegments, protected: false, say: say)
         defer { source.removeScratch() }
         let plan = source.plan
         let streams = source.streams

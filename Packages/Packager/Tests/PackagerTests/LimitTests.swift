@@ -100,5 +100,8 @@ import ZIP
         let result = try PackagerBinary.package(source, output: dir + "/out.tdf")
         #expect(result.status == 1 && result.stderr.contains("senc entry would exceed 255 bytes"), "\(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+        // tdf-hls fragments are clear inside their TDF: no senc, no limit.
+        let stream = try TDFHLSPackager.package(input: source, output: dir + "/stream/", options: KASFixture.options())
+        #expect(stream.segmentDurations.count == 1)
     }
 }

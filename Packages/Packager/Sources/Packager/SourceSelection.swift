@@ -37,6 +37,7 @@ public struct SourceSelection: Sendable {
     static func decide(video: SourceTrack, sounds: [SourceTrack]) -> (SourceTrack?, AudioSpecificConfig?, String?) {
         guard let sound = sounds.first else { return (nil, nil, nil) }
         guard sounds.count == 1 else { return (nil, nil, "the input has \(sounds.count) audio tracks, which are mixed") }
+        if let edit = sound.unsupportedEdit { return (nil, nil, edit) }
         let config: AudioSpecificConfig?
         do { config = try sound.audioSpecificConfig() } catch { config = nil }
         guard sound.format == "mp4a", let config else {

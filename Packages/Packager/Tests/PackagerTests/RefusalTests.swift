@@ -6,9 +6,15 @@ import Testing
 
 /// The packager executable built next to the tests.
 enum PackagerBinary {
+    /// SwiftPM puts executables beside the test bundle, whatever the scratch path (`make test`
+    /// shares one at the repository root); the package's own `.build/debug` is the fallback.
     static var path: String {
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return package.appendingPathComponent(".build/debug/packager").path
+        let candidates = [
+            URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent(),
+            package.appendingPathComponent(".build/debug"),
+        ].map { $0.appendingPathComponent("packager").path }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[candidates.count - 1]
     }
 
     static func package(_ input: String, output: String, policy: String? = KASFixture.policy, extra: [String] = [],

@@ -119,7 +119,7 @@ KASDATA="$WORK/kas"
 "$KAS" keys export-public --data-dir "$KASDATA" > "$WORK/kas-public.pem"
 PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 KASURL="http://127.0.0.1:$PORT"
-printf '%s\n' '{"body":{"dataAttributes":[{"attribute":"https://example.com/attr/tier/value/premium"}],"dissem":[]}}' > "$WORK/policy.json"
+printf '%s\n' '{"arkavo:classification":{"filter":"passed","flagged":[],"v":1},"body":{"dataAttributes":[{"attribute":"https://example.com/attr/tier/value/premium"}],"dissem":[]}}' > "$WORK/policy.json"
 
 step "packaging: ours (fps-v2) vs Shaka Packager 3.8.0 (cbcs), $RUNS alternating runs each"
 # Commands are built as arrays (CMD) so /usr/bin/time runs the tool itself, not a shell.

@@ -226,13 +226,17 @@ public final class MediaService: Sendable {
         return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
     }
 
-    /// The active-sessions gauge in Prometheus text, for the app's `/metrics` (the shared
-    /// `Metrics` registry holds counters only).
+    /// The media gauges in Prometheus text (live sessions, key-cache entries), for the app's
+    /// `/metrics` (the shared `Metrics` registry holds counters only).
     public func prometheusGauges(namespace: String = "kas") -> String {
         let live = (try? store.liveSessionCount(now: clock())) ?? 0
-        return "# HELP \(namespace)_media_active_sessions Live media sessions.\n"
-            + "# TYPE \(namespace)_media_active_sessions gauge\n"
-            + "\(namespace)_media_active_sessions \(live)\n"
+        return Self.gauge("\(namespace)_media_active_sessions", "Live media sessions.", live)
+            + Self.gauge("\(namespace)_media_key_cache_entries", "Admitted manifests held in the content-key cache.",
+                         keyCache.count)
+    }
+
+    private static func gauge(_ name: String, _ help: String, _ value: Int) -> String {
+        "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name) \(value)\n"
     }
 }
 

@@ -33,7 +33,8 @@ public final class MediaService: Sendable {
     {
         guard let admission = ManifestAdmission(acceptedKASURLs: configuration.acceptedKASURLs, unwrapper: unwrapper),
               !admission.acceptedKAS.isEmpty else {
-            throw MediaServiceError("acceptedKASURLs must hold at least one https/http URL without path, query or user-info")
+            throw MediaServiceError("acceptedKASURLs must hold at least one key service URL fps-v2 readers accept: "
+                                    + "an https origin (or http to a loopback host) without path, query or user-info")
         }
         guard configuration.heartbeatSeconds > 0, configuration.sessionTimeoutSeconds >= configuration.heartbeatSeconds,
               configuration.keyRequestsPerMinute > 0, configuration.leaseSeconds > 0,
@@ -64,9 +65,7 @@ public final class MediaService: Sendable {
     public func startSession(_ request: HTTPRequest, context: inout RequestContext) throws(HTTPError) -> HTTPResponse {
         let began = ContinuousClock.now
         let viewer = try authenticate(&context)
-        var event = MediaAuditEvent(time: clock(), event: "session_start", viewerHash: viewer.viewerHash, asset: nil,
-                                    component: nil, protocol: nil, decision: .deny, reason: "malformed_request",
-                                    latencyMilliseconds: 0)
+        var event = MediaAuditEvent.denied("session_start", viewer: viewer, reason: "malformed_request", time: clock())
         defer {
             event.latencyMilliseconds = Self.milliseconds(since: began)
             audit?.record(event)

@@ -8,14 +8,6 @@ import Testing
 extension AppTests {
     /// The assembled KAS (`KASTestHarness`, the assembly `kas serve` runs) over real HTTP.
     @Suite struct KASApplicationTests {
-        private func post(_ harness: KASTestHarness, _ path: String, token: String?, body: Data,
-                          extra: [String] = []) throws -> CurlResult {
-            var arguments = ["-X", "POST", "-H", "Content-Type: application/json", "--data-binary", "@-"] + extra
-            if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
-            if let certificate = harness.certificate { arguments += ["--cacert", certificate.certificatePath] }
-            return try Curl.run(arguments + [harness.url(path)], stdin: body)
-        }
-
         @Test(arguments: [false, true])
         func servesEveryRouteFamilyFromOneAssembly(tls: Bool) throws {
             let harness = try KASTestHarness(tls: tls)
@@ -38,17 +30,17 @@ extension AppTests {
             #expect(try Curl.run(ca + [harness.url("/media/v1/certificate")]).status == 404)
             let asset = UUID().uuidString.lowercased()
             let body = JSONWriter.write(.object(JSONObject([("assetId", .string(asset)), ("protocol", "tdf")])))
-            let refused = try post(harness, "/media/v1/session/start", token: nil, body: body)
+            let refused = try harness.post("/media/v1/session/start", token: nil, body: body)
             #expect(refused.status == 401)
             #expect(refused.header("WWW-Authenticate") == "Bearer")
             let token = try harness.token(sub: "alice")
-            let started = try post(harness, "/media/v1/session/start", token: token, body: body)
+            let started = try harness.post("/media/v1/session/start", token: token, body: body)
             #expect(started.status == 200)
             let answer = try #require(try JSONParser.parse(started.body).object)
             #expect(answer["status"]?.string == "started")
             #expect(answer["heartbeatSeconds"]?.int64 == 60)
             let session = try #require(answer["sessionId"]?.string)
-            let beat = try post(harness, "/media/v1/session/\(session)/heartbeat", token: token, body: Data())
+            let beat = try harness.post("/media/v1/session/\(session)/heartbeat", token: token, body: Data())
             #expect(beat.status == 200)
 
             // The media gauges are on /metrics, next to the HTTP series and the auth counter.
@@ -82,13 +74,13 @@ extension AppTests {
                 ("clientPublicKey", .string(try P256.KeyAgreement.PrivateKey().publicKey.pemRepresentation)),
             ])))
             #expect(body.count > 1 << 20)
-            let result = try post(harness, "/media/v1/key-request", token: token, body: body)
+            let result = try harness.post("/media/v1/key-request", token: token, body: body)
             #expect(result.status == 403)
             #expect(result.text == #"{"error":"manifest refused"}"#)
             // Past the configured limit: 413 before the body is read.
             let limited = try KASTestHarness { $0.limits.maxBodyBytes = 64 * 1024 }
             defer { limited.stop() }
-            let tooLarge = try post(limited, "/media/v1/key-request", token: token, body: body)
+            let tooLarge = try limited.post("/media/v1/key-request", token: token, body: body)
             #expect(tooLarge.status == 413)
         }
 
@@ -103,7 +95,7 @@ extension AppTests {
                 let body = JSONWriter.write(.object(JSONObject([
                     ("assetId", .string(UUID().uuidString.lowercased())), ("protocol", "tdf"),
                 ])))
-                let started = try post(harness, "/media/v1/session/start", token: token, body: body)
+                let started = try harness.post("/media/v1/session/start", token: token, body: body)
                 session = try #require(try JSONParser.parse(started.body).object?["sessionId"]?.string)
                 harness.stop()
                 // Closed: the WAL was checkpointed into the database and truncated.
@@ -114,7 +106,7 @@ extension AppTests {
             }
             let again = try KASTestHarness(dataDirectory: dataDirectory)
             defer { again.stop() }
-            let beat = try post(again, "/media/v1/session/\(session)/heartbeat", token: token, body: Data())
+            let beat = try again.post("/media/v1/session/\(session)/heartbeat", token: token, body: Data())
             #expect(beat.status == 200)
             #expect(FileManager.default.fileExists(atPath: dataDirectory))
         }

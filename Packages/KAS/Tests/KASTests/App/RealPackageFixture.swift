@@ -36,32 +36,15 @@ final class RealPackage: Sendable {
     }
 
     private init() throws {
-        let ffmpeg = "/usr/bin/ffmpeg", openssl = "/usr/bin/openssl"
-        let packager = try ProjectTools.packager()
+        let openssl = "/usr/bin/openssl"
         let harness = try KASTestHarness()
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("kas-real-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         ProjectTools.removeAtExit(work)
         ProjectTools.removeAtExit(harness.dataDirectory)
 
-        let clip = work + "/clip.mp4"
-        try ProjectTools.check(runProcess(ffmpeg, [
-            "-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25", "-f", "lavfi", "-i", "sine",
-            "-t", "4", "-c:v", "libx264", "-g", "25", "-c:a", "aac", "-y", clip,
-        ]), "ffmpeg")
-        let publicKey = try harness.write(harness.rsaPublicKeyPEM, to: work + "/kas.pub.pem")
-        let policy = try harness.write(#"{"arkavo:classification":{"filter":"passed","flagged":[],"v":1},"body":{"dataAttributes":[{"attribute":"\#(Self.attribute)"}],"dissem":[]}}"#,
-                                       to: work + "/policy.json")
         let kid = try #require(harness.keyRing.active(.rsa2048)?.kid)
-        let archive = work + "/out.tdf"
-        try ProjectTools.check(runProcess(packager, [
-            "package", clip, "-o", archive, "--kas-url", harness.publicURL, "--kas-public-key", publicKey,
-            "--kas-kid", kid, "--policy", policy, "--segment-duration", "2", "--quiet",
-        ]), "packager")
-
-        // The reader admits it for this KAS: the package is what players get.
-        let admitted = try FPSv2Admission.admit(try FPSv2Package(archivePath: archive),
-                                                options: .init(acceptedKeyServiceURLs: [harness.publicURL]))
+        let admitted = try Self.package(in: work, publicKeyPEM: harness.rsaPublicKeyPEM, kid: kid, kasURL: harness.publicURL)
         #expect(admitted.components.map(\.id) == ["video", "audio"])
 
         var keys: [String: Data] = [:]
@@ -84,6 +67,23 @@ final class RealPackage: Sendable {
         self.uuid = admitted.policyUUID
         self.keys = keys
         self.segmentCount = admitted.segmentCount
+    }
+
+    /// Packages the shared test clip with the project's packager for a KAS (its RSA public key,
+    /// kid and URL) into `directory`/out.tdf, and admits it with the FPSv2 reader for that URL:
+    /// the package is what players get.
+    static func package(in directory: String, publicKeyPEM: String, kid: String?, kasURL: String) throws -> FPSv2AdmittedPackage {
+        let publicKey = directory + "/kas.pub.pem"
+        try Data(publicKeyPEM.utf8).write(to: URL(fileURLWithPath: publicKey))
+        let policy = directory + "/policy.json"
+        try Data(#"{"arkavo:classification":{"filter":"passed","flagged":[],"v":1},"body":{"dataAttributes":[{"attribute":"\#(attribute)"}],"dissem":[]}}"#.utf8)
+            .write(to: URL(fileURLWithPath: policy))
+        let archive = directory + "/out.tdf"
+        try ProjectTools.check(runProcess(try ProjectTools.packager(), [
+            "package", try ProjectTools.clip(), "-o", archive, "--kas-url", kasURL, "--kas-public-key", publicKey,
+            "--policy", policy, "--segment-duration", "2", "--quiet",
+        ] + (kid.map { ["--kas-kid", $0] } ?? [])), "packager")
+        return try FPSv2Admission.admit(try FPSv2Package(archivePath: archive), options: .init(acceptedKeyServiceURLs: [kasURL]))
     }
 
     /// The policy JSON as stored, parsed.
@@ -129,6 +129,25 @@ enum ProjectTools {
         return found
     }
 
+    private static let madeClip = Mutex<String?>(nil)
+
+    /// A 4 s H.264 + AAC clip made by ffmpeg once per test process.
+    static func clip() throws -> String {
+        try madeClip.withLock { made in
+            if let made { return made }
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kas-clip-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            removeAtExit(directory)
+            let clip = directory + "/clip.mp4"
+            try check(runProcess("/usr/bin/ffmpeg", [
+                "-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25", "-f", "lavfi", "-i", "sine",
+                "-t", "4", "-c:v", "libx264", "-g", "25", "-c:a", "aac", "-y", clip,
+            ]), "ffmpeg")
+            made = clip
+            return clip
+        }
+    }
+
     static func check(_ result: (status: Int32, stdout: Data, stderr: String), _ what: String) throws {
         guard result.status == 0 else {
             throw Failure(description: "\(what) exited \(result.status): \(result.stderr.prefix(2000))")
@@ -152,9 +171,3 @@ enum ProjectTools {
     }
 }
 
-extension KASTestHarness {
-    func write(_ text: String, to path: String) throws -> String {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-}

@@ -39,13 +39,8 @@ extension KASTestHarness {
     /// An open-path key request with a fresh P-256 client key.
     func openKeyRequest(token: String, asset: String, component: String?, sessionId: String,
                         manifest: Data) throws -> (result: CurlResult, clientKey: P256.KeyAgreement.PrivateKey) {
-        let clientKey = try P256.KeyAgreement.PrivateKey()
-        var members: [(String, JSONValue)] = [
-            ("assetId", .string(asset)), ("sessionId", .string(sessionId)),
-            ("tdfManifest", .string(Base64.encode(manifest))),
-            ("clientPublicKey", .string(clientKey.publicKey.pemRepresentation)),
-        ]
-        if let component { members.append(("component", .string(component))) }
+        let (members, clientKey) = try MediaHarness.openKeyRequestBody(asset: asset, component: component, sessionId: sessionId,
+                                                                       manifest: manifest)
         return (try post("/media/v1/key-request", token: token, json: members), clientKey)
     }
 

@@ -186,6 +186,12 @@ extension ToolTests {
             let hostName = try KASToolHarness.run(["serve", "--listen", "kas.example.com:8443", "--data-dir", temp.path])
             #expect(hostName.status == 1)
 
+            // Plain http beyond loopback is a URL no fps-v2 reader admits: refused at start.
+            let plainHTTP = try KASToolHarness.run(["serve", "--listen", "127.0.0.1:0", "--public-url", "http://kas.example.com",
+                                                    "--data-dir", temp.path])
+            #expect(plainHTTP.status == 1)
+            #expect(plainHTTP.stderr.contains("acceptedKASURLs"))
+
             // A corrupt ring is reported, not regenerated over.
             try KeyRing.generate(dataDirectory: temp.path)
             try Data("{}".utf8).write(to: URL(fileURLWithPath: temp.path + "/keys/index.json"))

@@ -19,11 +19,13 @@ let package = Package(
             .product(name: "MP4", package: "MediaCrypto"),
             .product(name: "CENC", package: "MediaCrypto"),
             .product(name: "HLS", package: "MediaCrypto"),
+            .product(name: "FPSv2", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "PackagerTool", dependencies: [
             "Packager",
             .product(name: "ToolSupport", package: "MediaCrypto"),
             .product(name: "JSON", package: "MediaCrypto"),
+            .product(name: "FPSv2", package: "MediaCrypto"),
         ]),
         .testTarget(name: "PackagerTests", dependencies: [
             "Packager",
@@ -35,6 +37,7 @@ let package = Package(
             .product(name: "MP4", package: "MediaCrypto"),
             .product(name: "CENC", package: "MediaCrypto"),
             .product(name: "HLS", package: "MediaCrypto"),
+            .product(name: "FPSv2", package: "MediaCrypto"),
         ]),
     ],
     swiftLanguageModes: [.v6]

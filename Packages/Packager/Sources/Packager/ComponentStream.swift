@@ -19,7 +19,8 @@ public final class ComponentStream {
 
     /// Reads every video sample once to find the IDR frames and compute the subsample maps
     /// (fps-v2 §8.1 #11: the NAL unit length size must be 4, and no `senc` entry over 255 bytes).
-    public static func video(_ movie: SourceMovie, track: SourceTrack,
+    /// `protected: false` (tdf-hls, clear fragments) lifts the `senc` entry limit.
+    public static func video(_ movie: SourceMovie, track: SourceTrack, protected: Bool = true,
                              progress: ((Int, Int) -> Void)? = nil) throws(PackagerError) -> ComponentStream {
         guard let avcC = track.avcConfiguration, track.format == "avc1" else {
             throw PackagerError(.unsupportedInput, "\(track.name) is not H.264 ('avc1' with 'avcC')")
@@ -41,7 +42,7 @@ public final class ComponentStream {
             let sample = try movie.readSample(track, i)
             do {
                 let map = try generator.subsamples(for: sample)
-                guard 2 + 6 * map.count <= 255 else {
+                guard !protected || 2 + 6 * map.count <= 255 else {
                     throw PackagerError(.limitExceeded,
                                         "\(track.name): sample \(i + 1) has \(map.count) subsamples; its senc entry would exceed 255 bytes (more than 42 NAL units)")
                 }
@@ -88,21 +89,23 @@ public final class ComponentStream {
     }
 
     /// The `moof` and `mdat` header of segment `index`.
-    public func header(segment: SegmentPlan.Segment, index: Int) throws(PackagerError) -> [UInt8] {
+    public func header(segment: SegmentPlan.Segment, index: Int, protected: Bool = true) throws(PackagerError) -> [UInt8] {
         try MediaSegment.header(sequenceNumber: UInt32(index + 1), decodeTime: decodeTime(of: segment),
-                                samples: fragmentSamples(range(of: segment)), isVideo: kind == .video)
+                                samples: fragmentSamples(range(of: segment)), isVideo: kind == .video, protected: protected)
     }
 
     /// The size in bytes of segment `index`, without reading media.
-    public func size(segment: SegmentPlan.Segment, index: Int) throws(PackagerError) -> Int {
+    public func size(segment: SegmentPlan.Segment, index: Int, protected: Bool = true) throws(PackagerError) -> Int {
         let payload = range(of: segment).reduce(0) { $0 + Int(track.samples.sizes[$1]) }
-        return try header(segment: segment, index: index).count + payload
+        return try header(segment: segment, index: index, protected: protected).count + payload
     }
 
     /// Segment `index`: its header, then each sample read from the source and encrypted with
-    /// `cipher` (clear when nil, for tests of the muxing alone).
-    public func bytes(segment: SegmentPlan.Segment, index: Int, cipher: CBCSSampleCipher?) throws(PackagerError) -> [UInt8] {
-        var output = try header(segment: segment, index: index)
+    /// `cipher` (clear when nil). `protected: false` gives a clear fragment without sample
+    /// encryption boxes (tdf-hls).
+    public func bytes(segment: SegmentPlan.Segment, index: Int, cipher: CBCSSampleCipher?,
+                      protected: Bool = true) throws(PackagerError) -> [UInt8] {
+        var output = try header(segment: segment, index: index, protected: protected)
         for i in range(of: segment) {
             var sample = try movie.readSample(track, i)
             if let cipher {

@@ -10,31 +10,17 @@ struct FPSv2Playlists {
     var media: [Data]
     var videoCodec: String
 
-    init(plan: SegmentPlan, selection: SourceSelection, rates: [BitRates], uuid: String, iv: [UInt8]) throws(PackagerError) {
-        guard let avcC = selection.video.avcConfiguration, let entry = selection.video.videoEntry else {
-            throw PackagerError(.unsupportedInput, "the video track has no avcC")
-        }
-        videoCodec = "avc1." + [avcC.profileIndication, avcC.profileCompatibility, avcC.levelIndication]
-            .map { String(format: "%02X", $0) }.joined()
-        let samples = selection.video.samples
-        let seconds = Double(samples.decodeEnd) / Double(selection.video.timescale)
-        let frameRate = seconds > 0 ? (Double(samples.count) / seconds * 1000).rounded() / 1000 : 0
-        guard frameRate > 0, entry.width > 0, entry.height > 0 else {
-            throw PackagerError(.malformedInput, "the video track has no usable size or frame rate")
-        }
-        let video = HLSFPSv2.Video(bandwidth: rates.reduce(0) { $0 + $1.peak }, averageBandwidth: rates.reduce(0) { $0 + $1.average },
-                                   codec: videoCodec, resolution: HLSResolution(width: Int(entry.width), height: Int(entry.height)),
-                                   frameRate: frameRate)
-        var audio: HLSFPSv2.Audio?
-        if let track = selection.audio, let channels = selection.audioConfig?.channelCount {
-            audio = HLSFPSv2.Audio(language: Self.bcp47(track.language), channels: channels)
-        }
+    init(plan: SegmentPlan, video track: SourceTrack, audio audioTrack: SourceTrack?, audioConfig: AudioSpecificConfig?,
+         audioLanguage: String? = nil, rates: [BitRates], uuid: String, iv: [UInt8]) throws(PackagerError) {
+        let shape = try Self.masterShape(plan: plan, video: track, audio: audioTrack, audioConfig: audioConfig,
+                                         audioLanguage: audioLanguage, rates: rates)
+        videoCodec = shape.video.codec
         let durations = plan.durations
         let target = HLSFPSv2.targetDuration(for: durations)
         do {
-            master = try HLSWriter.data(.master(HLSFPSv2.masterPlaylist(video: video, audio: audio)))
+            master = try HLSWriter.data(.master(HLSFPSv2.masterPlaylist(video: shape.video, audio: shape.audio)))
             var media: [Data] = []
-            for id in ["video"] + (audio == nil ? [] : ["audio"]) {
+            for id in ["video"] + (shape.audio == nil ? [] : ["audio"]) {
                 media.append(try HLSWriter.data(.media(HLSFPSv2.mediaPlaylist(component: id, policyUUID: uuid, iv: Data(iv),
                                                                              segmentDurations: durations, targetDuration: target))))
             }
@@ -43,6 +29,31 @@ struct FPSv2Playlists {
         } catch {
             throw PackagerError(.malformedInput, "a playlist could not be written in the fps-v2 grammar: \(error.reason)")
         }
+    }
+
+    /// The variant and rendition attributes, shared with tdf-hls's master playlist.
+    static func masterShape(plan: SegmentPlan, video track: SourceTrack, audio audioTrack: SourceTrack?,
+                            audioConfig: AudioSpecificConfig?, audioLanguage: String?,
+                            rates: [BitRates]) throws(PackagerError) -> (video: HLSFPSv2.Video, audio: HLSFPSv2.Audio?) {
+        guard let avcC = track.avcConfiguration, let entry = track.videoEntry else {
+            throw PackagerError(.unsupportedInput, "the video track has no avcC")
+        }
+        let codec = "avc1." + [avcC.profileIndication, avcC.profileCompatibility, avcC.levelIndication]
+            .map { String(format: "%02X", $0) }.joined()
+        let samples = track.samples
+        let seconds = Double(samples.decodeEnd) / Double(track.timescale)
+        let frameRate = seconds > 0 ? (Double(samples.count) / seconds * 1000).rounded() / 1000 : 0
+        guard frameRate > 0, entry.width > 0, entry.height > 0 else {
+            throw PackagerError(.malformedInput, "the video track has no usable size or frame rate")
+        }
+        let video = HLSFPSv2.Video(bandwidth: rates.reduce(0) { $0 + $1.peak }, averageBandwidth: rates.reduce(0) { $0 + $1.average },
+                                   codec: codec, resolution: HLSResolution(width: Int(entry.width), height: Int(entry.height)),
+                                   frameRate: frameRate)
+        var audio: HLSFPSv2.Audio?
+        if let audioTrack, let channels = audioConfig?.channelCount {
+            audio = HLSFPSv2.Audio(language: bcp47(audioLanguage ?? audioTrack.language), channels: channels)
+        }
+        return (video, audio)
     }
 
     /// `mdhd` holds ISO 639-2/T; a three-letter code is a valid BCP 47 primary subtag, and the

@@ -12,14 +12,29 @@ public enum InitSegment {
     public static let fileType = FileTypeBox(majorBrand: "iso6", minorVersion: 0, compatibleBrands: ["iso6", "cmfc", "mp41"])
 
     public static func video(_ track: SourceTrack, keyID: [UInt8], constantIV: [UInt8]) throws(PackagerError) -> [UInt8] {
+        try video(track, protection: (keyID, constantIV))
+    }
+
+    /// The clear init of tdf-hls: the same track with its `avc1` entry and no `sinf`.
+    public static func clearVideo(_ track: SourceTrack) throws(PackagerError) -> [UInt8] {
+        try video(track, protection: nil)
+    }
+
+    public static func clearAudio(_ track: SourceTrack) throws(PackagerError) -> [UInt8] {
+        try audio(track, protection: nil)
+    }
+
+    static func video(_ track: SourceTrack, protection keys: (keyID: [UInt8], constantIV: [UInt8])?) throws(PackagerError) -> [UInt8] {
         guard var entry = track.videoEntry, entry.format == "avc1", entry.avcConfiguration != nil else {
             throw PackagerError(.unsupportedInput, "\(track.name) is not H.264 in an 'avc1' entry with 'avcC'")
         }
-        entry.format = "encv"
         entry.children.removeAll(ProtectionSchemeInfoBox.self)
-        entry.children.append(protection(original: "avc1", tenc: TrackEncryptionBox(
-            defaultIsProtected: 1, defaultPerSampleIVSize: 0, defaultKID: keyID, defaultConstantIV: constantIV,
-            defaultCryptByteBlock: 1, defaultSkipByteBlock: 9)))
+        if let keys {
+            entry.format = "encv"
+            entry.children.append(protection(original: "avc1", tenc: TrackEncryptionBox(
+                defaultIsProtected: 1, defaultPerSampleIVSize: 0, defaultKID: keys.keyID, defaultConstantIV: keys.constantIV,
+                defaultCryptByteBlock: 1, defaultSkipByteBlock: 9)))
+        }
         var vmhd = VideoMediaHeaderBox()
         vmhd.flags = 1
         let tkhd = TrackHeaderBox(trackID: trackID, duration: 0, width: UInt32(entry.width) << 16, height: UInt32(entry.height) << 16)
@@ -28,20 +43,26 @@ public enum InitSegment {
     }
 
     public static func audio(_ track: SourceTrack, keyID: [UInt8], constantIV: [UInt8]) throws(PackagerError) -> [UInt8] {
+        try audio(track, protection: (keyID, constantIV))
+    }
+
+    static func audio(_ track: SourceTrack, protection keys: (keyID: [UInt8], constantIV: [UInt8])?) throws(PackagerError) -> [UInt8] {
         guard var entry = track.audioEntry, entry.format == "mp4a", entry.elementaryStreamDescriptor != nil else {
             throw PackagerError(.unsupportedInput, "\(track.name) is not MPEG-4 audio in an 'mp4a' entry with 'esds'")
         }
-        entry.format = "enca"
         // QuickTime sound description versions 1 and 2 are not ISO; the esds carries the truth.
         if entry.soundVersion != 0 {
             entry.soundVersion = 0
             entry.quickTimeExtension = []
         }
         entry.children.removeAll(ProtectionSchemeInfoBox.self)
-        var tenc = TrackEncryptionBox(defaultIsProtected: 1, defaultPerSampleIVSize: 0, defaultKID: keyID,
-                                      defaultConstantIV: constantIV)
-        tenc.version = 0
-        entry.children.append(protection(original: "mp4a", tenc: tenc))
+        if let keys {
+            entry.format = "enca"
+            var tenc = TrackEncryptionBox(defaultIsProtected: 1, defaultPerSampleIVSize: 0, defaultKID: keys.keyID,
+                                          defaultConstantIV: keys.constantIV)
+            tenc.version = 0
+            entry.children.append(protection(original: "mp4a", tenc: tenc))
+        }
         var tkhd = TrackHeaderBox(trackID: trackID, duration: 0)
         tkhd.volume = 0x0100
         return try movie(track: track, entry: entry, handler: HandlerBox(handlerType: "soun", name: "SoundHandler"),

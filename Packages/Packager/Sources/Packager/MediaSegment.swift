@@ -32,8 +32,9 @@ public enum MediaSegment {
     static let syncFlags: UInt32 = 0x0200_0000
     static let nonSyncFlags: UInt32 = 0x0101_0000
 
+    /// - Parameter protected: false writes a clear fragment (tdf-hls): no `senc`, `saiz` or `saio`.
     public static func header(sequenceNumber: UInt32, decodeTime: UInt64, samples: [FragmentSample],
-                              isVideo: Bool) throws(PackagerError) -> [UInt8] {
+                              isVideo: Bool, protected: Bool = true) throws(PackagerError) -> [UInt8] {
         let payload = samples.reduce(UInt64(0)) { $0 + UInt64($1.size) }
         let runSamples = samples.map { s in
             TrackRunBox.Sample(sampleDuration: s.duration, sampleSize: s.size,
@@ -43,7 +44,7 @@ public enum MediaSegment {
         let senc = SampleEncryptionBox(perSampleIVSize: 0, usesSubsamples: isVideo,
                                        samples: samples.map { SampleEncryptionBox.Sample(subsamples: isVideo ? $0.subsamples : []) })
         let infoSizes = samples.map { UInt8(clamping: isVideo ? 2 + 6 * $0.subsamples.count : 0) }
-        if isVideo, let index = samples.firstIndex(where: { 2 + 6 * $0.subsamples.count > 255 }) {
+        if protected, isVideo, let index = samples.firstIndex(where: { 2 + 6 * $0.subsamples.count > 255 }) {
             throw PackagerError(.limitExceeded, "video sample \(index + 1) of segment \(sequenceNumber - 1) needs a senc entry over 255 bytes (more than 42 NAL units)")
         }
         let tfhd = TrackFragmentHeaderBox(trackID: InitSegment.trackID, defaultBaseIsMoof: true)
@@ -54,6 +55,12 @@ public enum MediaSegment {
             traf.children.append(tfhd)
             traf.children.append(tfdt)
             traf.children.append(TrackRunBox(dataOffset: dataOffset, samples: runSamples))
+            guard protected else {
+                var moof = MovieFragmentBox()
+                moof.children.append(MovieFragmentHeaderBox(sequenceNumber: sequenceNumber))
+                moof.children.append(traf)
+                return moof
+            }
             traf.children.append(senc)
             if isVideo {
                 let saiz: SampleAuxiliaryInformationSizesBox

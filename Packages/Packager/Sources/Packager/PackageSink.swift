@@ -5,24 +5,29 @@ import Glibc
 #endif
 
 /// Where a package's entries go, in order. Nothing appears at the destination until `commit`;
-/// `discard` (or release without commit) removes every trace.
+/// `discard` (or release without commit) removes every trace. `finish` completes the package
+/// under its temporary name, so it can be checked (admission) before it is moved into place.
 public protocol PackageSink: AnyObject {
     func add(name: String, bytes: [UInt8]) throws(PackagerError)
+    /// Completes the package and returns its temporary path (a file or a directory).
+    func finish() throws(PackagerError) -> String
     func commit() throws(PackagerError)
     func discard()
 }
 
-/// The stored ZIP: the fps-v2 exact layout, or with `zip64` a standard-layout archive that may
-/// use ZIP64 (fps-v2 readers refuse it). Written under a temporary name and renamed.
+/// The stored ZIP: the fps-v2 exact layout, or with `zip64` a standard-layout archive with ZIP64
+/// records on every entry and at the end (fps-v2 readers refuse it). Written under a temporary
+/// name and renamed.
 public final class ZIPPackageSink: PackageSink {
     private let file: ZIPAtomicFile
     private let writer: ZIPWriter
     private var done = false
+    private var finished = false
 
     public init(path: String, zip64: Bool) throws(PackagerError) {
         do {
             file = try ZIPAtomicFile(path: path)
-            writer = try ZIPWriter(sink: file.sink, layout: zip64 ? .standard : .exact, allowZIP64: zip64)
+            writer = try ZIPWriter(sink: file.sink, layout: zip64 ? .standard : .exact, allowZIP64: zip64, forceZIP64: zip64)
         } catch {
             throw PackagerError(.io, "the output archive could not be created: \(error.reason)")
         }
@@ -34,14 +39,25 @@ public final class ZIPPackageSink: PackageSink {
         }
     }
 
+    public func finish() throws(PackagerError) -> String {
+        if !finished {
+            do { _ = try writer.finish() } catch {
+                file.discard()
+                throw PackagerError(.io, "finishing the archive failed: \(error.reason)")
+            }
+            finished = true
+        }
+        return file.temporaryPath
+    }
+
     public func commit() throws(PackagerError) {
+        _ = try finish()
         do {
-            try writer.finish()
             try file.commit()
             done = true
         } catch {
             file.discard()
-            throw PackagerError(.io, "finishing the archive failed: \(error.reason)")
+            throw PackagerError(.io, "moving the archive into place failed: \(error.reason)")
         }
     }
 
@@ -93,6 +109,8 @@ public final class DirectoryPackageSink: PackageSink {
             written += n
         }
     }
+
+    public func finish() throws(PackagerError) -> String { temporary }
 
     public func commit() throws(PackagerError) {
         // rename(2) replaces an empty directory atomically.

@@ -20,6 +20,8 @@ public struct PackagerError: Error, Equatable, Sendable, CustomStringConvertible
         case cryptoFailure
         /// An external program (ffmpeg) was needed and failed or is missing.
         case externalTool
+        /// The written package failed the reader admission checks, so it was not published.
+        case notAdmitted
     }
 
     public let code: Code

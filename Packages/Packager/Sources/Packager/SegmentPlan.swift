@@ -70,13 +70,12 @@ public struct SegmentPlan: Sendable, Equatable {
             }
         }
         var bounds = starts.enumerated().map { n, i in n == 0 ? Int64(0) : packageTime(i) }
-        var end = video.presentationEnd - video.edit.delay
+        var end = Self.packageEnd(video)
         if let last = bounds.last, end <= last {
             end = (0 ..< vs.count).map { packageTime($0) + Int64(vs.durations[$0]) }.max() ?? last + 1
             if end <= last { end = last + 1 }
         }
         bounds.append(end)
-        let firstPresented = max(0, video.presentationStart - video.edit.delay)
 
         // Audio ranges.
         var audioRanges = Array(repeating: 0 ..< 0, count: starts.count)
@@ -85,27 +84,21 @@ public struct SegmentPlan: Sendable, Equatable {
             let a = audio.samples
             let ats = Int64(audio.timescale)
             guard a.count > 0 else { throw PackagerError(.malformedInput, "\(audio.name) has no samples") }
-            let shift = -audio.edit.mediaStart + audio.edit.delay - video.edit.delay * ats / ts
-            func startTime(_ k: Int) -> Int64 { a.decodeTimes[k] + shift }
-            // before(k, b): packet k starts before video time b.
-            func before(_ k: Int, _ b: Int64) -> Bool { startTime(k) * ts < b * ats }
-            var first = 0
-            while first < a.count, (startTime(first) + Int64(a.durations[first])) < 0 { first += 1 }
-            var last = first
-            while last < a.count, before(last, end) { last += 1 }
-            guard last > first else {
+            let placement = AudioPlacement(video: video, audio: audio, end: end)
+            switch placement.coverage {
+            case .covers: break
+            case .noOverlap:
                 throw PackagerError(.unsupportedInput, "\(audio.name) does not overlap the video")
-            }
-            let firstDuration = Int64(a.durations[first])
-            guard startTime(first) * ts <= (firstPresented * ats) + firstDuration * ts else {
+            case .startsLate:
                 throw PackagerError(.unsupportedInput,
-                                    "\(audio.name) starts after the video; sound that starts late needs re-encoding, which is not available")
-            }
-            let lastDuration = Int64(a.durations[last - 1])
-            guard (startTime(last - 1) + lastDuration) * ts >= end * ats - lastDuration * ts else {
+                                    "\(audio.name) starts after the video; it cannot be placed to cover the video (fps-v2 §7.5 #6)")
+            case .stopsEarly:
                 throw PackagerError(.unsupportedInput,
-                                    "\(audio.name) stops before the video ends; sound that stops early needs re-encoding, which is not available")
+                                    "\(audio.name) stops before the video ends; it cannot be placed to cover the video (fps-v2 §7.5 #6)")
             }
+            let first = placement.first, last = placement.last
+            func before(_ k: Int, _ b: Int64) -> Bool { placement.startTime(k) * ts < b * ats }
+            func startTime(_ k: Int) -> Int64 { placement.startTime(k) }
             var decodeTime = UInt64(max(0, startTime(first)))
             var k = first
             for n in 0 ..< starts.count {
@@ -136,4 +129,62 @@ public struct SegmentPlan: Sendable, Equatable {
         audioTimescale = audio?.timescale
         videoCompositionShift = compositionShift
     }
+
+    /// The video's presented end in package time (video timescale).
+    static func packageEnd(_ video: SourceTrack) -> Int64 { video.presentationEnd - video.edit.delay }
+
+    /// Whether `audio`, placed through both tracks' edits, covers `video` (§7.5 #3, #6): from the
+    /// first presented frame to the presented end, within one packet at each side.
+    public static func audioCoverage(video: SourceTrack, audio: SourceTrack) -> AudioPlacement.Coverage {
+        guard audio.samples.count > 0, video.samples.count > 0, audio.timescale > 0, video.timescale > 0 else { return .noOverlap }
+        var end = packageEnd(video)
+        if end <= 0 {
+            end = (0 ..< video.samples.count).map { video.samples.compositionTime($0) - video.edit.mediaStart + Int64(video.samples.durations[$0]) }.max() ?? 1
+        }
+        return AudioPlacement(video: video, audio: audio, end: max(end, 1)).coverage
+    }
+}
+
+/// Where the audio packets fall on the package timeline (video time 0 is the first video
+/// sample's decode time): packet `k` starts at its decode time moved by both tracks' edits.
+public struct AudioPlacement: Sendable {
+    public enum Coverage: Sendable, Equatable { case covers, noOverlap, startsLate, stopsEarly }
+
+    let shift: Int64
+    let decodeTimes: [Int64]
+    /// The first packet that ends after time 0, and one past the last that starts before the end.
+    let first: Int
+    let last: Int
+    public let coverage: Coverage
+
+    init(video: SourceTrack, audio: SourceTrack, end: Int64) {
+        let a = audio.samples
+        let ts = Int64(video.timescale), ats = Int64(audio.timescale)
+        let shift = -audio.edit.mediaStart + audio.edit.delay - video.edit.delay * ats / ts
+        self.shift = shift
+        decodeTimes = a.decodeTimes
+        func startTime(_ k: Int) -> Int64 { a.decodeTimes[k] + shift }
+        var first = 0
+        while first < a.count, (startTime(first) + Int64(a.durations[first])) < 0 { first += 1 }
+        var last = first
+        while last < a.count, startTime(last) * ts < end * ats { last += 1 }
+        self.first = first
+        self.last = last
+        guard last > first else {
+            coverage = .noOverlap
+            return
+        }
+        let firstPresented = max(0, video.presentationStart - video.edit.delay)
+        let firstDuration = Int64(a.durations[first])
+        let lastDuration = Int64(a.durations[last - 1])
+        if startTime(first) * ts > (firstPresented * ats) + firstDuration * ts {
+            coverage = .startsLate
+        } else if (startTime(last - 1) + lastDuration) * ts < end * ats - lastDuration * ts {
+            coverage = .stopsEarly
+        } else {
+            coverage = .covers
+        }
+    }
+
+    func startTime(_ k: Int) -> Int64 { decodeTimes[k] + shift }
 }

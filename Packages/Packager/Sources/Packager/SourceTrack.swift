@@ -13,6 +13,10 @@ public struct SourceTrack: Sendable {
     public let language: String
     public let samples: SampleTable
     public let edit: EditTiming
+    /// Why this sound track's edit list cannot be read as one media edit (several media edits,
+    /// a rate other than 1). Such a track is re-encoded by ffmpeg, which applies the edits
+    /// itself; a video track with such an edit list is refused.
+    public let unsupportedEdit: String?
     /// The visual sample entry of a video track.
     public let videoEntry: VisualSampleEntry?
     /// The audio sample entry of an audio track.
@@ -90,17 +94,25 @@ public struct SourceTrack: Sendable {
         if kind == .other {
             samples = SampleTable(offsets: [], sizes: [], durations: [])
             edit = EditTiming()
+            unsupportedEdit = nil
             return
         }
         samples = try SampleTable(sampleTable: stbl, fileSize: fileSize, trackName: name)
-        edit = try EditTiming(editList: track.edit?.editList, movieTimescale: movieTimescale,
-                              mediaTimescale: timescale, trackName: name)
+        do {
+            edit = try EditTiming(editList: track.edit?.editList, movieTimescale: movieTimescale,
+                                  mediaTimescale: timescale, trackName: name)
+            unsupportedEdit = nil
+        } catch {
+            guard kind == .audio, error.code == .unsupportedInput else { throw error }
+            edit = EditTiming()
+            unsupportedEdit = error.reason
+        }
     }
 
     /// A track made directly (tests, re-encoded audio).
     public init(trackID: UInt32, kind: Kind, format: FourCC, timescale: UInt32, language: String = "und",
                 samples: SampleTable, edit: EditTiming = EditTiming(),
-                videoEntry: VisualSampleEntry? = nil, audioEntry: AudioSampleEntry? = nil) {
+                videoEntry: VisualSampleEntry? = nil, audioEntry: AudioSampleEntry? = nil, unsupportedEdit: String? = nil) {
         self.trackID = trackID
         self.kind = kind
         self.format = format
@@ -108,6 +120,7 @@ public struct SourceTrack: Sendable {
         self.language = language
         self.samples = samples
         self.edit = edit
+        self.unsupportedEdit = unsupportedEdit
         self.videoEntry = videoEntry
         self.audioEntry = audioEntry
     }

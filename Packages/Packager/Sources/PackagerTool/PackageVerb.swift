@@ -1,3 +1,4 @@
+import FPSv2
 import Foundation
 import Packager
 import ToolSupport
@@ -5,14 +6,23 @@ import ToolSupport
 enum PackageVerb {
     static let verb = ToolVerb(
         "package",
-        summary: "Package an MP4/MOV as an fps-v2 archive (or directory).",
+        summary: "Package an MP4/MOV as an fps-v2 archive (or directory) or a tdf-hls stream directory.",
         discussion: """
-            Each component (video, and audio when the source has sound) gets its own random 16-byte \
-            key, wrapped with RSA-OAEP (SHA-1) to the KAS public key; keys never leave the process \
-            in clear. The policy file must have body.dataAttributes and must not have \
-            arkavo:components; the packager sets a fresh uuid, adds arkavo:media from the media \
-            flags and inserts arkavo:components. -o names a ZIP file, or a directory when it ends \
-            in '/' or is an existing (empty) directory. Nothing is left at the output path on failure.
+            fps-v2 (default): each component (video, and audio when the source has sound) gets its \
+            own random 16-byte key, wrapped with RSA-OAEP (SHA-1) to the KAS public key; keys never \
+            leave the process in clear. The policy file must have body.dataAttributes and must not \
+            have arkavo:components; the packager sets a fresh uuid, adds arkavo:media from the media \
+            flags and inserts arkavo:components. fps-v2 also needs the creator's classification \
+            (§6.4), in the policy as arkavo:classification or given with --classification. -o names \
+            a ZIP file, or a directory when it ends in '/' or is an existing (empty) directory. The \
+            written package must pass the reader admission checks (with --kas-url accepted as the \
+            key service) before it is moved into place.
+            tdf-hls: -o names a directory; clear init segments, every media segment a Standard TDF \
+            (a fresh key each, wrapped to the KAS, the same policy) and RFC 8216 playlists.
+            Audio that is not one AAC-LC track covering the video (several tracks, another codec, \
+            late or short sound, channel configuration 0 or 8-15) is mixed and re-encoded once to \
+            AAC-LC with ffmpeg (--ffmpeg, $MEDIADRM_FFMPEG or PATH). Nothing is left at the output \
+            path on failure.
             """,
         options: [
             .single("output", short: "o", valueName: "path", help: "The package to write (ZIP file or directory).", required: true),
@@ -20,6 +30,9 @@ enum PackageVerb {
             .single("kas-public-key", valueName: "pem", help: "PEM file of the KAS RSA public key.", required: true),
             .single("kas-kid", valueName: "kid", help: "The KAS key id written as keyAccess kid."),
             .single("policy", valueName: "file", help: "Policy JSON with body.dataAttributes."),
+            .single("classification", valueName: "file|json",
+                    help: "arkavo:classification, inline JSON or a file: {\"filter\":\"passed\",\"flagged\":[],\"v\":1}."),
+            .single("ffmpeg", valueName: "path", help: "ffmpeg used to re-encode audio (default: $MEDIADRM_FFMPEG, then PATH)."),
             .single("profile", valueName: "name", help: "fps-v2 (default) or tdf-hls."),
             .single("segment-duration", valueName: "seconds", help: "Target segment duration (default 6)."),
             .single("rental-purchase-window", valueName: "seconds", help: "Rental: time from purchase to first play."),
@@ -30,7 +43,7 @@ enum PackageVerb {
             .single("hdcp", valueName: "level", help: "none, type0 or type1."),
             .single("min-security-level", valueName: "level", help: "software, baseline or main."),
             .flag("no-virtual-machines", help: "Refuse playback inside virtual machines."),
-            .flag("zip64", help: "Allow a ZIP64 archive over 4 GiB (fps-v2 readers refuse it)."),
+            .flag("zip64", help: "Write a ZIP64 archive (needed over 4 GiB; fps-v2 readers refuse it)."),
             .json,
             .quiet,
         ],
@@ -44,13 +57,17 @@ enum PackageVerb {
         guard profile == "fps-v2" || profile == "tdf-hls" else {
             throw UsageError("invalid value '\(profile)' for '--profile': expected fps-v2 or tdf-hls")
         }
-        guard profile == "fps-v2" else { throw ToolFailure("the tdf-hls profile is not available yet") }
         let pem = try FileInput.readText(try arguments.requiredValue("kas-public-key"), role: "KAS public key")
         var options = PackageOptions(kasURL: try arguments.requiredValue("kas-url"), kasPublicKeyPEM: pem,
                                      kasKID: arguments.value("kas-kid"))
         if let policy = arguments.value("policy") {
             options.policyJSON = try FileInput.read(policy, role: "policy", maxBytes: 1 << 20)
         }
+        if let text = arguments.value("classification") {
+            let bytes = text.hasPrefix("{") ? Data(text.utf8) : try FileInput.read(text, role: "classification", maxBytes: 64 << 10)
+            do { options.classification = try PackagePolicy.classification(parsing: bytes) } catch { throw UsageError(error.reason) }
+        }
+        options.ffmpegPath = arguments.value("ffmpeg")
         if let text = arguments.value("segment-duration") {
             guard let seconds = Double(text), seconds > 0, seconds <= 3600, seconds.isFinite else {
                 throw UsageError("invalid value '\(text)' for '--segment-duration': expected seconds from 0 to 3600")
@@ -83,14 +100,22 @@ enum PackageVerb {
         guard !FileInput.isSameFile(input, output) else { throw ToolFailure("the output would overwrite the input") }
 
         let summary: PackageSummary
-        do { summary = try FPSv2Packager.package(input: input, output: output, options: options) } catch {
+        do {
+            summary = profile == "tdf-hls" ? try TDFHLSPackager.package(input: input, output: output, options: options)
+                                           : try FPSv2Packager.package(input: input, output: output, options: options)
+        } catch {
             throw ToolFailure(error.reason)
         }
         for warning in summary.warnings { console.warning(warning) }
         if arguments.flag("json") {
             try console.printJSON(PackageReport(summary))
         } else {
-            console.print("wrote \(summary.output) (\(summary.isDirectory ? "directory" : "fps-v2 ZIP"), \(summary.bytes) bytes)")
+            let format = summary.profile == "tdf-hls" ? "tdf-hls directory" : summary.isDirectory ? "fps-v2 directory" : "fps-v2 ZIP"
+            console.print("wrote \(summary.output) (\(format), \(summary.bytes) bytes)")
+            if let report = summary.admission {
+                console.print("reader admission: \(report.results.filter { $0.status == .passed }.count) checks passed, "
+                              + "\(report.results.filter { $0.status == .notApplicable }.count) not applicable")
+            }
             console.print("policy uuid: \(summary.policyUUID)")
             console.print(String(format: "duration: %.3f s in %d segments", summary.duration, summary.segmentDurations.count))
             for c in summary.components {
@@ -103,7 +128,10 @@ enum PackageVerb {
 struct PackageReport: Encodable {
     struct Component: Encodable { var id: String; var codec: String; var segments: Int; var bytes: Int; var peakBitRate: Int; var averageBitRate: Int }
     var output: String
+    var profile: String
     var format: String
+    var admitted: Bool?
+    var audioReencodeReason: String?
     var policyUUID: String
     var duration: Double
     var segmentDurations: [Double]
@@ -114,6 +142,9 @@ struct PackageReport: Encodable {
 
     init(_ s: PackageSummary) {
         output = s.output
+        profile = s.profile
+        admitted = s.admission?.isAdmitted
+        audioReencodeReason = s.audioReencodeReason
         format = s.isDirectory ? "directory" : "zip"
         policyUUID = s.policyUUID
         duration = s.duration

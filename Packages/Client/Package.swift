@@ -15,12 +15,21 @@ let package = Package(
         .target(name: "Client", dependencies: [
             "CCurl",
             .product(name: "Crypto", package: "MediaCrypto"),
+            .product(name: "Encoding", package: "MediaCrypto"),
+            .product(name: "JSON", package: "MediaCrypto"),
+            .product(name: "ZIP", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "PlayerTool", dependencies: [
             "Client",
             .product(name: "ToolSupport", package: "MediaCrypto"),
         ]),
-        .testTarget(name: "ClientTests", dependencies: ["Client"]),
+        .testTarget(name: "ClientTests", dependencies: [
+            "Client",
+            .product(name: "ZIP", package: "MediaCrypto"),
+            .product(name: "Crypto", package: "MediaCrypto"),
+            .product(name: "Encoding", package: "MediaCrypto"),
+            .product(name: "JSON", package: "MediaCrypto"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -35,6 +35,7 @@ import json
 import os
 import posixpath
 import re
+import signal
 import ssl
 import sys
 import threading
@@ -280,6 +281,10 @@ def main():
     parser.add_argument("--status", action="append")
     parser.add_argument("--delay", action="append")
     args = parser.parse_args()
+    # A parent that spawns from a thread with signals blocked passes its mask on; undo that so
+    # SIGTERM and SIGINT stop the server.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
 
     server = Server(("127.0.0.1", args.port), Handler)
     server.root = os.path.realpath(args.root)

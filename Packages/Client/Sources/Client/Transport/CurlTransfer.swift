@@ -9,6 +9,13 @@ final class CancellationFlag: Sendable {
     var isCancelled: Bool { flag.load(ordering: .relaxed) }
 }
 
+/// Counts transfers that reached libcurl (tests use it to prove a refused request never did).
+final class TransferCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    func increment() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}
+
 /// The state of one transfer, reached from libcurl's callbacks through an unretained pointer
 /// that lives only for the duration of `curl_easy_perform` on this thread.
 final class TransferState {
@@ -106,6 +113,7 @@ private func curlProgressCallback(_ context: UnsafeMutableRawPointer?, _ dltotal
 struct CurlTransfer {
     let configuration: HTTPClientConfiguration
     let pool: CurlHandlePool
+    let counter: TransferCounter
 
     func run(_ request: HTTPRequest, cancellation: CancellationFlag?) throws(TransportError) -> HTTPResponse {
         // Everything that can be refused is refused before a handle (let alone a socket) exists.
@@ -127,7 +135,8 @@ struct CurlTransfer {
         defer { Self.freeWiped(headerList) }
         var lines = request.headers.map { "\($0.name): \($0.value)" }
         lines.append("Expect:")
-        if request.body != nil && request.headers["content-type"] == nil { lines.append("Content-Type:") }
+        // libcurl would otherwise label every POST body as a form.
+        if request.headers["content-type"] == nil { lines.append("Content-Type:") }
         if let credential = request.credential { lines.append(credential.authorizationHeaderLine) }
         for line in lines {
             guard let appended = curl_slist_append(headerList, line) else {
@@ -197,6 +206,7 @@ struct CurlTransfer {
             throw TransportError(.internalError, "libcurl refused a transport option", curlCode: Int(result.rawValue))
         }
 
+        counter.increment()
         let code = withExtendedLifetime(url) { withExtendedLifetime(state) { curl_easy_perform(h) } }
 
         if let abort = state.abort {

@@ -71,7 +71,7 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
 
         let range = options.tailPrefetchBytes > 0 ? "bytes=-\(options.tailPrefetchBytes)" : "bytes=0-0"
         let asked = max(1, options.tailPrefetchBytes)
-        let response = try client.sendSynchronously(HTTPRequest(
+        let response = try Self.send(client, HTTPRequest(
             method: .get, url: url, headers: ["Range": range], credential: credential,
             maxResponseBytes: max(asked, options.maxWholeResourceBytes), extraAcceptedStatuses: [416]))
         requests = 1
@@ -181,7 +181,7 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
         guard count <= UInt64(Int.max / 2) else { throw TransportError(.invalidRange, "a range request is too large") }
         let last = first + count - 1
         requests += 1
-        let response = try client.sendSynchronously(HTTPRequest(
+        let response = try Self.send(client, HTTPRequest(
             method: .get, url: url, headers: ["Range": "bytes=\(first)-\(last)"], credential: credential,
             maxResponseBytes: Int(count)))
         received += UInt64(response.body.count)
@@ -210,6 +210,17 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
         cachedBytes += segment.bytes.count
         while cachedBytes > options.maxCachedBytes, !segments.isEmpty {
             cachedBytes -= segments.removeFirst().bytes.count
+        }
+    }
+
+    /// A body longer than the range asked for (or than a small whole resource) is a range
+    /// failure, whichever way the server framed it.
+    private static func send(_ client: HTTPClient, _ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        do {
+            return try client.sendSynchronously(request)
+        } catch {
+            guard error.code == .responseTooLarge else { throw error }
+            throw TransportError(.invalidRange, "the server sent more than the range asked for", status: error.status)
         }
     }
 

@@ -25,6 +25,7 @@ final class TransferState {
     static let maxHeaderFields = 200
 
     let limit: Int
+    let isHead: Bool
     let cancellation: CancellationFlag?
     var body = Data()
     var fields: [HTTPHeaderField] = []
@@ -32,8 +33,9 @@ final class TransferState {
     var headerBytes = 0
     var abort: Abort?
 
-    init(limit: Int, cancellation: CancellationFlag?) {
+    init(limit: Int, isHead: Bool, cancellation: CancellationFlag?) {
         self.limit = limit
+        self.isHead = isHead
         self.cancellation = cancellation
     }
 
@@ -53,7 +55,8 @@ final class TransferState {
         if trimmed.isEmpty {
             // End of a header block: refuse a redirect before reading its body.
             if (300..<400).contains(status) { abort = .redirect; return false }
-            if status >= 200, let length = fields.first(where: { $0.name.lowercased() == "content-length" }),
+            // A HEAD answer's Content-Length describes a body that is not sent.
+            if status >= 200, !isHead, let length = fields.first(where: { $0.name.lowercased() == "content-length" }),
                let value = UInt64(length.value), value > UInt64(limit) {
                 abort = .bodyTooLarge
                 return false
@@ -145,7 +148,7 @@ struct CurlTransfer {
             headerList = appended
         }
 
-        let state = TransferState(limit: limit, cancellation: cancellation)
+        let state = TransferState(limit: limit, isHead: request.method == .head, cancellation: cancellation)
         let context = Unmanaged.passUnretained(state).toOpaque()
         let h = handle.raw
         let connectTimeout = HTTPClientConfiguration.milliseconds(configuration.connectTimeout)
@@ -176,7 +179,9 @@ struct CurlTransfer {
         }
         set(mediadrm_curl_setopt_string(h, CURLOPT_USERAGENT, configuration.userAgent))
         set(mediadrm_curl_setopt_slist(h, CURLOPT_HTTPHEADER, headerList))
-        set(mediadrm_curl_setopt_off(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
+        if request.method != .head {
+            set(mediadrm_curl_setopt_off(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
+        }
         set(mediadrm_curl_set_header_callback(h, curlHeaderCallback, context))
         set(mediadrm_curl_set_write_callback(h, curlWriteCallback, context))
         set(mediadrm_curl_set_xferinfo_callback(h, curlProgressCallback, context))

@@ -97,6 +97,20 @@ import Testing
         #expect(response.status == 200)
         #expect(response.body.isEmpty)
         #expect(response.headers["content-length"] == "100000")
+        // The announced length of a body that is not sent is not held against the limit.
+        let limited = try client.sendSynchronously(HTTPRequest(method: .head, url: origin.url("/file.bin"), maxResponseBytes: 10))
+        #expect(limited.status == 200)
+    }
+
+    @Test func connectTimeoutStopsAHandshakeThatNeverCompletes() throws {
+        let stalled = try LocalOrigin(root: root, arguments: ["--stall"])
+        let impatient = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .milliseconds(300), totalTimeout: .seconds(20)))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = transportError { try impatient.sendSynchronously(HTTPRequest(url: stalled.url("/"))) }
+        #expect(error?.code == .timedOut)
+        // The connect timeout fired, not the 20 s total one.
+        #expect(seconds(clock.now - start) < 8)
     }
 
     @Test(arguments: [301, 302, 303, 307, 308])

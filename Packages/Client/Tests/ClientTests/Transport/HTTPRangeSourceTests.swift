@@ -129,6 +129,26 @@ struct TestBytes {
         #expect(source.requestCount - before < 300_000 / 4096 / 4)
     }
 
+    @Test func aLargeEntryStreamsWithGrowingReadAhead() throws {
+        var generator = TestBytes(state: 9)
+        let large = generator.next(3_000_000)
+        let sink = ZIPMemorySink()
+        let writer = try ZIPWriter(sink: sink)
+        try writer.addEntry(name: "before.bin", data: generator.next(100))
+        try writer.addEntry(name: "large.bin", data: large)
+        try writer.addEntry(name: "after.bin", data: generator.next(100))
+        _ = try writer.finish()
+        try sink.data.write(to: root.appendingPathComponent("large.zip"))
+        let source = try HTTPRangeSource(url: origin.url("/large.zip"), client: client)
+        let reader = try ZIPReader(source: source)
+        var streamed = Data()
+        try reader.readStream(try #require(reader.entry(named: "large.bin"))) { streamed.append($0) }
+        #expect(streamed == large)
+        // 64 KiB chunks would take 46 requests; the read-ahead doubles up to 1 MiB.
+        #expect(source.requestCount <= 9)
+        #expect(source.bytesReceived < UInt64(sink.data.count) + (1 << 20))
+    }
+
     @Test func readsOutsideTheResourceAreRefused() throws {
         let source = try HTTPRangeSource(url: origin.url("/big.bin"), client: client)
         for (offset, count) in [(UInt64(300_001), 0), (299_990, 11), (0, -1), (UInt64.max, 1)] {

@@ -26,6 +26,9 @@ The same behaviours by path, so one server can serve many tests:
                                   (not itself recorded)
 
 TLS: --cert FILE --key FILE wraps the socket; the handshake runs in the handler thread.
+
+--stall: instead of serving, listen with a full accept queue that is never drained, so a new
+connection attempt hangs in the TCP handshake (a connect timeout test without leaving loopback).
 """
 import argparse
 import email.utils
@@ -34,7 +37,9 @@ import http.server
 import json
 import os
 import posixpath
+import socket
 import re
+import signal
 import ssl
 import sys
 import threading
@@ -279,7 +284,38 @@ def main():
     parser.add_argument("--redirect", action="append")
     parser.add_argument("--status", action="append")
     parser.add_argument("--delay", action="append")
+    parser.add_argument("--stall", action="store_true")
     args = parser.parse_args()
+    # A parent that spawns from a thread with signals blocked passes its mask on; undo that so
+    # SIGTERM and SIGINT stop the server.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+
+    def watch_stdin():
+        try:
+            while sys.stdin.buffer.read(4096):
+                pass
+        finally:
+            os._exit(0)
+
+    if args.stall:
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", args.port))
+        listener.listen(0)
+        port = listener.getsockname()[1]
+        fillers = []
+        for _ in range(4):
+            filler = socket.socket()
+            filler.setblocking(False)
+            try:
+                filler.connect(("127.0.0.1", port))
+            except BlockingIOError:
+                pass
+            fillers.append(filler)
+        time.sleep(0.2)
+        print(port, flush=True)
+        watch_stdin()
+        return
 
     server = Server(("127.0.0.1", args.port), Handler)
     server.root = os.path.realpath(args.root)
@@ -292,14 +328,6 @@ def main():
         server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
 
     print(server.server_address[1], flush=True)
-
-    def watch_stdin():
-        try:
-            while sys.stdin.buffer.read(4096):
-                pass
-        finally:
-            os._exit(0)
-
     threading.Thread(target=watch_stdin, daemon=True).start()
     server.serve_forever()
 

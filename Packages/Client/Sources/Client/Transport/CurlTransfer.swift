@@ -9,6 +9,13 @@ final class CancellationFlag: Sendable {
     var isCancelled: Bool { flag.load(ordering: .relaxed) }
 }
 
+/// Counts transfers that reached libcurl (tests use it to prove a refused request never did).
+final class TransferCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    func increment() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}
+
 /// The state of one transfer, reached from libcurl's callbacks through an unretained pointer
 /// that lives only for the duration of `curl_easy_perform` on this thread.
 final class TransferState {
@@ -18,6 +25,7 @@ final class TransferState {
     static let maxHeaderFields = 200
 
     let limit: Int
+    let isHead: Bool
     let cancellation: CancellationFlag?
     var body = Data()
     var fields: [HTTPHeaderField] = []
@@ -25,8 +33,9 @@ final class TransferState {
     var headerBytes = 0
     var abort: Abort?
 
-    init(limit: Int, cancellation: CancellationFlag?) {
+    init(limit: Int, isHead: Bool, cancellation: CancellationFlag?) {
         self.limit = limit
+        self.isHead = isHead
         self.cancellation = cancellation
     }
 
@@ -46,7 +55,8 @@ final class TransferState {
         if trimmed.isEmpty {
             // End of a header block: refuse a redirect before reading its body.
             if (300..<400).contains(status) { abort = .redirect; return false }
-            if status >= 200, let length = fields.first(where: { $0.name.lowercased() == "content-length" }),
+            // A HEAD answer's Content-Length describes a body that is not sent.
+            if status >= 200, !isHead, let length = fields.first(where: { $0.name.lowercased() == "content-length" }),
                let value = UInt64(length.value), value > UInt64(limit) {
                 abort = .bodyTooLarge
                 return false
@@ -106,6 +116,7 @@ private func curlProgressCallback(_ context: UnsafeMutableRawPointer?, _ dltotal
 struct CurlTransfer {
     let configuration: HTTPClientConfiguration
     let pool: CurlHandlePool
+    let counter: TransferCounter
 
     func run(_ request: HTTPRequest, cancellation: CancellationFlag?) throws(TransportError) -> HTTPResponse {
         // Everything that can be refused is refused before a handle (let alone a socket) exists.
@@ -127,7 +138,8 @@ struct CurlTransfer {
         defer { Self.freeWiped(headerList) }
         var lines = request.headers.map { "\($0.name): \($0.value)" }
         lines.append("Expect:")
-        if request.body != nil && request.headers["content-type"] == nil { lines.append("Content-Type:") }
+        // libcurl would otherwise label every POST body as a form.
+        if request.headers["content-type"] == nil { lines.append("Content-Type:") }
         if let credential = request.credential { lines.append(credential.authorizationHeaderLine) }
         for line in lines {
             guard let appended = curl_slist_append(headerList, line) else {
@@ -136,7 +148,7 @@ struct CurlTransfer {
             headerList = appended
         }
 
-        let state = TransferState(limit: limit, cancellation: cancellation)
+        let state = TransferState(limit: limit, isHead: request.method == .head, cancellation: cancellation)
         let context = Unmanaged.passUnretained(state).toOpaque()
         let h = handle.raw
         let connectTimeout = HTTPClientConfiguration.milliseconds(configuration.connectTimeout)
@@ -167,7 +179,9 @@ struct CurlTransfer {
         }
         set(mediadrm_curl_setopt_string(h, CURLOPT_USERAGENT, configuration.userAgent))
         set(mediadrm_curl_setopt_slist(h, CURLOPT_HTTPHEADER, headerList))
-        set(mediadrm_curl_setopt_off(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
+        if request.method != .head {
+            set(mediadrm_curl_setopt_off(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
+        }
         set(mediadrm_curl_set_header_callback(h, curlHeaderCallback, context))
         set(mediadrm_curl_set_write_callback(h, curlWriteCallback, context))
         set(mediadrm_curl_set_xferinfo_callback(h, curlProgressCallback, context))
@@ -197,6 +211,7 @@ struct CurlTransfer {
             throw TransportError(.internalError, "libcurl refused a transport option", curlCode: Int(result.rawValue))
         }
 
+        counter.increment()
         let code = withExtendedLifetime(url) { withExtendedLifetime(state) { curl_easy_perform(h) } }
 
         if let abort = state.abort {

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// HTTP(S) over libcurl for key and media traffic.
@@ -12,29 +11,30 @@ import Foundation
 public final class HTTPClient: Sendable {
     public let configuration: HTTPClientConfiguration
     private let pool: CurlHandlePool
-    private let queue: DispatchQueue
+    let transfers = TransferCounter()
 
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws(TransportError) {
         try configuration.validate()
         guard CurlGlobal.isInitialized else { throw TransportError(.internalError, "libcurl could not be initialised") }
         self.configuration = configuration
         pool = CurlHandlePool(maxIdle: configuration.maxIdleHandles)
-        queue = DispatchQueue(label: "mediadrm.transport", qos: .userInitiated, attributes: .concurrent)
     }
 
-    /// Runs the blocking transfer on the client's queue; cancelling the task aborts the transfer
-    /// at libcurl's next progress callback (within about a second) with `cancelled`.
+    /// Runs the blocking transfer on a thread of its own (never on the cooperative pool or a
+    /// width-limited dispatch queue, which slow transfers would starve); cancelling the task
+    /// aborts the transfer at libcurl's next callback with `cancelled`.
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let flag = CancellationFlag()
-        let transfer = CurlTransfer(configuration: configuration, pool: pool)
-        let queue = self.queue
+        let transfer = CurlTransfer(configuration: configuration, pool: pool, counter: transfers)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) in
-                queue.async {
+                let thread = Thread {
                     continuation.resume(returning: Result { () throws(TransportError) in
                         try transfer.run(request, cancellation: flag)
                     })
                 }
+                thread.name = "mediadrm.transport"
+                thread.start()
             }
         } onCancel: {
             flag.cancel()
@@ -42,8 +42,10 @@ public final class HTTPClient: Sendable {
         return try result.get()
     }
 
-    /// The same transfer on the calling thread.
+    /// Requests that passed validation and reached libcurl.
+    var transfersStarted: Int { transfers.value }
+
     public func sendSynchronously(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
-        try CurlTransfer(configuration: configuration, pool: pool).run(request, cancellation: nil)
+        try CurlTransfer(configuration: configuration, pool: pool, counter: transfers).run(request, cancellation: nil)
     }
 }

@@ -7,7 +7,8 @@ import ZIP
 /// and whose body is the archive's tail, where the ZIP end records (and for small archives the
 /// whole central directory) live; the reader's first reads are then answered from memory. Later
 /// misses fetch at least `minimumRequestBytes`, and reads that continue where the previous one
-/// ended fetch `sequentialReadAheadBytes`, so streaming an entry costs few requests.
+/// ended fetch more each time (doubling up to `sequentialReadAheadBytes`), so streaming an entry
+/// costs few requests and a short one fetches little beyond its end.
 ///
 /// Every 206 is checked: its `Content-Range` must be exactly the range asked for, with the
 /// complete length seen at opening, a body of exactly that length, and the same strong entity tag
@@ -54,6 +55,9 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
     private var segments: [Segment] = []   // oldest first
     private var cachedBytes = 0
     private var lastReadEnd: UInt64?
+    /// Grows (doubling up to `sequentialReadAheadBytes`) while reads stay sequential, so a short
+    /// entry does not pull in a megabyte after it.
+    private var readAhead = 0
     private var requests = 0
     private var received: UInt64 = 0
 
@@ -71,7 +75,7 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
 
         let range = options.tailPrefetchBytes > 0 ? "bytes=-\(options.tailPrefetchBytes)" : "bytes=0-0"
         let asked = max(1, options.tailPrefetchBytes)
-        let response = try client.sendSynchronously(HTTPRequest(
+        let response = try Self.send(client, HTTPRequest(
             method: .get, url: url, headers: ["Range": range], credential: credential,
             maxResponseBytes: max(asked, options.maxWholeResourceBytes), extraAcceptedStatuses: [416]))
         requests = 1
@@ -159,7 +163,12 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
             // Fetch from here up to the next cached byte we need, at least the minimum.
             let needed = end - position
             var want = max(needed, UInt64(options.minimumRequestBytes))
-            if sequential { want = max(want, UInt64(options.sequentialReadAheadBytes)) }
+            if sequential {
+                readAhead = min(options.sequentialReadAheadBytes, max(options.minimumRequestBytes, readAhead > Int.max / 2 ? Int.max : readAhead * 2))
+                want = max(want, UInt64(readAhead))
+            } else {
+                readAhead = 0
+            }
             if let next = segments.filter({ $0.offset > position && $0.offset < end }).map(\.offset).min() {
                 // The bytes from `next` on are cached: fetch only the gap.
                 want = next - position
@@ -181,7 +190,7 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
         guard count <= UInt64(Int.max / 2) else { throw TransportError(.invalidRange, "a range request is too large") }
         let last = first + count - 1
         requests += 1
-        let response = try client.sendSynchronously(HTTPRequest(
+        let response = try Self.send(client, HTTPRequest(
             method: .get, url: url, headers: ["Range": "bytes=\(first)-\(last)"], credential: credential,
             maxResponseBytes: Int(count)))
         received += UInt64(response.body.count)
@@ -210,6 +219,17 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
         cachedBytes += segment.bytes.count
         while cachedBytes > options.maxCachedBytes, !segments.isEmpty {
             cachedBytes -= segments.removeFirst().bytes.count
+        }
+    }
+
+    /// A body longer than the range asked for (or than a small whole resource) is a range
+    /// failure, whichever way the server framed it.
+    private static func send(_ client: HTTPClient, _ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        do {
+            return try client.sendSynchronously(request)
+        } catch {
+            guard error.code == .responseTooLarge else { throw error }
+            throw TransportError(.invalidRange, "the server sent more than the range asked for", status: error.status)
         }
     }
 

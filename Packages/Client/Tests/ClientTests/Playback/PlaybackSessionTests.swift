@@ -142,4 +142,49 @@ import Testing
         #expect(run.stderrText.contains("check"))
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
+
+    @Test func stopWhilePlayingEndsEverySessionAndStopsTheOutput() async throws {
+        let fixture = try PlaybackFixture.get()
+        let output = GatedOutput()
+        let session = PlaybackSession(source: .packageFile(fixture.packageFile.path),
+                                      configuration: try fixture.configuration(token: fixture.entitledToken))
+        let before = fixture.sessionCounts()
+        let task = Task { () -> PlaybackError? in
+            do throws(PlaybackError) {
+                try await session.play(to: output)
+            } catch {
+                return error
+            }
+            return nil
+        }
+        for _ in 0..<500 where !output.hasStarted { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(output.hasStarted)
+        #expect(fixture.sessionCounts().started - before.started == 2)   // video and audio, live while playing
+        await session.stop()
+        #expect(fixture.liveSessionCount() == 0)
+        output.open()
+        let error = await task.value
+        #expect(error?.code == .stopped)
+        #expect(output.writes < 6)   // the init, then at most the fragment in flight
+    }
+}
+
+/// Holds the first write until `open()`, so a test can act while a playback is mid-output.
+final class GatedOutput: MediaOutput, @unchecked Sendable {
+    private let gate = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var count = 0
+
+    var hasStarted: Bool { lock.withLock { count > 0 } }
+    var writes: Int { lock.withLock { count } }
+
+    func open() { gate.signal() }
+
+    func write(_ bytes: [UInt8]) throws(MediaError) {
+        let first = lock.withLock { () -> Bool in
+            count += 1
+            return count == 1
+        }
+        if first { gate.wait() }
+    }
 }

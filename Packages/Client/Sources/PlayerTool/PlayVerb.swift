@@ -77,7 +77,10 @@ enum PlayVerb {
 
         let signals = SignalStopper { name in
             console.progress("\(name): stopping and ending the media sessions")
-            Task { await session.stop() }
+            Task {
+                await session.stop()
+                presenter?.terminate()
+            }
         }
         defer { signals.cancel() }
 

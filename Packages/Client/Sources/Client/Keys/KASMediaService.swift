@@ -96,6 +96,15 @@ public struct KASMediaService: MediaKeyService {
         return object
     }
 
+    /// The FairPlay application certificate (`GET /media/v1/certificate`), fetched WITHOUT the
+    /// credential; nil when the service has none configured (404).
+    public func certificate() async throws(PlaybackError) -> Data? {
+        let request = HTTPRequest(url: "\(baseURL)/media/v1/certificate", maxResponseBytes: 1 << 20,
+                                  extraAcceptedStatuses: [404])
+        let response = try await send(request, route: "certificate")
+        return response.status == 404 ? nil : response.body
+    }
+
     private func send(_ request: HTTPRequest, route: String) async throws(PlaybackError) -> HTTPResponse {
         do {
             return try await client.send(request)

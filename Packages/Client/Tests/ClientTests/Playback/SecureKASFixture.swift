@@ -153,6 +153,16 @@ final class SecureKASFixture: @unchecked Sendable {
         return live
     }
 
+    /// The live-session count once it settles at 0 (the audit line of a DELETE may trail its
+    /// answer), or what it is after 2 s.
+    func settledLiveSessionCount() -> Int {
+        for _ in 0..<40 {
+            if liveSessionCount() == 0 { return 0 }
+            usleep(50_000)
+        }
+        return liveSessionCount()
+    }
+
     /// Audit reasons of denied decisions so far.
     func denialReasons() -> [String] {
         let text = (try? String(contentsOf: auditLog, encoding: .utf8)) ?? ""

@@ -135,8 +135,19 @@ public actor ContentKeySession {
 
     private func acquire(_ component: String) async throws(PlaybackError) -> Acquired {
         let began = clock.now()
-        let grant = try await service.startSession(MediaSessionRequest(assetID: assetID, playbackID: playbackID,
-                                                                       component: component))
+        // A session start is never abandoned mid-flight (an unstructured task does not inherit
+        // the group's cancellation): once the KAS may have created the session the client must
+        // learn its id to end it, or the orphan holds a concurrency slot until it times out.
+        let service = self.service
+        let request = MediaSessionRequest(assetID: assetID, playbackID: playbackID, component: component)
+        let started = await Task { () -> Result<MediaSessionGrant, PlaybackError> in
+            do throws(PlaybackError) {
+                return .success(try await service.startSession(request))
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        let grant = try started.get()
         openSessions.append(grant.sessionID)
         if stopped || Task.isCancelled {
             await end(grant.sessionID)
@@ -242,16 +253,26 @@ public actor ContentKeySession {
         timers.removeAll()
         let sessions = openSessions
         openSessions.removeAll()
-        await withTaskGroup(of: Void.self) { group in
-            for id in sessions {
-                group.addTask { try? await self.service.endSession(sessionID: id) }
-            }
-        }
+        await Self.endUncancellably(sessions, service: service)
     }
 
     private func end(_ sessionID: String) async {
         guard let index = openSessions.firstIndex(of: sessionID) else { return }
         openSessions.remove(at: index)
-        try? await service.endSession(sessionID: sessionID)
+        await Self.endUncancellably([sessionID], service: service)
+    }
+
+    /// Ending a session is never cancelled with the work that asked for it (an unstructured task
+    /// does not inherit cancellation, and a cancelled transfer is aborted): the KAS must hear the
+    /// DELETE, or the session holds a concurrency slot until it times out.
+    private static func endUncancellably(_ sessions: [String], service: any MediaKeyService) async {
+        guard !sessions.isEmpty else { return }
+        await Task {
+            await withTaskGroup(of: Void.self) { group in
+                for id in sessions {
+                    group.addTask { try? await service.endSession(sessionID: id) }
+                }
+            }
+        }.value
     }
 }

@@ -178,8 +178,16 @@ extension MediaService {
             device: device, firstPlay: firstPlay, playbackRank: rank, now: now)
         if let denial = MediaPolicy.evaluate(input) {
             if denial == .concurrentStreams {
-                // The playback will never get a key: free what it holds.
-                _ = try? store.endSession(idHash: idHash, viewer: viewer.storeKey, now: now)
+                // The playback will never get a key: free what it holds, and say so in the audit
+                // log, which must account for every session that ends.
+                if (try? store.endSession(idHash: idHash, viewer: viewer.storeKey, now: now)) == true {
+                    var ended = MediaAuditEvent.denied("session_end", viewer: viewer, reason: "ended_over_stream_limit",
+                                                       time: now)
+                    ended.decision = .allow
+                    ended.asset = asset
+                    ended.component = component
+                    audit?.record(ended)
+                }
             }
             throw .denied(denial)
         }

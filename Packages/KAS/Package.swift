@@ -22,6 +22,7 @@ let package = Package(
             .product(name: "JSON", package: "MediaCrypto"),
             .product(name: "Encoding", package: "MediaCrypto"),
             .product(name: "TDF", package: "MediaCrypto"),
+            .product(name: "FPSv2", package: "MediaCrypto"),
             .product(name: "CZlib", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "KASTool", dependencies: [
@@ -38,6 +39,7 @@ let package = Package(
             .product(name: "JSON", package: "MediaCrypto"),
             .product(name: "Encoding", package: "MediaCrypto"),
             .product(name: "TDF", package: "MediaCrypto"),
+            .product(name: "FPSv2", package: "MediaCrypto"),
         ]),
     ],
     swiftLanguageModes: [.v6]

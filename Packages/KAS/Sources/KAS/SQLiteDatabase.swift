@@ -3,7 +3,7 @@ import Foundation
 
 /// Failures of the embedded store, compared by code. Reasons name the operation, never the data.
 public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable { case open, prepare, step, bind, constraint }
+    public enum Code: String, Sendable { case open, prepare, step, bind, constraint, closed }
     public let code: Code
     public let reason: String
     public init(_ code: Code, _ reason: String) { self.code = code; self.reason = reason }
@@ -30,13 +30,22 @@ public final class SQLiteDatabase {
         try execute("PRAGMA foreign_keys=ON")
     }
 
-    deinit {
+    deinit { close() }
+
+    /// Finalizes the prepared statements and closes the connection; every later call throws
+    /// `.closed`. Closing the last connection checkpoints the WAL into the database file.
+    public func close() {
         for statement in statements.values { sqlite3_finalize(statement) }
-        sqlite3_close_v2(handle)
+        statements = [:]
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
     }
+
+    public var isClosed: Bool { handle == nil }
 
     /// Runs statements that return no rows of interest.
     public func execute(_ sql: String) throws(StoreError) {
+        guard handle != nil else { throw StoreError(.closed, "the database is closed") }
         guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else {
             throw StoreError(.step, "statement failed")
         }
@@ -88,7 +97,7 @@ public final class SQLiteDatabase {
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE on this connection.
-    public var changes: Int { Int(sqlite3_changes(handle)) }
+    public var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
 
     /// Runs `body` inside `BEGIN IMMEDIATE ... COMMIT`: the write lock is taken at BEGIN, so a
     /// read-check-write sequence (count live sessions, then insert) cannot interleave with another
@@ -108,6 +117,7 @@ public final class SQLiteDatabase {
     private var statements: [String: OpaquePointer] = [:]
 
     private func prepared(_ sql: String) throws(StoreError) -> OpaquePointer {
+        guard handle != nil else { throw StoreError(.closed, "the database is closed") }
         if let cached = statements[sql] { return cached }
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {

@@ -13,7 +13,9 @@ enum ServeCommand {
                  Settings come from the --config JSON file (or $KAS_CONFIG), KAS_* environment variables \
                  and these flags, in that order of increasing precedence. With no arguments it serves a \
                  working local instance: plain HTTP on 127.0.0.1:8443, data in ./kas-data, a key ring \
-                 generated there if absent. SIGTERM or SIGINT stops it gracefully (in-flight requests \
+                 generated there if absent. It serves the media routes (/media/v1: sessions, key requests), \
+                 the OpenTDF routes, /healthz and /metrics; the media store (media.sqlite) and the audit log \
+                 (audit.log) live in the data directory. SIGTERM or SIGINT stops it gracefully (in-flight requests \
                  finish); SIGHUP reloads the key ring after 'kas keys rotate'.
                  """,
                  options: [

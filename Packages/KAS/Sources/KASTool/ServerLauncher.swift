@@ -3,8 +3,9 @@ import JSON
 import KAS
 import ToolSupport
 
-/// Builds the router, starts the HTTP server, and blocks until SIGTERM or SIGINT; then shuts
-/// down gracefully (no new connections, in-flight requests finish within the grace period).
+/// Starts the whole KAS (`KASInstance`: server, media store, audit log, every route) and blocks
+/// until SIGTERM or SIGINT; then shuts down gracefully (no new connections, in-flight requests
+/// finish within the grace period) and closes the store.
 enum ServerLauncher {
     static func run(configuration: KASConfiguration, keyRing: KeyRingHolder, verifier: BearerTokenVerifier,
                     console: Console) throws {
@@ -15,9 +16,6 @@ enum ServerLauncher {
             throw ToolFailure(error.reason)
         }
         let sink = StandardErrorLogSink()
-        let metrics = Metrics()
-        let router = KASApplication.makeRouter(configuration: configuration, keyRing: keyRing, verifier: verifier,
-                                                metrics: metrics, sink: sink)
 
         // Signal sources first, so a SIGTERM that arrives during start-up is not lost.
         let signals = SignalWaiter {
@@ -28,21 +26,23 @@ enum ServerLauncher {
                 log(sink, "keys_reload_failed", [("reason", .string(error.reason))])
             }
         }
-        let server = HTTPServer(configuration: serverConfiguration, router: router)
-        do throws(HTTPServerError) {
-            try server.start()
+        let instance: KASInstance
+        do throws(KASApplicationError) {
+            instance = try KASInstance(configuration: configuration, serverConfiguration: serverConfiguration,
+                                       keyRing: keyRing, verifier: verifier, sink: sink)
         } catch {
-            throw ToolFailure("cannot start the server on \(configuration.listen): \(error.reason)")
+            throw ToolFailure(error.reason)
         }
-        let scheme = serverConfiguration.tls == nil ? "http" : "https"
-        let bound = configuration.bound(toPort: server.port)
+        let layout = KASDataDirectory(instance.configuration.dataDirectory)
         log(sink, "listening", [
-            ("address", .string("\(scheme)://\(bound.listen)")), ("publicURL", .string(bound.publicURL)),
+            ("address", .string(instance.address)), ("publicURL", .string(instance.configuration.publicURL)),
             ("kids", .array(keyRing.current.entries.filter(\.isActive).map { .string($0.kid) })),
+            ("mediaStore", .string(layout.mediaStore)), ("auditLog", .string(layout.auditLog)),
         ])
         let signalName = signals.wait()
-        log(sink, "shutting_down", [("signal", .string(signalName)), ("inFlight", .number(JSONNumber(server.inFlightRequests)))])
-        server.shutdown()
+        log(sink, "shutting_down", [("signal", .string(signalName)),
+                                    ("inFlight", .number(JSONNumber(instance.server.inFlightRequests)))])
+        instance.shutdown()
         log(sink, "stopped", [])
     }
 

@@ -1,23 +1,134 @@
 import Foundation
 import JSON
 
-/// The whole KAS as one router: what `kas serve` runs, and what in-process tests (this
-/// package's, the client's and the end-to-end suite) start on port 0 with `TestServer`.
-public enum KASApplication {
-    /// The routes `kas serve` answers. Public: /healthz, /metrics, the OpenTDF public-key and
-    /// well-known routes. The OpenTDF rewrap routes check the bearer token themselves (so Connect
-    /// clients get Connect errors); every other key route sits behind `AuthenticationMiddleware`.
+/// The whole KAS for one (bound) configuration: the media state (SQLite store and audit log in
+/// the data directory), the media service, and the router with every route. `KASInstance` binds
+/// a server and runs one of these; `kas serve` and the in-process harness both go through it.
+///
+/// Public routes: /healthz, /metrics, the OpenTDF public-key and well-known routes and
+/// `GET /media/v1/certificate`. The OpenTDF rewrap routes check the bearer token themselves (so
+/// Connect clients get Connect errors); the other media routes sit behind
+/// `AuthenticationMiddleware`.
+public final class KASApplication: Sendable {
+    /// The configuration the routes were built for (the real port when port 0 was asked for).
+    public let configuration: KASConfiguration
+    public let keyRing: KeyRingHolder
+    public let metrics: Metrics
+    public let store: SQLiteMediaStore
+    public let auditLog: MediaAuditLog
+    public let media: MediaService
+    /// Every route, as the server runs them.
+    public let responder: HTTPResponder
+
+    /// Opens (creating when absent) `<dataDir>/media.sqlite` and `<dataDir>/audit.log` and
+    /// builds the routes. Nothing listens yet.
+    public init(configuration: KASConfiguration, keyRing: KeyRingHolder, verifier: BearerTokenVerifier,
+                metrics: Metrics, sink: any LogSink, fairPlay: (any FairPlayKeyModule)? = nil,
+                clock: @escaping @Sendable () -> Date = { Date() }) throws(KASApplicationError) {
+        guard let mediaConfiguration = MediaServiceConfiguration(kas: configuration) else {
+            throw KASApplicationError("trustedProxies holds an entry that is neither an IP address nor a CIDR block")
+        }
+        let layout = KASDataDirectory(configuration.dataDirectory)
+        try layout.prepare()
+        let store: SQLiteMediaStore
+        do {
+            store = try SQLiteMediaStore(path: layout.mediaStore)
+        } catch {
+            throw KASApplicationError("cannot open the media store '\(layout.mediaStore)': \(error.reason)")
+        }
+        let auditLog: MediaAuditLog
+        do {
+            auditLog = try MediaAuditLog(path: layout.auditLog, maxBytes: configuration.media.auditMaxBytes,
+                                         keepFiles: configuration.media.auditKeepFiles)
+        } catch {
+            store.close()
+            throw KASApplicationError("cannot open the audit log '\(layout.auditLog)': \(error.reason)")
+        }
+        let media: MediaService
+        do {
+            media = try MediaService(configuration: mediaConfiguration, store: store,
+                                     unwrapper: KeyRingMediaUnwrapper(keyRing), fairPlay: fairPlay, audit: auditLog,
+                                     metrics: metrics, clock: clock)
+        } catch {
+            store.close()
+            throw KASApplicationError(error.reason)
+        }
+        self.configuration = configuration
+        self.keyRing = keyRing
+        self.metrics = metrics
+        self.store = store
+        self.auditLog = auditLog
+        self.media = media
+        self.responder = Self.makeRouter(configuration: configuration, keyRing: keyRing, verifier: verifier,
+                                         metrics: metrics, sink: sink, media: media).responder()
+    }
+
+    /// Closes the store (after the server stopped taking requests).
+    public func close() {
+        store.close()
+    }
+
+    /// The routes of a KAS; `media` nil leaves out the media routes (and their gauges).
     public static func makeRouter(configuration: KASConfiguration, keyRing: KeyRingHolder,
                                   verifier: BearerTokenVerifier, metrics: Metrics,
-                                  sink: any LogSink) -> Router {
+                                  sink: any LogSink, media: MediaService? = nil) -> Router {
         let router = Router()
         router.add(middleware: RequestLogMiddleware(sink: sink))
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware(sink: sink))
         router.get("/healthz") { _, _ in .json(.object(JSONObject([("status", .string("ok"))]))) }
-        router.get("/metrics") { _, _ in metrics.response() }
+        router.get("/metrics") { _, _ in
+            let text = metrics.render() + (media?.prometheusGauges(namespace: metrics.namespace) ?? "")
+            return .bytes(Data(text.utf8), contentType: Metrics.contentType)
+        }
         registerOpenTDFRoutes(on: router, keyRing: keyRing, verifier: verifier,
                               options: OpenTDFRouteOptions(publicURL: configuration.publicURL))
+        if let media {
+            registerMediaRoutes(on: router, service: media,
+                                authentication: AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics))
+        }
         return router
+    }
+}
+
+/// The app could not be assembled (a store that does not open, a setting the media service
+/// refuses). The reason names the file or setting, never key material.
+public struct KASApplicationError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { "KAS start-up error: \(reason)" }
+}
+
+/// What the KAS keeps in its data directory besides the key ring (`keys/`, see `KeyRing`).
+public struct KASDataDirectory: Sendable, Equatable {
+    public let path: String
+
+    public init(_ path: String) { self.path = path }
+
+    /// The media store: sessions, first plays, stream limits, rate buckets (SQLite, WAL: the
+    /// `-wal` and `-shm` files beside it belong to it).
+    public var mediaStore: String { (path as NSString).appendingPathComponent("media.sqlite") }
+    /// The audit log; rotated copies are `audit.log.1` (newest) to `audit.log.N`.
+    public var auditLog: String { (path as NSString).appendingPathComponent("audit.log") }
+
+    /// Creates the directory (0700) when absent, and the store file 0600 before SQLite creates
+    /// it (its WAL and shared-memory files take the database file's mode).
+    func prepare() throws(KASApplicationError) {
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        if !manager.fileExists(atPath: path, isDirectory: &isDirectory) {
+            do {
+                try manager.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                            attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw KASApplicationError("cannot create the data directory '\(path)'")
+            }
+        } else if !isDirectory.boolValue {
+            throw KASApplicationError("the data directory '\(path)' is not a directory")
+        }
+        if !manager.fileExists(atPath: mediaStore) {
+            let fd = open(mediaStore, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd >= 0 { Foundation.close(fd) }
+        }
     }
 }

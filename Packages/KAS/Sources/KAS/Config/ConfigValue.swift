@@ -26,6 +26,16 @@ enum ConfigValue {
                            keyPath: \.leaseSeconds, range: 1...31_536_000),
             IntegerSetting(fileSection: "rateLimits", fileKey: "keyRequestsPerMinute", environment: "KAS_KEY_REQUESTS_PER_MINUTE",
                            keyPath: \.keyRequestsPerMinute, range: 1...1_000_000),
+            IntegerSetting(fileSection: "media", fileKey: "heartbeatSeconds", environment: "KAS_HEARTBEAT_SECONDS",
+                           keyPath: \.heartbeatSeconds, range: 1...86_400),
+            IntegerSetting(fileSection: "media", fileKey: "sessionTimeoutSeconds", environment: "KAS_SESSION_TIMEOUT_SECONDS",
+                           keyPath: \.sessionTimeoutSeconds, range: 1...604_800),
+            IntegerSetting(fileSection: "media", fileKey: "maxLiveSessionsPerViewer", environment: "KAS_MAX_LIVE_SESSIONS_PER_VIEWER",
+                           keyPath: \.maxLiveSessionsPerViewer, range: 1...100_000),
+            IntegerSetting(fileSection: "media", fileKey: "auditMaxBytes", environment: "KAS_AUDIT_MAX_BYTES",
+                           keyPath: \.auditMaxBytes, range: 1024...(1 << 40)),
+            IntegerSetting(fileSection: "media", fileKey: "auditKeepFiles", environment: "KAS_AUDIT_KEEP_FILES",
+                           keyPath: \.auditKeepFiles, range: 1...1000),
         ]
     }
 

@@ -4,7 +4,7 @@ import JSON
 extension KASConfiguration {
     static let fileKeys: Set<String> = [
         "listen", "dataDir", "publicURL", "acceptedKASURLs", "tlsCert", "tlsKey", "devIssuer", "issuers",
-        "limits", "leaseSeconds", "rateLimits", "trustedProxies", "regionHeader",
+        "limits", "leaseSeconds", "rateLimits", "trustedProxies", "regionHeader", "media",
     ]
     static let issuerKeys: Set<String> = ["issuer", "audience", "jwksFile", "pemFile", "hs256SecretFile", "hs256SecretEnv"]
     static let issuerKeySources = ["jwksFile", "pemFile", "hs256SecretFile", "hs256SecretEnv"]
@@ -57,7 +57,7 @@ extension KASConfiguration {
             layer.devIssuer = flag
         }
         if let value = root["issuers"] { layer.issuers = try issuers(value, reader) }
-        for section in ["limits", "rateLimits"] {
+        for section in ["limits", "rateLimits", "media"] {
             if let value = root[section], value.object == nil {
                 throw ConfigValue.invalid(reader.source(section), "an object")
             }
@@ -87,6 +87,7 @@ extension KASConfiguration {
         let sections: [(String, Set<String>)] = [
             ("limits", ["maxBodyBytes", "maxConnections", "maxConnectionsPerIP", "requestTimeoutSeconds"]),
             ("rateLimits", ["keyRequestsPerMinute"]),
+            ("media", ["heartbeatSeconds", "sessionTimeoutSeconds", "maxLiveSessionsPerViewer", "auditMaxBytes", "auditKeepFiles"]),
         ]
         for (section, allowed) in sections {
             guard let object = root[section]?.object else { continue }

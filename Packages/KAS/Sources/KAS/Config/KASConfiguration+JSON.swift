@@ -40,6 +40,13 @@ extension KASConfiguration {
         members.append(("rateLimits", .object(JSONObject([("keyRequestsPerMinute", number(rateLimits.keyRequestsPerMinute))]))))
         members.append(("trustedProxies", .array(trustedProxies.map(JSONValue.string))))
         if let regionHeader { members.append(("regionHeader", .string(regionHeader))) }
+        members.append(("media", .object(JSONObject([
+            ("heartbeatSeconds", number(media.heartbeatSeconds)),
+            ("sessionTimeoutSeconds", number(media.sessionTimeoutSeconds)),
+            ("maxLiveSessionsPerViewer", number(media.maxLiveSessionsPerViewer)),
+            ("auditMaxBytes", number(media.auditMaxBytes)),
+            ("auditKeepFiles", number(media.auditKeepFiles)),
+        ]))))
         return .object(JSONObject(members))
     }
 }

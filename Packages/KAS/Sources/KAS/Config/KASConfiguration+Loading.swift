@@ -20,6 +20,11 @@ extension KASConfiguration {
         public var keyRequestsPerMinute: Int?
         public var trustedProxies: [String]?
         public var regionHeader: String?
+        public var heartbeatSeconds: Int?
+        public var sessionTimeoutSeconds: Int?
+        public var maxLiveSessionsPerViewer: Int?
+        public var auditMaxBytes: Int?
+        public var auditKeepFiles: Int?
 
         public init() {}
     }
@@ -30,6 +35,8 @@ extension KASConfiguration {
         "KAS_TLS_CERT", "KAS_TLS_KEY", "KAS_DEV_ISSUER", "KAS_MAX_BODY_BYTES", "KAS_MAX_CONNECTIONS",
         "KAS_MAX_CONNECTIONS_PER_IP", "KAS_REQUEST_TIMEOUT_SECONDS", "KAS_LEASE_SECONDS",
         "KAS_KEY_REQUESTS_PER_MINUTE", "KAS_TRUSTED_PROXIES", "KAS_REGION_HEADER",
+        "KAS_HEARTBEAT_SECONDS", "KAS_SESSION_TIMEOUT_SECONDS", "KAS_MAX_LIVE_SESSIONS_PER_VIEWER",
+        "KAS_AUDIT_MAX_BYTES", "KAS_AUDIT_KEEP_FILES",
     ]
 
     /// The configuration from defaults, then the file (`configFile`, else `KAS_CONFIG`, else
@@ -64,6 +71,14 @@ extension KASConfiguration {
         if let value = merged.keyRequestsPerMinute { configuration.rateLimits.keyRequestsPerMinute = value }
         if let value = merged.trustedProxies { configuration.trustedProxies = value }
         if let value = merged.regionHeader { configuration.regionHeader = value }
+        if let value = merged.heartbeatSeconds { configuration.media.heartbeatSeconds = value }
+        if let value = merged.sessionTimeoutSeconds { configuration.media.sessionTimeoutSeconds = value }
+        if let value = merged.maxLiveSessionsPerViewer { configuration.media.maxLiveSessionsPerViewer = value }
+        if let value = merged.auditMaxBytes { configuration.media.auditMaxBytes = value }
+        if let value = merged.auditKeepFiles { configuration.media.auditKeepFiles = value }
+        guard configuration.media.sessionTimeoutSeconds >= configuration.media.heartbeatSeconds else {
+            throw KASConfigurationError(.conflict, "media.sessionTimeoutSeconds must be at least media.heartbeatSeconds")
+        }
         switch (merged.tlsCertificateFile, merged.tlsKeyFile) {
         case (nil, nil):
             configuration.tls = nil
@@ -160,5 +175,10 @@ extension KASConfiguration.Overrides {
         if let value = other.keyRequestsPerMinute { keyRequestsPerMinute = value }
         if let value = other.trustedProxies { trustedProxies = value }
         if let value = other.regionHeader { regionHeader = value }
+        if let value = other.heartbeatSeconds { heartbeatSeconds = value }
+        if let value = other.sessionTimeoutSeconds { sessionTimeoutSeconds = value }
+        if let value = other.maxLiveSessionsPerViewer { maxLiveSessionsPerViewer = value }
+        if let value = other.auditMaxBytes { auditMaxBytes = value }
+        if let value = other.auditKeepFiles { auditKeepFiles = value }
     }
 }

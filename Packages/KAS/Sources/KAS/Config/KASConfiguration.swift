@@ -13,7 +13,7 @@ import Foundation
 /// | `tlsCert`, `tlsKey` (PEM paths, both or neither) | `KAS_TLS_CERT`, `KAS_TLS_KEY` | `--tls-cert`, `--tls-key` | none: plain HTTP |
 /// | `devIssuer` bool | `KAS_DEV_ISSUER` (`true`/`false`) | | `true` |
 /// | `issuers` [IssuerConfiguration] | | | `[]` |
-/// | `limits.maxBodyBytes` | `KAS_MAX_BODY_BYTES` | | 1 MiB (1024 ... 1 GiB) |
+/// | `limits.maxBodyBytes` | `KAS_MAX_BODY_BYTES` | | 2 MiB (1024 ... 1 GiB) |
 /// | `limits.maxConnections` | `KAS_MAX_CONNECTIONS` | | 1024 (1 ... 100000) |
 /// | `limits.maxConnectionsPerIP` | `KAS_MAX_CONNECTIONS_PER_IP` | | 64 (1 ... 100000) |
 /// | `limits.requestTimeoutSeconds` | `KAS_REQUEST_TIMEOUT_SECONDS` | | 30 (1 ... 3600) |
@@ -21,6 +21,11 @@ import Foundation
 /// | `rateLimits.keyRequestsPerMinute` | `KAS_KEY_REQUESTS_PER_MINUTE` | | 60 (1 ... 1000000) |
 /// | `trustedProxies` [IP or CIDR] | `KAS_TRUSTED_PROXIES` (comma-separated) | | `[]` |
 /// | `regionHeader` header name | `KAS_REGION_HEADER` | | none |
+/// | `media.heartbeatSeconds` | `KAS_HEARTBEAT_SECONDS` | | 60 (1 ... 86400) |
+/// | `media.sessionTimeoutSeconds` (at least the heartbeat) | `KAS_SESSION_TIMEOUT_SECONDS` | | 180 (1 ... 604800) |
+/// | `media.maxLiveSessionsPerViewer` | `KAS_MAX_LIVE_SESSIONS_PER_VIEWER` | | 32 (1 ... 100000) |
+/// | `media.auditMaxBytes` (rotation size) | `KAS_AUDIT_MAX_BYTES` | | 64 MiB (1024 ... 1 TiB) |
+/// | `media.auditKeepFiles` (rotated files kept) | `KAS_AUDIT_KEEP_FILES` | | 5 (1 ... 1000) |
 ///
 /// The configuration file itself comes from `--config` or `KAS_CONFIG`; without either there is
 /// no file. Relative paths in the file (`dataDir`, `tlsCert`, `tlsKey`, issuer key files) are
@@ -50,6 +55,8 @@ public struct KASConfiguration: Sendable, Equatable {
     /// The request header that carries the viewer's region (an ISO 3166 code set by a trusted
     /// proxy or CDN, e.g. `CF-IPCountry`); nil when regions come from elsewhere.
     public var regionHeader: String?
+    /// Media session timing, the per-viewer session bound and the audit log's rotation.
+    public var media: MediaSettings
 
     public struct TLSFiles: Sendable, Equatable {
         /// PEM certificate chain, leaf first.
@@ -64,8 +71,10 @@ public struct KASConfiguration: Sendable, Equatable {
     }
 
     public struct Limits: Sendable, Equatable {
-        /// Largest request body; larger ones get 413 from Content-Length before being read.
-        public var maxBodyBytes: Int = 1 << 20
+        /// Largest request body; larger ones get 413 from Content-Length before being read. The
+        /// default fits a key request carrying a manifest of the fps-v2 maximum (1 MiB, base64
+        /// in the body: 4/3 of it) with room for the rest of the request.
+        public var maxBodyBytes: Int = 2 << 20
         /// Connections open at once, over all peers.
         public var maxConnections: Int = 1024
         /// Connections open at once from one IP address.
@@ -79,6 +88,21 @@ public struct KASConfiguration: Sendable, Equatable {
     public struct RateLimits: Sendable, Equatable {
         /// Key requests (key-request and rewrap) per viewer per minute; more get 429 + Retry-After.
         public var keyRequestsPerMinute: Int = 60
+
+        public init() {}
+    }
+
+    public struct MediaSettings: Sendable, Equatable {
+        /// How often players are asked to send a heartbeat (`heartbeatSeconds` in answers).
+        public var heartbeatSeconds: Int = 60
+        /// A session not heard from for this long expires and frees its concurrency slot.
+        public var sessionTimeoutSeconds: Int = 180
+        /// Live sessions one viewer may hold over all assets.
+        public var maxLiveSessionsPerViewer: Int = 32
+        /// `audit.log` is rotated when a line would take it past this size.
+        public var auditMaxBytes: Int = 64 << 20
+        /// Rotated audit files kept (`audit.log.1` ... `audit.log.N`).
+        public var auditKeepFiles: Int = 5
 
         public init() {}
     }
@@ -100,6 +124,7 @@ public struct KASConfiguration: Sendable, Equatable {
         rateLimits = RateLimits()
         trustedProxies = []
         regionHeader = nil
+        media = MediaSettings()
     }
 
     /// `http(s)://host:port` of the listen address; a wildcard host becomes the loopback address.

@@ -9,6 +9,25 @@ public protocol HTTPMiddleware: Sendable {
                 next: (HTTPRequest, inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse
 }
 
+extension HTTPMiddleware {
+    /// Runs `next` and reports the status the request ended with (a thrown `HTTPError`'s, 500 for
+    /// any other error) before passing the response or the error on: for middleware that only
+    /// observes (logs, metrics).
+    func observing(_ request: HTTPRequest, context: inout RequestContext,
+                   next: (HTTPRequest, inout RequestContext) throws -> HTTPResponse,
+                   report: (HTTPStatus, RequestContext) -> Void) throws -> HTTPResponse {
+        let response: HTTPResponse
+        do {
+            response = try next(request, &context)
+        } catch {
+            report((error as? HTTPError)?.status ?? .internalServerError, context)
+            throw error
+        }
+        report(response.status, context)
+        return response
+    }
+}
+
 /// Middleware in order (first = outermost) around an endpoint.
 struct MiddlewareChain: Sendable {
     let middleware: [any HTTPMiddleware]

@@ -143,6 +143,13 @@ public final class HTTPServer: @unchecked Sendable {
     struct ResolvedAddress {
         var storage = sockaddr_storage()
         var isIPv6 = false
+
+        /// Copies a `sockaddr_in` or `sockaddr_in6` into the storage.
+        mutating func store<Address>(_ address: Address) {
+            withUnsafeBytes(of: address) { source in
+                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: source) }
+            }
+        }
     }
 
     static func socketAddress(host: String, port: Int) throws(HTTPServerError) -> ResolvedAddress {
@@ -155,17 +162,13 @@ public final class HTTPServer: @unchecked Sendable {
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             address.sin_addr = v4
-            withUnsafeBytes(of: &address) { source in
-                withUnsafeMutableBytes(of: &resolved.storage) { $0.copyMemory(from: source) }
-            }
+            resolved.store(address)
         } else if inet_pton(AF_INET6, name, &v6) == 1 {
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = in_port_t(UInt16(port).bigEndian)
             address.sin6_addr = v6
-            withUnsafeBytes(of: &address) { source in
-                withUnsafeMutableBytes(of: &resolved.storage) { $0.copyMemory(from: source) }
-            }
+            resolved.store(address)
             resolved.isIPv6 = true
         } else {
             throw HTTPServerError(.invalidAddress, "listen host must be a numeric IP address or localhost")

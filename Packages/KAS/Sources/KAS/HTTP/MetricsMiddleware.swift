@@ -7,16 +7,9 @@ public struct MetricsMiddleware: HTTPMiddleware {
 
     public func handle(_ request: HTTPRequest, context: inout RequestContext,
                        next: (HTTPRequest, inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
-        let response: HTTPResponse
-        do {
-            response = try next(request, &context)
-        } catch {
-            let status = (error as? HTTPError)?.status ?? .internalServerError
-            metrics.recordRequest(route: context.route ?? "unmatched", method: request.method, status: status, latency: context.elapsed)
-            throw error
+        try observing(request, context: &context, next: next) { status, context in
+            metrics.recordRequest(route: context.route ?? "unmatched", method: request.method, status: status,
+                                  latency: context.elapsed)
         }
-        metrics.recordRequest(route: context.route ?? "unmatched", method: request.method,
-                              status: response.status, latency: context.elapsed)
-        return response
     }
 }

@@ -14,16 +14,9 @@ public struct RequestLogMiddleware: HTTPMiddleware {
 
     public func handle(_ request: HTTPRequest, context: inout RequestContext,
                        next: (HTTPRequest, inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
-        let response: HTTPResponse
-        do {
-            response = try next(request, &context)
-        } catch {
-            let status = (error as? HTTPError)?.status ?? .internalServerError
+        try observing(request, context: &context, next: next) { status, context in
             log(request: request, context: context, status: status)
-            throw error
         }
-        log(request: request, context: context, status: response.status)
-        return response
     }
 
     private func log(request: HTTPRequest, context: RequestContext, status: HTTPStatus) {

@@ -23,6 +23,17 @@ enum SecureFiles {
         return lstat(path, &info) == 0
     }
 
+    /// The directory part (empty for a bare name, "/" at the root) and the last component, split
+    /// at the last slash. NSString's path methods trap on a one-character relative path such as
+    /// `--data-dir d` (swift-corelibs-foundation on Linux), so operator paths never go through them.
+    static func split(_ path: String) -> (directory: String, name: String) {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return ("", String(trimmed)) }
+        let name = String(trimmed[trimmed.index(after: slash)...])
+        return (slash == trimmed.startIndex ? "/" : String(trimmed[..<slash]), name)
+    }
+
     /// Creates `path` (and missing parents) and leaves `path` itself a directory of mode 0700.
     static func makePrivateDirectory(_ path: String) throws(KeyRingError) {
         var info = stat()
@@ -31,7 +42,7 @@ enum SecureFiles {
                 throw KeyRingError(.io, "'\(path)' exists and is not a directory")
             }
         } else {
-            let parent = (path as NSString).deletingLastPathComponent
+            let parent = Self.split(path).directory
             if !parent.isEmpty, parent != path, !exists(parent) {
                 do {
                     try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
@@ -52,13 +63,12 @@ enum SecureFiles {
     /// temporary file in the same directory, created with `mode` (umask cannot widen it, and
     /// fchmod pins it exactly), fsynced, renamed over `path`, then the directory fsynced.
     static func writeAtomically(_ bytes: some DataProtocol, to path: String, mode: mode_t) throws(KeyRingError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
+        let (directory, name) = Self.split(path)
         var fd: Int32 = -1
         var temporary = ""
         for _ in 0..<8 {
             let suffix = String(UInt64.random(in: .min ... .max), radix: 16)
-            temporary = (directory as NSString).appendingPathComponent(".\(name).tmp-\(suffix)")
+            temporary = (directory.isEmpty ? "" : directory.hasSuffix("/") ? directory : directory + "/") + ".\(name).tmp-\(suffix)"
             fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
             if fd >= 0 || errno != EEXIST { break }
         }
@@ -101,7 +111,7 @@ enum SecureFiles {
         guard unlink(path) == 0 || errno == ENOENT else {
             throw KeyRingError(.io, "cannot remove '\(path)': \(errorText(errno))")
         }
-        syncDirectory((path as NSString).deletingLastPathComponent)
+        syncDirectory(Self.split(path).directory)
     }
 
     /// Reads a regular file (never through a symlink). With `privateFile`, a file that group or

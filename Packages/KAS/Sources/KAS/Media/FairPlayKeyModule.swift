@@ -4,19 +4,9 @@ import Foundation
 import JSON
 
 /// What a FairPlay SPC says about the device, from the SDK's `get-client-info`: where the
-/// policy's security-level, HDCP and virtual-machine rules are decided for FairPlay clients.
-public struct FairPlayClientInfo: Sendable, Equatable {
-    public var securityLevel: SecurityLevel
-    public var hdcp: HDCPLevel
-    /// nil when the SDK did not report it.
-    public var virtualMachine: Bool?
-
-    public init(securityLevel: SecurityLevel, hdcp: HDCPLevel, virtualMachine: Bool?) {
-        self.securityLevel = securityLevel
-        self.hdcp = hdcp
-        self.virtualMachine = virtualMachine
-    }
-}
+/// policy's security-level, HDCP and virtual-machine rules are decided for FairPlay clients
+/// (`virtualMachine` nil when the SDK did not report it).
+public typealias FairPlayClientInfo = DeviceCapabilities
 
 /// The CKC terms of one component (fps-v2 §10.7 step 6).
 public struct FairPlayCKCRequest: Sendable {

@@ -29,9 +29,9 @@ public struct KeyRingMediaUnwrapper: MediaKeyUnwrapper {
 
 extension MediaServiceConfiguration {
     /// The settings `kas serve` reads (`acceptedKASURLs`, `leaseSeconds`,
-    /// `rateLimits.keyRequestsPerMinute`, `trustedProxies`, `regionHeader`); nil when the proxy
-    /// list does not parse. Timings, stream defaults and the FairPlay certificate keep their
-    /// defaults until the configuration file names them.
+    /// `rateLimits.keyRequestsPerMinute`, `trustedProxies`, `regionHeader`, `media.*`); nil when
+    /// the proxy list does not parse. Stream defaults, the key cache and the FairPlay certificate
+    /// keep their defaults.
     public init?(kas configuration: KASConfiguration) {
         guard let regions = TrustedRegionSource(header: configuration.regionHeader,
                                                 trustedProxies: configuration.trustedProxies) else { return nil }
@@ -39,5 +39,8 @@ extension MediaServiceConfiguration {
         leaseSeconds = configuration.leaseSeconds
         keyRequestsPerMinute = configuration.rateLimits.keyRequestsPerMinute
         regionSource = regions
+        heartbeatSeconds = configuration.media.heartbeatSeconds
+        sessionTimeoutSeconds = configuration.media.sessionTimeoutSeconds
+        maxLiveSessionsPerViewer = configuration.media.maxLiveSessionsPerViewer
     }
 }

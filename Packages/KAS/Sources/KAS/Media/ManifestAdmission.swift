@@ -1,5 +1,6 @@
 import Crypto
 import Encoding
+import FPSv2
 import Foundation
 import JSON
 import TDF
@@ -33,33 +34,35 @@ public struct AdmittedManifest: Sendable {
 /// The checks a key request's manifest passes before any key leaves (fps-v2 §10.7):
 ///
 /// 1. duplicate JSON keys refused in the manifest and in the decoded policy;
-/// 2. the closed schema: `arkavo:components` present with the version 2 shape (entries of exactly
-///    `id`, `kind`, `keyBinding`; first `video`/`video`, optionally then `audio`/`audio`;
-///    `keyBinding` canonical base64 of 32 bytes), a canonical lower-case policy `uuid`, a
-///    non-empty `body.dataAttributes`, `method.iv` canonical base64 of 16 bytes, a well-formed
-///    `arkavo:media` when present, and exactly one `{type:"wrapped", url, wrappedKey,
-///    policyBinding}` key access per component, all naming the same `url` text;
-/// 3. that `url` names an accepted KAS after §5.2 normalisation;
+/// 2. the closed manifest schema exactly as fps-v2 readers apply it (`FPSv2Manifest`: known
+///    members only, required ones present, right JSON types, no `null`); then `arkavo:components`
+///    with the version 2 shape (entries of exactly `id`, `kind`, `keyBinding`; first
+///    `video`/`video`, optionally then `audio`/`audio`; `keyBinding` canonical base64 of 32
+///    bytes), a canonical lower-case policy `uuid`, a non-empty `body.dataAttributes`,
+///    `method.iv` canonical base64 of 16 bytes, a well-formed `arkavo:media` when present, and
+///    exactly one `wrapped` key access per component, all naming the same `url` text;
+/// 3. that `url` names an accepted KAS after the §5.2 normalisation (`KeyServiceURL`);
 /// 4. each key unwraps to exactly 16 bytes; its policy binding is the raw-form HMAC over the
 ///    policy text as stored; its component's `keyBinding` verifies; no two components share a key.
 ///
 /// Manifests without `arkavo:components` (profile version 1) are refused: this KAS has no
 /// version 1 viewers to keep serving.
 public struct ManifestAdmission: Sendable {
-    public static let maxManifestBytes = 1 << 20
-    static let keyAccessMembers: Set<String> = [
-        "type", "url", "protocol", "wrappedKey", "policyBinding", "encryptedMetadata", "kid", "sid", "schemaVersion",
-    ]
+    public static let maxManifestBytes = FPSv2Limits.default.maxManifestBytes
+    /// The JSON limits `FPSv2Manifest(parsing:)` reads with, so the KAS and the readers refuse
+    /// the same texts.
+    static let jsonLimits = JSONLimits(maxBytes: maxManifestBytes, maxDepth: 32)
 
-    /// Normalised accepted KAS URLs.
+    /// Accepted KAS URLs, normalised (`KeyServiceURL.normalize`).
     public let acceptedKAS: Set<String>
     public let unwrapper: any MediaKeyUnwrapper
 
-    /// - Parameter acceptedKASURLs: URLs as configured; one that does not normalise is refused (nil).
+    /// - Parameter acceptedKASURLs: URLs as configured; nil when one of them is not a key service
+    ///   URL fps-v2 readers accept (https origin, or http to a loopback host).
     public init?(acceptedKASURLs: [String], unwrapper: any MediaKeyUnwrapper) {
         var accepted = Set<String>()
         for url in acceptedKASURLs {
-            guard let normalized = KASURL.normalize(url) else { return nil }
+            guard let normalized = KeyServiceURL.normalize(url) else { return nil }
             accepted.insert(normalized)
         }
         self.acceptedKAS = accepted
@@ -72,19 +75,12 @@ public struct ManifestAdmission: Sendable {
 
     public func admit(_ manifest: [UInt8]) throws(ManifestRefusal) -> AdmittedManifest {
         guard manifest.count <= Self.maxManifestBytes else { throw .malformedManifest }
-        var limits = JSONLimits.default
-        limits.maxBytes = Self.maxManifestBytes
-        let root = try Self.parse(manifest, limits: limits, malformed: .malformedManifest)
-        guard case .object(let rootObject) = root,
-              case .object(let info)? = rootObject["encryptionInformation"],
-              case .string(let policyText)? = info["policy"],
-              case .array(let keyAccessValues)? = info["keyAccess"],
-              case .object(let method)? = info["method"]
-        else { throw .malformedManifest }
+        let root = try Self.parse(manifest, malformed: .malformedManifest)
+        guard let parsed = try? FPSv2Manifest(json: root) else { throw .malformedManifest }
 
         // The policy, strictly.
-        guard let policyBytes = try? Base64.decode(policyText) else { throw .malformedPolicy }
-        let policyJSON = try Self.parse(Array(policyBytes), limits: limits, malformed: .malformedPolicy)
+        guard let policyBytes = try? Base64.decode(parsed.policy) else { throw .malformedPolicy }
+        let policyJSON = try Self.parse(Array(policyBytes), malformed: .malformedPolicy)
         guard case .object(let policyObject) = policyJSON, let policy = try? TDFPolicy(json: policyJSON) else {
             throw .malformedPolicy
         }
@@ -93,32 +89,31 @@ public struct ManifestAdmission: Sendable {
         guard !policy.body.dataAttributes.isEmpty,
               policy.body.dataAttributes.allSatisfy({ !$0.attribute.isEmpty }) else { throw .dataAttributesMissing }
         let rules = try policy.media.map { value throws(ManifestRefusal) in try MediaRules(json: value) }
-        guard case .string(let ivText)? = method["iv"], let iv = try? Base64.decode(ivText), iv.count == 16 else {
-            throw .ivMalformed
-        }
+        guard let iv = try? Base64.decode(parsed.method.iv), iv.count == 16 else { throw .ivMalformed }
 
         // The key access objects, before any private-key operation.
-        guard keyAccessValues.count == declared.count else { throw .keyAccessCount }
-        var keyAccess: [KeyAccessObject] = []
-        for value in keyAccessValues {
-            keyAccess.append(try Self.keyAccess(value))
+        guard parsed.keyAccess.count == declared.count else { throw .keyAccessCount }
+        guard parsed.keyAccess.allSatisfy({ $0.type == KeyAccessObject.KeyType.wrapped.rawValue }) else {
+            throw .keyAccessMalformed
         }
-        guard let url = keyAccess.first?.url, keyAccess.allSatisfy({ $0.url == url }) else { throw .kasURLsDiffer }
-        guard let normalized = KASURL.normalize(url), acceptedKAS.contains(normalized) else { throw .foreignKAS }
+        guard let url = parsed.keyAccess.first?.url, parsed.keyAccess.allSatisfy({ $0.url == url }) else {
+            throw .kasURLsDiffer
+        }
+        guard let normalized = KeyServiceURL.normalize(url), acceptedKAS.contains(normalized) else { throw .foreignKAS }
 
         // Unwrap and verify every binding.
-        let policyMACInput = Data(policyText.utf8)
+        let policyMACInput = Data(parsed.policy.utf8)
         var components: [AdmittedComponent] = []
-        for (index, object) in keyAccess.enumerated() {
+        for (index, access) in parsed.keyAccess.enumerated() {
             let key: SymmetricKey
             do {
-                key = try unwrapper.unwrap(object)
+                key = try unwrapper.unwrap(access.keyAccessObject)
             } catch {
                 throw .unwrapFailed
             }
             guard key.byteCount == 16 else { throw .keyLength }
-            guard object.policyBinding.alg == "HS256",
-                  let stored = try? Base64.decode(object.policyBinding.hash), stored.count == SHA256.byteCount,
+            guard access.policyBinding.alg == "HS256",
+                  let stored = try? Base64.decode(access.policyBinding.hash), stored.count == SHA256.byteCount,
                   ConstantTime.equals(stored, HMAC.sha256(policyMACInput, key: key))
             else { throw .policyBinding }
             let component = declared[index]
@@ -137,9 +132,10 @@ public struct ManifestAdmission: Sendable {
                                 rules: rules, iv: iv, components: components)
     }
 
-    private static func parse(_ bytes: [UInt8], limits: JSONLimits, malformed: ManifestRefusal) throws(ManifestRefusal) -> JSONValue {
+    /// Strict JSON with the readers' limits; a duplicate key is its own refusal.
+    private static func parse(_ bytes: [UInt8], malformed: ManifestRefusal) throws(ManifestRefusal) -> JSONValue {
         do {
-            return try JSONParser.parse(bytes, limits: limits)
+            return try JSONParser.parse(bytes, limits: jsonLimits)
         } catch {
             throw error.code == .duplicateKey ? .duplicateKey : malformed
         }
@@ -161,36 +157,6 @@ public struct ManifestAdmission: Sendable {
             result.append(TDFPolicy.Component(id: id, kind: kind, keyBinding: binding))
         }
         return result
-    }
-
-    static func keyAccess(_ value: JSONValue) throws(ManifestRefusal) -> KeyAccessObject {
-        guard case .object(let object) = value, object.keys.allSatisfy(keyAccessMembers.contains),
-              case .string("wrapped")? = object["type"],
-              case .string(let url)? = object["url"],
-              case .string(let wrappedKey)? = object["wrappedKey"],
-              let bindingValue = object["policyBinding"]
-        else { throw .keyAccessMalformed }
-        let binding: KeyAccessObject.PolicyBinding
-        switch bindingValue {
-        case .string(let hash):
-            binding = .string(hash)
-        case .object(let fields):
-            guard fields.count == 2, case .string(let alg)? = fields["alg"], case .string(let hash)? = fields["hash"] else {
-                throw .keyAccessMalformed
-            }
-            binding = .object(alg: alg, hash: hash)
-        default:
-            throw .keyAccessMalformed
-        }
-        var kid: String?
-        if let value = object["kid"] {
-            guard case .string(let text) = value else { throw .keyAccessMalformed }
-            kid = text
-        }
-        for member in ["protocol", "encryptedMetadata", "sid", "schemaVersion"] {
-            if let value = object[member], !(value.string != nil || value.isNull) { throw .keyAccessMalformed }
-        }
-        return KeyAccessObject(type: .wrapped, url: url, wrappedKey: wrappedKey, policyBinding: binding, kid: kid)
     }
 
     /// Canonical lower-case 8-4-4-4-12 (fps-v2 §6.1).

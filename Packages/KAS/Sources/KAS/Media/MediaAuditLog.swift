@@ -32,6 +32,12 @@ public struct MediaAuditEvent: Sendable, Equatable {
         self.latencyMilliseconds = latencyMilliseconds
     }
 
+    /// A decision about to be made: denied with `reason` until the handler says otherwise.
+    static func denied(_ event: String, viewer: MediaViewer, reason: String, time: Date) -> MediaAuditEvent {
+        MediaAuditEvent(time: time, event: event, viewerHash: viewer.viewerHash, asset: nil, component: nil, protocol: nil,
+                        decision: .deny, reason: reason, latencyMilliseconds: 0)
+    }
+
     /// One JSON line. Keys, tokens, SPCs, CKCs, wrapped keys and session ids have no field here.
     public var jsonLine: String {
         var members: [(String, JSONValue)] = [

@@ -39,9 +39,7 @@ extension MediaService {
     public func keyRequest(_ request: HTTPRequest, context: inout RequestContext) throws(HTTPError) -> HTTPResponse {
         let began = ContinuousClock.now
         let viewer = try authenticate(&context)
-        var event = MediaAuditEvent(time: clock(), event: "key_request", viewerHash: viewer.viewerHash, asset: nil,
-                                    component: nil, protocol: nil, decision: .deny, reason: "",
-                                    latencyMilliseconds: 0)
+        var event = MediaAuditEvent.denied("key_request", viewer: viewer, reason: "", time: clock())
         do {
             let response = try deliverKey(request, viewer: viewer, event: &event)
             event.decision = .allow
@@ -156,8 +154,7 @@ extension MediaService {
         case .fairplay:
             guard let fairPlay else { throw .unavailable("fairplay unavailable", "fairplay_unavailable") }
             do {
-                let info = try fairPlay.clientInfo(spc: spc)
-                device = DeviceCapabilities(securityLevel: info.securityLevel, hdcp: info.hdcp, virtualMachine: info.virtualMachine)
+                device = try fairPlay.clientInfo(spc: spc)
             } catch {
                 throw .unavailable("fairplay unavailable", "fairplay_client_info_failed")
             }

@@ -33,7 +33,8 @@ public final class MediaService: Sendable {
     {
         guard let admission = ManifestAdmission(acceptedKASURLs: configuration.acceptedKASURLs, unwrapper: unwrapper),
               !admission.acceptedKAS.isEmpty else {
-            throw MediaServiceError("acceptedKASURLs must hold at least one https/http URL without path, query or user-info")
+            throw MediaServiceError("acceptedKASURLs must hold at least one key service URL fps-v2 readers accept: "
+                                    + "an https origin (or http to a loopback host) without path, query or user-info")
         }
         guard configuration.heartbeatSeconds > 0, configuration.sessionTimeoutSeconds >= configuration.heartbeatSeconds,
               configuration.keyRequestsPerMinute > 0, configuration.leaseSeconds > 0,
@@ -64,9 +65,7 @@ public final class MediaService: Sendable {
     public func startSession(_ request: HTTPRequest, context: inout RequestContext) throws(HTTPError) -> HTTPResponse {
         let began = ContinuousClock.now
         let viewer = try authenticate(&context)
-        var event = MediaAuditEvent(time: clock(), event: "session_start", viewerHash: viewer.viewerHash, asset: nil,
-                                    component: nil, protocol: nil, decision: .deny, reason: "malformed_request",
-                                    latencyMilliseconds: 0)
+        var event = MediaAuditEvent.denied("session_start", viewer: viewer, reason: "malformed_request", time: clock())
         defer {
             event.latencyMilliseconds = Self.milliseconds(since: began)
             audit?.record(event)
@@ -226,13 +225,17 @@ public final class MediaService: Sendable {
         return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
     }
 
-    /// The active-sessions gauge in Prometheus text, for the app's `/metrics` (the shared
-    /// `Metrics` registry holds counters only).
+    /// The media gauges in Prometheus text (live sessions, key-cache entries), for the app's
+    /// `/metrics` (the shared `Metrics` registry holds counters only).
     public func prometheusGauges(namespace: String = "kas") -> String {
         let live = (try? store.liveSessionCount(now: clock())) ?? 0
-        return "# HELP \(namespace)_media_active_sessions Live media sessions.\n"
-            + "# TYPE \(namespace)_media_active_sessions gauge\n"
-            + "\(namespace)_media_active_sessions \(live)\n"
+        return Self.gauge("\(namespace)_media_active_sessions", "Live media sessions.", live)
+            + Self.gauge("\(namespace)_media_key_cache_entries", "Admitted manifests held in the content-key cache.",
+                         keyCache.count)
+    }
+
+    private static func gauge(_ name: String, _ help: String, _ value: Int) -> String {
+        "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name) \(value)\n"
     }
 }
 

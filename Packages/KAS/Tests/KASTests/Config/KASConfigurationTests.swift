@@ -18,8 +18,10 @@ extension ConfigTests {
             #expect(configuration.tls == nil)
             #expect(configuration.devIssuer)
             #expect(configuration.issuers.isEmpty)
-            #expect(configuration.limits.maxBodyBytes == 1 << 20)
+            #expect(configuration.limits.maxBodyBytes == 2 << 20)
             #expect(configuration.rateLimits.keyRequestsPerMinute == 60)
+            #expect(configuration.media == KASConfiguration.MediaSettings())
+            #expect(configuration.media.heartbeatSeconds == 60 && configuration.media.sessionTimeoutSeconds == 180)
             #expect(configuration.leaseSeconds == 3600)
             #expect(configuration.regionHeader == nil)
         }
@@ -85,7 +87,7 @@ extension ConfigTests {
             #expect(configuration.leaseSeconds == 200)                      // env over file
             #expect(configuration.publicURL == "http://file.example")       // file over default
             #expect(configuration.regionHeader == "X-File-Region")
-            #expect(configuration.limits.maxBodyBytes == 1 << 20)          // default
+            #expect(configuration.limits.maxBodyBytes == 2 << 20)          // default
             #expect(configuration.acceptedKASURLs == ["http://file.example"])
 
             // KAS_CONFIG names the file when --config is absent; --config wins over it.
@@ -128,7 +130,15 @@ extension ConfigTests {
                 "KAS_DEV_ISSUER": "false", "KAS_MAX_BODY_BYTES": "2048", "KAS_MAX_CONNECTIONS": "7",
                 "KAS_MAX_CONNECTIONS_PER_IP": "3", "KAS_REQUEST_TIMEOUT_SECONDS": "9", "KAS_LEASE_SECONDS": "77",
                 "KAS_KEY_REQUESTS_PER_MINUTE": "5", "KAS_TRUSTED_PROXIES": "10.1.0.0/16, fd00::/8", "KAS_REGION_HEADER": "X-Region",
+                "KAS_HEARTBEAT_SECONDS": "20", "KAS_SESSION_TIMEOUT_SECONDS": "50", "KAS_MAX_LIVE_SESSIONS_PER_VIEWER": "4",
+                "KAS_AUDIT_MAX_BYTES": "4096", "KAS_AUDIT_KEEP_FILES": "2",
             ])
+            #expect(configuration.media.heartbeatSeconds == 20)
+            #expect(configuration.media.sessionTimeoutSeconds == 50)
+            #expect(configuration.media.maxLiveSessionsPerViewer == 4)
+            #expect(configuration.media.auditMaxBytes == 4096)
+            #expect(configuration.media.auditKeepFiles == 2)
+            #expect(KASConfiguration.environmentVariables.count == 21)
             #expect(configuration.listen == ListenAddress(host: "::1", port: 7000))
             #expect(configuration.listen.description == "[::1]:7000")
             #expect(configuration.dataDirectory == "/d")
@@ -158,11 +168,12 @@ extension ConfigTests {
 
         @Test func unknownKeysAreRefusedByName() throws {
             let error = #expect(throws: KASConfigurationError.self) {
-                try parse(#"{"listen": "127.0.0.1:1", "lisen": "x", "limits": {"maxBody": 1}, "issuers": [{"issuer": "i", "audience": "a", "pemFile": "p", "kid": "k"}]}"#)
+                try parse(#"{"listen": "127.0.0.1:1", "lisen": "x", "limits": {"maxBody": 1}, "media": {"heartbeat": 1}, "issuers": [{"issuer": "i", "audience": "a", "pemFile": "p", "kid": "k"}]}"#)
             }
             #expect(error?.code == .unknownKey)
             #expect(error?.reason.contains("'lisen'") == true)
             #expect(error?.reason.contains("'limits.maxBody'") == true)
+            #expect(error?.reason.contains("'media.heartbeat'") == true)
             #expect(error?.reason.contains("'issuers[0].kid'") == true)
             #expect(error?.reason.contains("kas.json") == true)
         }
@@ -211,6 +222,11 @@ extension ConfigTests {
             ("trustedProxies host name", #"{"trustedProxies": ["proxy.example"]}"#, .invalidValue, "trustedProxies"),
             ("regionHeader with space", #"{"regionHeader": "X Region"}"#, .invalidValue, "'regionHeader'"),
             ("regionHeader colon", #"{"regionHeader": "X-Region:"}"#, .invalidValue, "'regionHeader'"),
+            ("media not an object", #"{"media": 5}"#, .invalidValue, "'media'"),
+            ("media heartbeat zero", #"{"media": {"heartbeatSeconds": 0}}"#, .invalidValue, "media.heartbeatSeconds"),
+            ("media audit size small", #"{"media": {"auditMaxBytes": 10}}"#, .invalidValue, "media.auditMaxBytes"),
+            ("media timeout below heartbeat", #"{"media": {"heartbeatSeconds": 90, "sessionTimeoutSeconds": 60}}"#,
+             .conflict, "media.sessionTimeoutSeconds"),
         ])
         func malformedFieldsAreRefusedNamingTheKey(label: String, json: String, code: KASConfigurationError.Code, mentions: String) {
             let error = #expect(throws: KASConfigurationError.self, "\(label)") {

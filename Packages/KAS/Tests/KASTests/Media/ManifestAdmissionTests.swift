@@ -25,7 +25,8 @@ enum ManifestMutation: String, CaseIterable, Sendable {
         case .missingComponents: .componentsMissing
         case .extraComponent, .wrongComponentOrder: .componentsMalformed
         case .keyAccessCount: .keyAccessCount
-        case .keyAccessExtraMember, .ecWrappedType: .keyAccessMalformed
+        case .keyAccessExtraMember: .malformedManifest   // the closed schema (FPSv2Manifest)
+        case .ecWrappedType: .keyAccessMalformed
         case .malformedIV: .ivMalformed
         case .emptyDataAttributes: .dataAttributesMissing
         case .upperCaseUUID: .policyUUIDMalformed
@@ -157,6 +158,16 @@ enum ManifestMutation: String, CaseIterable, Sendable {
         package.kasURL = "HTTPS://KAS.example.com:443/"
         _ = try admission().admit(Array(try package.manifest()))
         #expect(ManifestAdmission(acceptedKASURLs: ["https://kas.example.com/path"], unwrapper: PrivateKeyUnwrapper([])) == nil)
+        // The §5.2 normalisation is the readers' (FPSv2 `KeyServiceURL`): plain http only to a
+        // loopback host, so the KAS never accepts a URL no player would admit.
+        #expect(ManifestAdmission(acceptedKASURLs: ["http://kas.example.com"], unwrapper: PrivateKeyUnwrapper([])) == nil)
+        let loopback = try #require(ManifestAdmission(acceptedKASURLs: ["http://127.0.0.1:8443/", "http://localhost"],
+                                                      unwrapper: PrivateKeyUnwrapper([])))
+        #expect(loopback.acceptedKAS == ["http://127.0.0.1:8443", "http://localhost"])
+        for url in ["https://user@kas.example.com", "https://kas.example.com?x=1", "https://kas.example.com#f",
+                    "ftp://kas.example.com", "https://kas.example.com:0", "https://kas.example.com//"] {
+            #expect(ManifestAdmission(acceptedKASURLs: [url], unwrapper: PrivateKeyUnwrapper([])) == nil, "\(url)")
+        }
     }
 
     @Test func readsBoundMediaRules() throws {

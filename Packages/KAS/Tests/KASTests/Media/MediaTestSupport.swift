@@ -233,6 +233,14 @@ final class MediaHarness: @unchecked Sendable {
     /// An open-path key request with a fresh client key; returns the result and the client key.
     func openKeyRequest(token: String, asset: String, component: String?, sessionId: String, manifest: Data,
                         extra: [(String, JSONValue)] = []) throws -> (result: CurlResult, clientKey: P256.KeyAgreement.PrivateKey) {
+        let (members, clientKey) = try Self.openKeyRequestBody(asset: asset, component: component, sessionId: sessionId,
+                                                               manifest: manifest)
+        return (try post("/media/v1/key-request", token: token, body: .object(JSONObject(members + extra))), clientKey)
+    }
+
+    /// The members of an open-path key request with a fresh P-256 client key.
+    static func openKeyRequestBody(asset: String, component: String?, sessionId: String,
+                                   manifest: Data) throws -> (members: [(String, JSONValue)], clientKey: P256.KeyAgreement.PrivateKey) {
         let clientKey = try P256.KeyAgreement.PrivateKey()
         var members: [(String, JSONValue)] = [
             ("assetId", .string(asset)), ("sessionId", .string(sessionId)),
@@ -240,8 +248,7 @@ final class MediaHarness: @unchecked Sendable {
             ("clientPublicKey", .string(clientKey.publicKey.pemRepresentation)),
         ]
         if let component { members.append(("component", .string(component))) }
-        members += extra
-        return (try post("/media/v1/key-request", token: token, body: .object(JSONObject(members))), clientKey)
+        return (members, clientKey)
     }
 
     /// Unwraps the key of a successful open-path answer.

@@ -6,3 +6,4 @@ import Testing
 @Suite enum ConfigTests {}
 @Suite enum IdentityTests {}
 @Suite enum ToolTests {}
+@Suite enum AppTests {}

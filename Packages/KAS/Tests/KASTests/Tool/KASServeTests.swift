@@ -1,4 +1,7 @@
+import Crypto
+import Encoding
 import Foundation
+import FPSv2
 import JSON
 import Testing
 @testable import KAS
@@ -29,7 +32,9 @@ extension ToolTests {
                 }
                 usleep(50_000)
             }
-            if process.isRunning { process.terminate() }
+            // Children inherit a blocked SIGTERM here: SIGKILL, never Process.terminate().
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
             throw KASToolHarness.Failure(description: "kas serve did not start: \(read())")
         }
 
@@ -104,6 +109,69 @@ extension ToolTests {
             #expect(log().contains(#""signal":"SIGINT""#))
         }
 
+        /// Issue 8: state survives a `kill -9`. A session is started and a key delivered through
+        /// the real binary; after SIGKILL a new `kas serve` on the same data directory finds the
+        /// live session (heartbeat, another key) and the first-play record.
+        @Test func sessionsAndFirstPlaysSurviveSIGKILL() throws {
+            let temp = try TemporaryDirectory()
+            let data = temp.appending("data")
+            #expect(try KASToolHarness.run(["keys", "generate", "--data-dir", data]).status == 0)
+            let exported = try KASToolHarness.run(["keys", "export-public", "--data-dir", data])
+            // A fixed loopback public URL: the packaged URL stays accepted whatever port each run gets.
+            let publicURL = "http://localhost:9"
+            let package = try RealPackage.package(in: temp.path, publicKeyPEM: exported.output, kid: nil, kasURL: publicURL)
+            let subject = "survivor-\(UUID().uuidString)"
+            let minted = try KASToolHarness.run(["token", "--sub", subject, "--ttl", "600", "--data-dir", data,
+                                                 "--claims", #"{"entitlements":["\#(RealPackage.attribute)"]}"#])
+            #expect(minted.status == 0, "\(minted.stderr)")
+            let token = minted.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            let arguments = ["--listen", "127.0.0.1:0", "--data-dir", data, "--public-url", publicURL]
+
+            func post(_ address: String, _ path: String, _ body: Data) throws -> CurlResult {
+                try Curl.run(["-X", "POST", "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json",
+                              "--data-binary", "@-", address + path], stdin: body)
+            }
+            func keyRequest(_ address: String, _ session: String) throws -> CurlResult {
+                try post(address, "/media/v1/key-request", JSONWriter.write(.object(JSONObject([
+                    ("assetId", .string(package.policyUUID)), ("component", "video"), ("sessionId", .string(session)),
+                    ("tdfManifest", .string(Base64.encode(package.manifestBytes))),
+                    ("clientPublicKey", .string(try P256.KeyAgreement.PrivateKey().publicKey.pemRepresentation)),
+                ]))))
+            }
+
+            let (first, address, _) = try start(arguments, in: temp.path)
+            let started = try post(address, "/media/v1/session/start", JSONWriter.write(.object(JSONObject([
+                ("assetId", .string(package.policyUUID)), ("protocol", "tdf"), ("playbackId", "survivor"),
+            ]))))
+            #expect(started.status == 200, "\(started.text)")
+            let session = try #require(try JSONParser.parse(started.body).object?["sessionId"]?.string)
+            let delivered = try keyRequest(address, session)
+            #expect(delivered.status == 200, "\(delivered.text)")
+            kill(first.processIdentifier, SIGKILL)
+            first.waitUntilExit()
+            #expect(first.terminationReason == .uncaughtSignal)
+
+            let (second, again, log) = try start(arguments, in: temp.path)
+            let beat = try post(again, "/media/v1/session/\(session)/heartbeat", Data())
+            #expect(beat.status == 200, "the live session survived: \(beat.text)")
+            #expect(try keyRequest(again, session).status == 200)
+            #expect(try Curl.run([again + "/metrics"]).text.contains("kas_media_active_sessions 1\n"))
+            // The first play was recorded before the kill (read from another connection, as WAL allows).
+            let store = try SQLiteMediaStore(path: KASDataDirectory(data).mediaStore)
+            let firstPlay = try #require(try store.firstPlay(viewer: MediaViewer(subject: subject).storeKey, asset: package.policyUUID))
+            #expect(abs(firstPlay.timeIntervalSinceNow) < 120)
+            store.close()
+            let audit = try String(contentsOfFile: KASDataDirectory(data).auditLog, encoding: .utf8)
+            #expect(audit.components(separatedBy: #""reason":"key_delivered""#).count - 1 == 2)
+            #expect(!audit.contains(session) && !audit.contains(token))
+
+            #expect(stop(second, signal: SIGTERM) == 0)
+            #expect(log().contains(#""event":"stopped""#))
+            // A clean stop closed the store: the WAL was checkpointed and truncated.
+            let wal = (try? FileManager.default.attributesOfItem(atPath: KASDataDirectory(data).mediaStore + "-wal")[.size] as? NSNumber)?.intValue ?? 0
+            #expect(wal == 0)
+        }
+
         @Test func startFailuresExit1() throws {
             let temp = try TemporaryDirectory()
             let missingTLS = try KASToolHarness.run(["serve", "--listen", "127.0.0.1:0", "--tls-cert", "/nonexistent/c.pem",
@@ -117,6 +185,12 @@ extension ToolTests {
 
             let hostName = try KASToolHarness.run(["serve", "--listen", "kas.example.com:8443", "--data-dir", temp.path])
             #expect(hostName.status == 1)
+
+            // Plain http beyond loopback is a URL no fps-v2 reader admits: refused at start.
+            let plainHTTP = try KASToolHarness.run(["serve", "--listen", "127.0.0.1:0", "--public-url", "http://kas.example.com",
+                                                    "--data-dir", temp.path])
+            #expect(plainHTTP.status == 1)
+            #expect(plainHTTP.stderr.contains("acceptedKASURLs"))
 
             // A corrupt ring is reported, not regenerated over.
             try KeyRing.generate(dataDirectory: temp.path)

@@ -5,6 +5,19 @@ import Testing
 
 extension ToolTests {
     @Suite struct KASToolTests {
+        /// A one-letter relative data directory once trapped in Foundation's path handling.
+        @Test func aOneLetterRelativeDataDirectoryWorks() throws {
+            let temp = try TemporaryDirectory()
+            let generated = try KASToolHarness.run(["keys", "generate", "--data-dir", "d"], in: temp.path)
+            #expect(generated.status == 0, "\(generated.stderr)")
+            #expect(fileMode(temp.appending("d/keys/r1.pem")) == 0o600)
+            #expect(SecureFiles.split("d") == ("", "d"))
+            #expect(SecureFiles.split("d/") == ("", "d"))
+            #expect(SecureFiles.split("/d") == ("/", "d"))
+            #expect(SecureFiles.split("a/b/c.pem") == ("a/b", "c.pem"))
+            #expect(SecureFiles.split("/") == ("/", ""))
+        }
+
         @Test func keysGenerateListAndExportPublic() throws {
             let temp = try TemporaryDirectory()
             let data = temp.appending("data")

@@ -1,0 +1,54 @@
+import Crypto
+import Encoding
+import Foundation
+import JSON
+@testable import KAS
+
+/// Requests to a `KASTestHarness` through the curl CLI (never URLSession: DESIGN.md §2), trusting
+/// the harness's certificate when it serves HTTPS.
+extension KASTestHarness {
+    private var trust: [String] { certificate.map { ["--cacert", $0.certificatePath] } ?? [] }
+
+    func get(_ path: String, token: String? = nil) throws -> CurlResult {
+        try Curl.run(trust + (token.map { ["-H", "Authorization: Bearer \($0)"] } ?? []) + [url(path)])
+    }
+
+    /// POSTs `body` as is (`Content-Type: application/json` unless `headers` names another).
+    func post(_ path: String, token: String?, body: Data, headers: [String] = [], method: String = "POST") throws -> CurlResult {
+        var arguments = trust + ["-X", method, "--data-binary", "@-"]
+        if !headers.contains(where: { $0.lowercased().hasPrefix("content-type:") }) {
+            arguments += ["-H", "Content-Type: application/json"]
+        }
+        for header in headers { arguments += ["-H", header] }
+        if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
+        return try Curl.run(arguments + [url(path)], stdin: body)
+    }
+
+    func post(_ path: String, token: String?, json members: [(String, JSONValue)]) throws -> CurlResult {
+        try post(path, token: token, body: JSONWriter.write(.object(JSONObject(members)), options: [.sortedKeys]))
+    }
+
+    /// Starts a session; the id, or nil when refused.
+    func startSession(token: String, asset: String, protocol proto: String = "tdf",
+                      extra: [(String, JSONValue)] = []) throws -> String? {
+        let result = try post("/media/v1/session/start", token: token,
+                              json: [("assetId", .string(asset)), ("protocol", .string(proto))] + extra)
+        return (try? JSONParser.parse(result.body))?.object?["sessionId"]?.string
+    }
+
+    /// An open-path key request with a fresh P-256 client key.
+    func openKeyRequest(token: String, asset: String, component: String?, sessionId: String,
+                        manifest: Data) throws -> (result: CurlResult, clientKey: P256.KeyAgreement.PrivateKey) {
+        let (members, clientKey) = try MediaHarness.openKeyRequestBody(asset: asset, component: component, sessionId: sessionId,
+                                                                       manifest: manifest)
+        return (try post("/media/v1/key-request", token: token, json: members), clientKey)
+    }
+
+    /// The audit events of one viewer (by `sub`), oldest first.
+    func auditEvents(sub: String) -> [JSONObject] {
+        let hash = MediaViewer(subject: sub).viewerHash
+        let text = (try? String(contentsOfFile: KASDataDirectory(dataDirectory).auditLog, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { (try? JSONParser.parse(Data($0.utf8)))?.object }
+            .filter { $0["viewer"]?.string == hash }
+    }
+}

@@ -18,7 +18,7 @@ enum Publisher {
         return #"{"body":{"dataAttributes":[\#(attrs)],"dissem":[\#(subjects)]}}"#
     }
 
-    struct Package: Sendable {
+    struct Package {
         /// The package file (fps-v2) or directory (tdf-hls) on disk.
         let path: String
         /// Its path below the origin's root: `name.tdf` or `name/master.m3u8`.

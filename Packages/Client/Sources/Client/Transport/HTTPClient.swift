@@ -1,0 +1,51 @@
+import Foundation
+
+/// HTTP(S) over libcurl for key and media traffic.
+///
+/// Every request: plain http only to loopback (checked before any connection); redirects never
+/// followed (a 3xx fails with `redirectRefused` as soon as its headers arrive, so nothing, least
+/// of all the credential, is re-sent); environment proxies and .netrc ignored; only http/https;
+/// connect and total timeouts; the body limit enforced while receiving; statuses outside 2xx
+/// thrown as `httpStatus` with the body discarded. Safe to share between threads and tasks: each
+/// transfer has its own easy handle.
+public final class HTTPClient: Sendable {
+    public let configuration: HTTPClientConfiguration
+    private let pool: CurlHandlePool
+    let transfers = TransferCounter()
+
+    public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws(TransportError) {
+        try configuration.validate()
+        guard CurlGlobal.isInitialized else { throw TransportError(.internalError, "libcurl could not be initialised") }
+        self.configuration = configuration
+        pool = CurlHandlePool(maxIdle: configuration.maxIdleHandles)
+    }
+
+    /// Runs the blocking transfer on a thread of its own (never on the cooperative pool or a
+    /// width-limited dispatch queue, which slow transfers would starve); cancelling the task
+    /// aborts the transfer at libcurl's next callback with `cancelled`.
+    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        let flag = CancellationFlag()
+        let transfer = CurlTransfer(configuration: configuration, pool: pool, counter: transfers)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) in
+                let thread = Thread {
+                    continuation.resume(returning: Result { () throws(TransportError) in
+                        try transfer.run(request, cancellation: flag)
+                    })
+                }
+                thread.name = "mediadrm.transport"
+                thread.start()
+            }
+        } onCancel: {
+            flag.cancel()
+        }
+        return try result.get()
+    }
+
+    /// Requests that passed validation and reached libcurl.
+    var transfersStarted: Int { transfers.value }
+
+    public func sendSynchronously(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        try CurlTransfer(configuration: configuration, pool: pool, counter: transfers).run(request, cancellation: nil)
+    }
+}

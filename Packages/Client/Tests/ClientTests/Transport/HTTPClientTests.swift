@@ -1,0 +1,342 @@
+import Crypto
+import Encoding
+import Foundation
+import JSON
+import Testing
+@testable import Client
+
+/// HTTPClient against a real local origin (Tools/python/range_server.py) over plain loopback HTTP.
+@Suite struct HTTPClientTransportTests {
+    /// One origin for the suite (tests run in parallel; each checks hits only on paths of its own).
+    struct Shared: Sendable {
+        let root: URL
+        let origin: LocalOrigin
+        let fileBytes: Data
+    }
+
+    static let shared: Result<Shared, TestSupportError> = {
+        do {
+            let root = try makeTemporaryDirectory()
+            let fileBytes = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) })
+            try fileBytes.write(to: root.appendingPathComponent("file.bin"))
+            try Data("target\n".utf8).write(to: root.appendingPathComponent("target.txt"))
+            let origin = try LocalOrigin(root: root, arguments: ["--redirect", "/moved=/target.txt@301", "--status", "/broken=500",
+                                                                 "--delay", "/slow=2"])
+            return .success(Shared(root: root, origin: origin, fileBytes: fileBytes))
+        } catch {
+            return .failure(TestSupportError("origin: \(error)"))
+        }
+    }()
+
+    let root: URL
+    let origin: LocalOrigin
+    let client: HTTPClient
+    let fileBytes: Data
+
+    init() throws {
+        let shared = try Self.shared.get()
+        root = shared.root
+        origin = shared.origin
+        fileBytes = shared.fileBytes
+        client = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .seconds(5), totalTimeout: .seconds(10)))
+    }
+
+    private func echo(_ response: HTTPResponse) throws -> JSONObject {
+        let value = try JSONParser.parse(response.body)
+        return try #require(value.object)
+    }
+
+    @Test func getReturnsStatusHeadersAndBody() throws {
+        let response = try client.sendSynchronously(HTTPRequest(url: origin.url("/file.bin")))
+        #expect(response.status == 200)
+        #expect(response.body == fileBytes)
+        #expect(response.headers["CONTENT-LENGTH"] == "100000")
+        #expect(response.headers["content-type"] == "application/octet-stream")
+    }
+
+    @Test func asyncGetMatchesSync() async throws {
+        let response = try await client.send(HTTPRequest(url: origin.url("/file.bin")))
+        #expect(response.status == 200)
+        #expect(response.body == fileBytes)
+    }
+
+    @Test(arguments: [HTTPMethod.post, .put, .delete])
+    func methodsWithBodyReachTheServer(method: HTTPMethod) async throws {
+        let body = Data("{\"assetId\":\"a\"}".utf8)
+        let credential = try Credential(bearerToken: "eyJhbGciOiJIUzI1NiJ9.e30.sig-_~+/==")
+        let response = try await client.send(HTTPRequest(
+            method: method, url: origin.url("/__echo"), headers: ["Content-Type": "application/json", "X-Trace": "1"],
+            body: body, credential: credential))
+        let info = try echo(response)
+        #expect(try info.requireString("method") == method.rawValue)
+        #expect(try info.requireInt64("bodyLength") == Int64(body.count))
+        #expect(try info.requireString("bodySHA256") == Hex.encode(SHA256.hash(data: body)))
+        #expect(try info.requireString("contentType") == "application/json")
+        #expect(try info.requireString("authorization") == "Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig-_~+/==")
+        // The token appears in no other header.
+        for header in try info.requireArray("headers") {
+            let pair = try #require(header.array)
+            if pair.first?.string?.lowercased() != "authorization" {
+                #expect(pair.last?.string?.contains("eyJhbGciOiJIUzI1NiJ9") == false)
+            }
+        }
+    }
+
+    @Test func deleteWithoutBodyAndPostWithEmptyBody() throws {
+        let deleted = try echo(try client.sendSynchronously(HTTPRequest(method: .delete, url: origin.url("/__echo"))))
+        #expect(try deleted.requireString("method") == "DELETE")
+        #expect(try deleted.requireInt64("bodyLength") == 0)
+        let posted = try echo(try client.sendSynchronously(HTTPRequest(method: .post, url: origin.url("/__echo"))))
+        #expect(try posted.requireString("method") == "POST")
+        #expect(try posted.requireInt64("bodyLength") == 0)
+        #expect(posted["contentType"] == .null)
+    }
+
+    @Test func headRequestHasNoBody() throws {
+        let response = try client.sendSynchronously(HTTPRequest(method: .head, url: origin.url("/file.bin")))
+        #expect(response.status == 200)
+        #expect(response.body.isEmpty)
+        #expect(response.headers["content-length"] == "100000")
+        // The announced length of a body that is not sent is not held against the limit.
+        let limited = try client.sendSynchronously(HTTPRequest(method: .head, url: origin.url("/file.bin"), maxResponseBytes: 10))
+        #expect(limited.status == 200)
+    }
+
+    @Test func connectTimeoutStopsAHandshakeThatNeverCompletes() throws {
+        let stalled = try LocalOrigin(root: root, arguments: ["--stall"])
+        let impatient = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .milliseconds(300), totalTimeout: .seconds(20)))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = transportError { try impatient.sendSynchronously(HTTPRequest(url: stalled.url("/"))) }
+        #expect(error?.code == .timedOut)
+        // The connect timeout fired, not the 20 s total one.
+        #expect(seconds(clock.now - start) < 8)
+    }
+
+    @Test(arguments: [301, 302, 303, 307, 308])
+    func redirectsAreRefusedAndNeverFollowed(status: Int) throws {
+        let credential = try Credential(bearerToken: "secret-token-value")
+        let path = "/__redirect/\(status)/redirect-target-\(status).txt"
+        try Data("target\n".utf8).write(to: root.appendingPathComponent("redirect-target-\(status).txt"))
+        let error = transportError {
+            try client.sendSynchronously(HTTPRequest(url: origin.url(path), credential: credential))
+        }
+        #expect(error?.code == .redirectRefused)
+        #expect(error?.status == status)
+        let hits = try origin.hits(using: client)
+        #expect(hits.counts[path] == 1)
+        #expect(hits.counts["/redirect-target-\(status).txt"] == nil)
+        // One request, and the credential went only there.
+        #expect(client.transfersStarted == 2)   // the request and the /__hits query
+        #expect(hits.log.filter { $0.path.contains("redirect-target-\(status)") }.map(\.authorization) == [true])
+    }
+
+    @Test func configuredRedirectRuleIsRefusedToo() async throws {
+        let error = await asyncTransportError { try await client.send(HTTPRequest(method: .post, url: origin.url("/moved"), body: Data("x".utf8))) }
+        #expect(error?.code == .redirectRefused)
+        #expect(error?.status == 301)
+        #expect(try origin.hits(using: client).counts["/target.txt"] == nil)
+    }
+
+    @Test func errorStatusCarriesStatusButNeitherServerTextNorURL() throws {
+        let error = try #require(transportError {
+            try client.sendSynchronously(HTTPRequest(url: origin.url("/broken?token=QUERYSECRET")))
+        })
+        #expect(error.code == .httpStatus)
+        #expect(error.status == 500)
+        for text in [error.description, error.reason, String(reflecting: error)] {
+            #expect(!text.contains("QUERYSECRET"))
+            #expect(!text.contains("do-not-echo"))
+            #expect(!text.contains("127.0.0.1"))
+        }
+    }
+
+    @Test func retryAfterIsReportedForRateLimits() throws {
+        let error = transportError { try client.sendSynchronously(HTTPRequest(url: origin.url("/__status/429"))) }
+        #expect(error?.code == .httpStatus)
+        #expect(error?.status == 429)
+        #expect(error?.retryAfterSeconds == 7)
+        let notFound = transportError { try client.sendSynchronously(HTTPRequest(url: origin.url("/missing"))) }
+        #expect(notFound?.status == 404)
+        #expect(notFound?.retryAfterSeconds == nil)
+    }
+
+    @Test func extraAcceptedStatusIsReturned() throws {
+        let response = try client.sendSynchronously(HTTPRequest(url: origin.url("/__status/404"), extraAcceptedStatuses: [404]))
+        #expect(response.status == 404)
+        // 3xx can never be accepted.
+        let error = transportError {
+            try client.sendSynchronously(HTTPRequest(url: origin.url("/__redirect/302/accepted-target.txt"), extraAcceptedStatuses: [302]))
+        }
+        #expect(error?.code == .redirectRefused)
+    }
+
+    @Test(arguments: ["http://192.0.2.1/key", "http://192.0.2.1:8080/media/v1/key-request?x=1", "http://10.0.0.1/",
+                      "http://example.com/", "http://127.0.0.1.example.com/", "http://localhost.example/"])
+    func plainHTTPToNonLoopbackIsRefusedBeforeConnecting(url: String) async throws {
+        let slow = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .seconds(20), totalTimeout: .seconds(30)))
+        let credential = try Credential(bearerToken: "abc")
+        let clock = ContinuousClock()
+        let start = clock.now
+        let syncError = transportError { try slow.sendSynchronously(HTTPRequest(url: url, credential: credential)) }
+        // Measured on this thread: a connection attempt to TEST-NET would wait out the 20 s connect timeout.
+        #expect(seconds(clock.now - start) < 2)
+        let asyncError = await asyncTransportError { try await slow.send(HTTPRequest(method: .post, url: url, body: Data())) }
+        #expect(syncError?.code == .insecureURL)
+        #expect(asyncError?.code == .insecureURL)
+        #expect(syncError?.curlCode == nil)
+        // Nothing reached libcurl, so no socket was opened.
+        #expect(slow.transfersStarted == 0)
+    }
+
+    @Test func urlRules() throws {
+        for ok in ["http://127.0.0.1/", "http://127.8.9.10:81/a?b=c", "http://localhost/", "http://LOCALHOST:9/",
+                   "http://[::1]:8080/", "https://192.0.2.1/", "https://kas.example.com/x"] {
+            #expect(transportError { try TransportURL.validate(ok) } == nil, "\(ok)")
+        }
+        for insecure in ["http://192.0.2.1/", "http://[::ffff:127.0.0.1]/", "http://128.0.0.1/", "http://0.0.0.0/",
+                         "http://[::2]/", "HTTP://192.0.2.1/"] {
+            #expect(transportError { try TransportURL.validate(insecure) }?.code == .insecureURL, "\(insecure)")
+        }
+        for invalid in ["", "ftp://127.0.0.1/", "file:///etc/passwd", "gopher://127.0.0.1/", "not a url", "/relative",
+                        "https://user:pass@kas.example.com/", "http://user@127.0.0.1/", "https://kas.example.com/a b",
+                        "https://kas.example.com/\u{e9}", "https://kas.example.com/\r\nX: y"] {
+            #expect(transportError { try TransportURL.validate(invalid) }?.code == .invalidURL, "\(invalid)")
+        }
+        #expect(TransportURL.isLoopbackHost("127.255.255.255"))
+        #expect(!TransportURL.isLoopbackHost("127.0.0.01"))
+        #expect(!TransportURL.isLoopbackHost("127.0.0.256"))
+        #expect(!TransportURL.isLoopbackHost("127.0.0"))
+    }
+
+    @Test func headersThatCouldInjectOrSmuggleAreRefused() throws {
+        let cases: [HTTPHeaders] = [
+            ["X-A": "ok\r\nAuthorization: Bearer stolen"], ["X-A": "nul\u{0}"], ["Bad Name": "v"], ["": "v"],
+            ["Authorization": "Bearer t"], ["authorization": "Basic x"], ["Host": "evil"], ["Content-Length": "0"],
+            ["Transfer-Encoding": "chunked"], ["X-A": "caf\u{e9}"],
+        ]
+        for headers in cases {
+            let error = transportError { try client.sendSynchronously(HTTPRequest(url: origin.url("/__echo"), headers: headers)) }
+            #expect(error?.code == .invalidRequest)
+        }
+        #expect(transportError { try client.sendSynchronously(HTTPRequest(url: origin.url("/__echo"), body: Data("x".utf8))) }?.code == .invalidRequest)
+        #expect(client.transfersStarted == 0)
+    }
+
+    @Test func credentialNeverPrints() throws {
+        let token = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ2aWV3ZXIifQ.c2lnbmF0dXJl"
+        let credential = try Credential(bearerToken: token)
+        var dumped = ""
+        dump(credential, to: &dumped)
+        let request = HTTPRequest(url: "https://kas.example.com/", credential: credential)
+        var dumpedRequest = ""
+        dump(request, to: &dumpedRequest)
+        for text in ["\(credential)", String(describing: credential), String(reflecting: credential), dumped,
+                     dumpedRequest, "\(request)"] {
+            #expect(!text.contains("eyJ"))
+            #expect(!text.contains("c2lnbmF0dXJl"))
+        }
+        for bad in ["", "a b", "a\r\nb", "tok\u{0}", "caf\u{e9}", "a=b"] {
+            #expect(transportError { try Credential(bearerToken: bad) }?.code == .invalidRequest, "\(bad.debugDescription)")
+        }
+    }
+
+    @Test func totalTimeoutStopsASlowServer() async throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = transportError {
+            try client.sendSynchronously(HTTPRequest(url: origin.url("/__delay/10000/file.bin"), timeout: .milliseconds(400)))
+        }
+        #expect(error?.code == .timedOut)
+        // Well before the server would have answered (generous: the test machine is shared).
+        #expect(seconds(clock.now - start) < 5)
+        let asyncError = await asyncTransportError {
+            try await client.send(HTTPRequest(url: origin.url("/__delay/10000/file.bin"), timeout: .milliseconds(400)))
+        }
+        #expect(asyncError?.code == .timedOut)
+        let ruled = transportError { try client.sendSynchronously(HTTPRequest(url: origin.url("/slow"), timeout: .milliseconds(300))) }
+        #expect(ruled?.code == .timedOut)
+    }
+
+    @Test func responseLimitAbortsDeclaredAndChunkedBodies() throws {
+        for path in ["/__big/2000000", "/__chunked/2000000"] {
+            let error = transportError { try client.sendSynchronously(HTTPRequest(url: origin.url(path), maxResponseBytes: 100_000)) }
+            #expect(error?.code == .responseTooLarge, "\(path)")
+        }
+        // The client-wide default applies as well; at the limit exactly the body is accepted.
+        let small = try HTTPClient(configuration: HTTPClientConfiguration(maxResponseBytes: 65_536))
+        #expect(transportError { try small.sendSynchronously(HTTPRequest(url: origin.url("/__chunked/65537"))) }?.code == .responseTooLarge)
+        #expect(try small.sendSynchronously(HTTPRequest(url: origin.url("/__chunked/65536"))).body.count == 65_536)
+        #expect(try small.sendSynchronously(HTTPRequest(url: origin.url("/__big/65536"))).body.count == 65_536)
+    }
+
+    @Test func closedPortFailsToConnect() throws {
+        let closed = try LocalOrigin(root: try makeTemporaryDirectory())
+        let url = closed.url("/file.bin")
+        closed.stop()
+        let error = transportError { try client.sendSynchronously(HTTPRequest(url: url)) }
+        #expect(error?.code == .connectionFailed)
+    }
+
+    @Test func cancellingTheTaskAbortsTheTransfer() async throws {
+        let client = self.client
+        let url = origin.url("/__delay/10000/file.bin")
+        let clock = ContinuousClock()
+        let start = clock.now
+        let task = Task { await asyncTransportError { try await client.send(HTTPRequest(url: url)) } }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        let error = await task.value
+        // Cancelled, not answered: the server would have answered after 10 s.
+        #expect(error?.code == .cancelled)
+        #expect(seconds(clock.now - start) < 9.5)
+    }
+
+    @Test func concurrentRequestsFromTasksAndThreads() async throws {
+        let client = self.client
+        let url = origin.url("/file.bin")
+        let expected = fileBytes
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<16 {
+                group.addTask { (try? await client.send(HTTPRequest(url: url)))?.body == expected }
+            }
+            var all: [Bool] = []
+            for await ok in group { all.append(ok) }
+            return all
+        }
+        #expect(results.count == 16 && results.allSatisfy { $0 })
+
+        let flags = ThreadResults(count: 8)
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            flags.set(index, (try? client.sendSynchronously(HTTPRequest(url: url)))?.body == expected)
+        }
+        #expect(flags.all)
+    }
+
+    @Test func configurationIsValidated() {
+        let bad: [HTTPClientConfiguration] = [
+            HTTPClientConfiguration(publicKeyPin: "sha1//AAAA"),
+            HTTPClientConfiguration(publicKeyPin: "sha256//not base64"),
+            HTTPClientConfiguration(publicKeyPin: "sha256//" + Base64.encode(Data(count: 20))),
+            HTTPClientConfiguration(publicKeyPin: "sha256//" + Base64.encode(Data(count: 32)) + ";"),
+            HTTPClientConfiguration(trustedCertificatesPEM: Data("not a certificate".utf8)),
+            HTTPClientConfiguration(totalTimeout: .zero),
+            HTTPClientConfiguration(maxResponseBytes: -1),
+            HTTPClientConfiguration(userAgent: "a\r\nb"),
+        ]
+        for configuration in bad {
+            #expect(transportError { try HTTPClient(configuration: configuration) }?.code == .invalidConfiguration)
+        }
+        let twoPins = "sha256//" + Base64.encode(Data(count: 32)) + ";sha256//" + Base64.encode(Data(repeating: 1, count: 32))
+        #expect(transportError { try HTTPClient(configuration: HTTPClientConfiguration(publicKeyPin: twoPins)) } == nil)
+    }
+}
+
+/// Per-thread results of concurrentPerform.
+final class ThreadResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Bool]
+    init(count: Int) { values = Array(repeating: false, count: count) }
+    func set(_ index: Int, _ value: Bool) { lock.lock(); values[index] = value; lock.unlock() }
+    var all: Bool { lock.lock(); defer { lock.unlock() }; return values.allSatisfy { $0 } }
+}

@@ -10,7 +10,7 @@ SCRATCH   := $(ROOT)/.build
 VENV      := $(ROOT)/.venv
 PACKAGES  := MediaCrypto Packager KAS Client
 APT_PACKAGES := libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev \
-                pkg-config ffmpeg python3-venv openssl unzip curl
+                pkg-config ffmpeg python3-venv openssl unzip time linux-perf curl
 CONFIG    ?= debug
 
 export PATH := /opt/swift/usr/bin:$(PATH)

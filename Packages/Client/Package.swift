@@ -19,6 +19,10 @@ let package = Package(
             .product(name: "JSON", package: "MediaCrypto"),
             .product(name: "ZIP", package: "MediaCrypto"),
             .product(name: "MP4", package: "MediaCrypto"),
+            .product(name: "FPSv2", package: "MediaCrypto"),
+            .product(name: "TDF", package: "MediaCrypto"),
+            .product(name: "HLS", package: "MediaCrypto"),
+            .product(name: "JOSE", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "PlayerTool", dependencies: [
             "Client",
@@ -34,6 +38,8 @@ let package = Package(
             .product(name: "Encoding", package: "MediaCrypto"),
             .product(name: "JSON", package: "MediaCrypto"),
             .product(name: "MP4", package: "MediaCrypto"),
+            .product(name: "FPSv2", package: "MediaCrypto"),
+            .product(name: "TDF", package: "MediaCrypto"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -19,7 +19,15 @@ final class ClearMediaDestination: MediaOutput {
     /// Checks the destination before any work starts: clear media never goes to a terminal.
     init(path: String?) throws {
         self.path = path
-        if let path {
+        if let path, Self.isStream(path) {
+            // A device or pipe (`-o /dev/null`, a named pipe to a player) is written in place:
+            // there is nothing to rename, and renaming over it would replace it.
+            guard let handle = FileHandle(forWritingAtPath: path) else {
+                throw ToolFailure("cannot write output '\(path)': it cannot be opened for writing")
+            }
+            file = nil
+            stdout = FileHandleOutput(handle)
+        } else if let path {
             file = try AtomicFileWriter(destination: path)
             stdout = nil
         } else {
@@ -29,6 +37,14 @@ final class ClearMediaDestination: MediaOutput {
             file = nil
             stdout = FileHandleOutput(FileHandle.standardOutput)
         }
+    }
+
+    /// True for an existing character device or FIFO.
+    private static func isStream(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        let type = status.st_mode & S_IFMT
+        return type == S_IFCHR || type == S_IFIFO
     }
 
     func write(_ bytes: [UInt8]) throws(MediaError) {

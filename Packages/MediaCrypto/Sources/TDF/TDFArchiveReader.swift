@@ -236,10 +236,16 @@ public final class TDFArchiveReader: Sendable {
     /// Decrypts to `url` through a temporary file in the same directory, renamed over `url` only
     /// after every segment and the root signature verified; on failure nothing is left behind.
     public func decrypt(payloadKey: SymmetricKey, to url: URL) throws(TDFError) {
-        let file = try AtomicOutputFile(destination: url)
+        let file = try zipCall { () throws(ZIPError) in try ZIPAtomicFile(path: url.path) }
         do {
-            try forEachSegment(payloadKey: payloadKey) { (plaintext: Data) throws(TDFError) in try file.write(plaintext) }
-            try file.commit()
+            try forEachSegment(payloadKey: payloadKey) { (plaintext: Data) throws(TDFError) in
+                do {
+                    try plaintext.withUnsafeBytes { try file.sink.write($0) }
+                } catch {
+                    throw TDFError(.io, "writing the output file failed")
+                }
+            }
+            try zipCall { () throws(ZIPError) in try file.commit() }
         } catch {
             file.discard()
             throw error

@@ -23,9 +23,11 @@ public final class AtomicFileWriter {
         let url = URL(fileURLWithPath: destination)
         let directory = url.deletingLastPathComponent().path
         let base = url.lastPathComponent
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw ToolFailure("cannot write output '\(destination)': is a directory")
+        // A rename over a device, pipe or directory would replace it (as root, /dev/null with a
+        // regular file): only a missing destination or a regular file is ever replaced.
+        var existing = stat()
+        if stat(destination, &existing) == 0, existing.st_mode & S_IFMT != S_IFREG {
+            throw ToolFailure("cannot write output '\(destination)': it exists and is not a regular file")
         }
         var lastError: Int32 = 0
         for _ in 0..<8 {

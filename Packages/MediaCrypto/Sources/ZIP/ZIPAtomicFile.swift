@@ -23,6 +23,12 @@ public final class ZIPAtomicFile {
         let directory = url.deletingLastPathComponent().path
         let name = url.lastPathComponent
         guard !name.isEmpty else { throw ZIPError(.invalidArgument, "the destination has no file name") }
+        // A rename over a device, pipe or directory would replace it (as root, /dev/null with a
+        // regular file): only a missing destination or a regular file is ever replaced.
+        var existing = stat()
+        if stat(path, &existing) == 0, existing.st_mode & S_IFMT != S_IFREG {
+            throw ZIPError(.invalidArgument, "the destination exists and is not a regular file")
+        }
         var attempt = 0
         while true {
             let suffix = String(UInt64.random(in: 0...UInt64.max), radix: 36)

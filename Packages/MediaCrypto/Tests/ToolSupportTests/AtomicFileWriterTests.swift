@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import ToolSupport
 
@@ -27,6 +30,23 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("new bytes".utf8))
         #expect(try entries(dir) == ["out.bin"])
         #expect(throws: ToolFailure.self) { try writer.write(Data([1])) }
+    }
+
+    /// Renaming over a pipe, device or directory would replace it (as root, /dev/null with a
+    /// regular file), so only a missing destination or a regular file is ever replaced.
+    @Test func refusesToReplaceANonRegularFile() throws {
+        let dir = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let subdirectory = dir.appendingPathComponent("sub")
+        try FileManager.default.createDirectory(at: subdirectory, withIntermediateDirectories: false)
+        for path in [fifo, subdirectory.path] {
+            #expect(throws: ToolFailure.self) { try AtomicFileWriter(destination: path) }
+        }
+        var status = stat()
+        #expect(stat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+        #expect(try entries(dir) == ["pipe", "sub"])
     }
 
     @Test func failureLeavesNothing() throws {

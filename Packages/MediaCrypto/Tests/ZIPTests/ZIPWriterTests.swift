@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import ZIP
 
@@ -313,6 +316,18 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: file.temporaryPath))
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["pkg.zip"])
+    }
+
+    /// A pipe, device or directory at the destination is never renamed over.
+    @Test func atomicFileRefusesANonRegularDestination() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("zip-fifo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: ZIPError(.invalidArgument, "")) { try ZIPAtomicFile(path: fifo) }
+        #expect(throws: ZIPError(.invalidArgument, "")) { try ZIPAtomicFile(path: dir.path) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["pipe"])
     }
 
     @Test func failingSinkBecomesIOError() throws {

@@ -1,5 +1,8 @@
 import Encoding
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// The built `player decrypt` against Shaka Packager's cbcs output.
@@ -59,6 +62,40 @@ extension MediaTests {
             #expect(result.status == 0)
             #expect(result.stderr.isEmpty)
             #expect([UInt8](result.stdout) == (try fixtures.decrypt(track)))
+        }
+
+        /// `-o` naming a pipe (or a device such as /dev/null) streams into it and leaves it in
+        /// place: a rename over it would replace the pipe or device with a regular file.
+        @Test func writesIntoANamedPipeWithoutReplacingIt() throws {
+            let player = try Tools.player()
+            let fixtures = try MediaFixtures.get()
+            let track = fixtures.shakaAudio
+            let fifo = fixtures.directory.appendingPathComponent("pipe-\(UUID().uuidString)").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            defer { unlink(fifo) }
+            let received = Received()
+            let reader = Thread {
+                if let handle = FileHandle(forReadingAtPath: fifo) {
+                    received.set(handle.readDataToEndOfFile())
+                }
+            }
+            reader.start()
+            let result = try Tools.run(player, ["decrypt", "-q", track.initSegment.path] + track.segments.map(\.path)
+                                           + ["--key", track.keyHex, "-o", fifo])
+            #expect(result.status == 0, "\(result.stderrText)")
+            let deadline = Date().addingTimeInterval(10)
+            while received.get() == nil, Date() < deadline { usleep(10_000) }
+            #expect([UInt8](received.get() ?? Data()) == (try fixtures.decrypt(track)))
+            var status = stat()
+            #expect(stat(fifo, &status) == 0)
+            #expect(status.st_mode & S_IFMT == S_IFIFO, "the pipe must still be a pipe")
+        }
+
+        final class Received: @unchecked Sendable {
+            private let lock = NSLock()
+            private var data: Data?
+            func set(_ value: Data) { lock.lock(); data = value; lock.unlock() }
+            func get() -> Data? { lock.lock(); defer { lock.unlock() }; return data }
         }
 
         /// A --key whose KID is not the track's tenc KID is refused, and no output appears.

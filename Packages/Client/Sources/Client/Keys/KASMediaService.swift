@@ -1,0 +1,106 @@
+import Encoding
+import Foundation
+import JSON
+
+/// The KAS media routes over `HTTPClient`: bodies JSON with sorted keys, the token only as the
+/// bearer credential, no `userId`, answers checked against fps-v2 §10.2 and statuses mapped by
+/// §10.5. Server text is never kept.
+public struct KASMediaService: MediaKeyService {
+    public let baseURL: String
+    private let client: HTTPClient
+    private let credential: Credential
+
+    /// `baseURL` is the key service origin (the `--kas` URL); routes are under `/media/v1/`.
+    public init(baseURL: String, client: HTTPClient, credential: Credential) {
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.baseURL = base
+        self.client = client
+        self.credential = credential
+    }
+
+    public func startSession(_ request: MediaSessionRequest) async throws(PlaybackError) -> MediaSessionGrant {
+        let body = JSONValue.object(JSONObject([
+            ("assetId", .string(request.assetID)), ("component", .string(request.component)),
+            ("playbackId", .string(request.playbackID)), ("protocol", .string(request.protocol)),
+        ]))
+        let object = try await post("session/start", body)
+        guard case .string("started")? = object["status"], case .string(let id)? = object["sessionId"],
+              Self.isSafeSessionID(id) else {
+            throw PlaybackError(.malformed, "the session start answer is not a started session with a safe id")
+        }
+        var heartbeat = 60
+        if case .number(let number)? = object["heartbeatSeconds"] {
+            guard let value = number.int64, (1...86_400).contains(value) else {
+                throw PlaybackError(.malformed, "the session start answer has an unusable heartbeatSeconds")
+            }
+            heartbeat = Int(value)
+        }
+        return MediaSessionGrant(sessionID: id, heartbeatSeconds: heartbeat)
+    }
+
+    public func requestKey(_ request: MediaKeyRequest) async throws(PlaybackError) -> MediaKeyResponse {
+        let body = JSONValue.object(JSONObject([
+            ("assetId", .string(request.assetID)), ("clientPublicKey", .string(request.clientPublicKeyPEM)),
+            ("component", .string(request.component)), ("sessionId", .string(request.sessionID)),
+            ("tdfManifest", .string(Base64.encode(request.manifest))),
+        ]))
+        let object = try await post("key-request", body)
+        guard case .string("success")? = object["status"], case .string(let wrappedText)? = object["wrappedKey"],
+              let wrapped = try? Base64.decode(wrappedText), (1...65_536).contains(wrapped.count),
+              case .string(let sessionKey)? = object["sessionPublicKey"] else {
+            throw PlaybackError(.malformed, "the key answer is not a success with a wrapped key and a session public key")
+        }
+        return MediaKeyResponse(wrappedKey: wrapped, sessionPublicKeyPEM: sessionKey,
+                                leaseSeconds: try Self.lease(object["metadata"]))
+    }
+
+    public func heartbeat(sessionID: String) async throws(PlaybackError) {
+        guard Self.isSafeSessionID(sessionID) else { throw PlaybackError(.invalidArgument, "the session id is not a safe path segment") }
+        _ = try await send(HTTPRequest(method: .post, url: "\(baseURL)/media/v1/session/\(sessionID)/heartbeat",
+                                       headers: ["Content-Type": "application/json"], body: Data("{}".utf8),
+                                       credential: credential), route: "heartbeat")
+    }
+
+    public func endSession(sessionID: String) async throws(PlaybackError) {
+        guard Self.isSafeSessionID(sessionID) else { throw PlaybackError(.invalidArgument, "the session id is not a safe path segment") }
+        _ = try await send(HTTPRequest(method: .delete, url: "\(baseURL)/media/v1/session/\(sessionID)", credential: credential),
+                           route: "session end")
+    }
+
+    /// §10.2: an integer from 60 to 86,400 is a lease; below 60 the answer is malformed; above,
+    /// or not an integer, means no lease.
+    static func lease(_ metadata: JSONValue?) throws(PlaybackError) -> Int? {
+        guard case .object(let object)? = metadata, let value = object["lease_seconds"] else { return nil }
+        guard case .number(let number) = value, let seconds = number.int64 else { return nil }
+        if seconds < 60 { throw PlaybackError(.malformed, "the key answer's lease is shorter than 60 seconds") }
+        return seconds <= 86_400 ? Int(seconds) : nil
+    }
+
+    /// One path segment of the base64url alphabet, so it can never change the route.
+    static func isSafeSessionID(_ id: String) -> Bool {
+        (1...256).contains(id.utf8.count) && id.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        }
+    }
+
+    private func post(_ route: String, _ body: JSONValue) async throws(PlaybackError) -> JSONObject {
+        let response = try await send(HTTPRequest(method: .post, url: "\(baseURL)/media/v1/\(route)",
+                                                  headers: ["Content-Type": "application/json"],
+                                                  body: JSONWriter.write(body, options: [.sortedKeys]),
+                                                  credential: credential, maxResponseBytes: 1 << 20), route: route)
+        guard let value = try? JSONParser.parse(response.body), case .object(let object) = value else {
+            throw PlaybackError(.malformed, "the key service answered \(route) with a body that is not a JSON object")
+        }
+        return object
+    }
+
+    private func send(_ request: HTTPRequest, route: String) async throws(PlaybackError) -> HTTPResponse {
+        do {
+            return try await client.send(request)
+        } catch {
+            throw PlaybackError.from(error, route: route)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Crypto
+import Encoding
+import FPSv2
+import Foundation
+import JOSE
+import JSON
+import TDF
+
+/// The KAS's OpenTDF REST rewrap (`POST /kas/v2/rewrap`) for many key access objects at once.
+///
+/// Each call makes a fresh ephemeral P-256 key: its public half is the request's
+/// `clientPublicKey`, and the signed request token (ES256, `requestBody` = the v2
+/// `UnsignedRewrapRequest` JSON text, `iat`, `exp`) is signed with it. Objects are grouped by
+/// their policy text; every answer is unwrapped with ECDH against `sessionPublicKey` + HKDF
+/// (salt SHA-256("TDF")) + AES-GCM. Statuses map by fps-v2 §10.5; a `fail` result is a denial
+/// (a `bad request` one malformed). The token travels only as the bearer credential.
+struct OpenTDFRewrapClient: Sendable {
+    struct Item: Sendable {
+        let id: String
+        let policy: String
+        let keyAccess: KeyAccessObject
+    }
+
+    let baseURL: String
+    let client: HTTPClient
+    let credential: Credential
+
+    init(baseURL: String, client: HTTPClient, credential: Credential) {
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.baseURL = base
+        self.client = client
+        self.credential = credential
+    }
+
+    /// Payload keys by item id; throws at the first object that is not permitted.
+    func rewrap(_ items: [Item]) throws(PlaybackError) -> [String: SymmetricKey] {
+        guard !items.isEmpty else { return [:] }
+        let privateKey: P256.KeyAgreement.PrivateKey
+        let signingKey: P256.Signing.PrivateKey
+        do {
+            privateKey = try P256.KeyAgreement.PrivateKey()
+            signingKey = try P256.Signing.PrivateKey(rawRepresentation: privateKey.rawRepresentation)
+        } catch {
+            throw PlaybackError(.invalidArgument, "an ephemeral P-256 key could not be generated")
+        }
+        var policies: [String] = []
+        var objects: [String: [JSONValue]] = [:]
+        for item in items {
+            if objects[item.policy] == nil { policies.append(item.policy) }
+            objects[item.policy, default: []].append(.object(JSONObject([
+                ("keyAccessObject", item.keyAccess.jsonValue), ("keyAccessObjectId", .string(item.id)),
+            ])))
+        }
+        var requests: [JSONValue] = []
+        for (index, policy) in policies.enumerated() {
+            requests.append(.object(JSONObject([
+                ("algorithm", .string("ec:secp256r1")),
+                ("keyAccessObjects", .array(objects[policy] ?? [])),
+                ("policy", .object(JSONObject([("body", .string(policy)), ("id", .string("policy-\(index)"))]))),
+            ])))
+        }
+        let requestBody = JSONWriter.string(.object(JSONObject([
+            ("clientPublicKey", .string(privateKey.publicKey.pemRepresentation)), ("requests", .array(requests)),
+        ])), options: [.sortedKeys])
+        let now = Date()
+        let token: String
+        do {
+            token = try JWT.sign(claims: JSONObject([
+                ("exp", JWT.numericDate(now.addingTimeInterval(60))), ("iat", JWT.numericDate(now)),
+                ("requestBody", .string(requestBody)),
+            ]), key: JWSSigningKey(p256: signingKey))
+        } catch {
+            throw PlaybackError(.invalidArgument, "the signed request token could not be made")
+        }
+        let body = JSONWriter.write(.object(JSONObject([("signedRequestToken", .string(token))])), options: [.sortedKeys])
+        let response: HTTPResponse
+        do {
+            response = try client.sendSynchronously(HTTPRequest(
+                method: .post, url: baseURL + "/kas/v2/rewrap", headers: ["Content-Type": "application/json"],
+                body: body, credential: credential, maxResponseBytes: 4 << 20))
+        } catch {
+            throw PlaybackError.from(error, route: "rewrap")
+        }
+        return try Self.keys(from: response.body, ids: items.map(\.id), privateKey: privateKey)
+    }
+
+    static func keys(from body: Data, ids: [String], privateKey: P256.KeyAgreement.PrivateKey) throws(PlaybackError) -> [String: SymmetricKey] {
+        guard let value = try? JSONParser.parse(body), case .object(let root) = value,
+              case .string(let sessionPEM)? = root["sessionPublicKey"],
+              let sessionKey = try? P256.KeyAgreement.PublicKey(pemRepresentation: sessionPEM),
+              case .array(let responses)? = root["responses"] else {
+            throw PlaybackError(.malformed, "the rewrap answer has no session public key or no responses")
+        }
+        var results: [String: JSONObject] = [:]
+        for response in responses {
+            guard case .object(let policy) = response, case .array(let list)? = policy["results"] else {
+                throw PlaybackError(.malformed, "a rewrap policy result is not an object with results")
+            }
+            for item in list {
+                guard case .object(let result) = item, case .string(let id)? = result["keyAccessObjectId"] else {
+                    throw PlaybackError(.malformed, "a rewrap result has no key access object id")
+                }
+                results[id] = result
+            }
+        }
+        var keys: [String: SymmetricKey] = [:]
+        for id in ids {
+            guard let result = results[id] else { throw PlaybackError(.malformed, "the rewrap answer left out a requested key") }
+            guard case .string("permit")? = result["status"] else {
+                if case .string(let text)? = result["error"], text.hasPrefix("bad request") {
+                    throw PlaybackError(.malformed, "the key service refused a segment key as malformed")
+                }
+                throw PlaybackError(.denied, "the key service denied a segment key")
+            }
+            guard case .string(let wrappedText)? = result["kasWrappedKey"], let wrapped = try? Base64.decode(wrappedText) else {
+                throw PlaybackError(.malformed, "a permitted rewrap result has no wrapped key")
+            }
+            let key: SymmetricKey
+            do {
+                key = try ECWrap.unwrap(wrapped, ephemeralPublicKey: sessionKey, with: privateKey)
+            } catch {
+                throw PlaybackError(.malformed, "a rewrapped key does not open with this request's ephemeral key")
+            }
+            guard key.byteCount == 32 else { throw PlaybackError(.malformed, "a rewrapped payload key is not 32 bytes") }
+            keys[id] = key
+        }
+        return keys
+    }
+}

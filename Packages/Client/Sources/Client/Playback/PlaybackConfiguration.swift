@@ -1,0 +1,23 @@
+import Foundation
+
+/// How a playback reaches its key service.
+public struct PlaybackConfiguration: Sendable {
+    /// The key service origin (`--kas`); also the only key service URL admission accepts.
+    public var keyServiceURL: String
+    /// The viewer's bearer token.
+    public var credential: Credential
+    /// Transport for the key service and for remote sources (CA, pin, timeouts).
+    public var client: HTTPClient
+    public var clock: any PlaybackClock
+    /// tdf-hls: segments per component whose keys one bulk rewrap fetches.
+    public var segmentKeyLookahead: Int
+
+    public init(keyServiceURL: String, credential: Credential, client: HTTPClient,
+                clock: any PlaybackClock = SystemPlaybackClock(), segmentKeyLookahead: Int = 8) {
+        self.keyServiceURL = keyServiceURL
+        self.credential = credential
+        self.client = client
+        self.clock = clock
+        self.segmentKeyLookahead = segmentKeyLookahead
+    }
+}

@@ -1,0 +1,18 @@
+/// Progress of a playback, for a progress line on stderr. Carries no secret: no token, key,
+/// session id or policy uuid.
+public enum PlaybackEvent: Sendable, Equatable {
+    /// The source is an fps-v2 package that passed every admission check.
+    case admitted(checks: Int, components: [String], segments: Int)
+    /// A tdf-hls stream was recognised.
+    case tdfHLS(components: [String], segments: Int)
+    /// A component's media session started.
+    case sessionStarted(component: String)
+    /// A component's key arrived and unwrapped, `seconds` after its session start began.
+    case keyDelivered(component: String, seconds: Double)
+    /// A bulk OpenTDF rewrap delivered `count` segment keys.
+    case segmentKeysDelivered(count: Int, seconds: Double)
+    /// The first clear byte was written, `seconds` after the playback began.
+    case firstClearByte(seconds: Double)
+    /// Every segment was written.
+    case finished(bytes: UInt64, seconds: Double)
+}

@@ -1,0 +1,305 @@
+import Crypto
+import FPSv2
+import Foundation
+import HLS
+
+/// One playback of an fps-v2 package or a tdf-hls stream, presented as ONE clear fragmented MP4
+/// (video and audio tracks) written in order to a `MediaOutput`.
+///
+/// fps-v2: every admission check runs before any key-service request (a refusal names the
+/// check); then a `ContentKeySession` gets every component's key before the first output byte;
+/// segments are read one at a time (over HTTP only the entries needed) and decrypted. tdf-hls:
+/// the master must carry the profile marker; segments are Standard TDFs whose keys come from
+/// bulk OpenTDF rewraps, the first batch before any output; each is verified before use.
+/// Output stops at the first segment boundary after a lease lapses, the service ends the session
+/// or `stop()` is called; every media session is ended whatever happens.
+public final class PlaybackSession: @unchecked Sendable {
+    public let source: PlaybackSource
+    public let configuration: PlaybackConfiguration
+    private let delegate: (any ContentKeySessionDelegate)?
+    private let progress: (@Sendable (PlaybackEvent) -> Void)?
+    private let lock = NSLock()
+    private var keySession: ContentKeySession?
+    private var stopRequested = false
+
+    public init(source: PlaybackSource, configuration: PlaybackConfiguration,
+                delegate: (any ContentKeySessionDelegate)? = nil, progress: (@Sendable (PlaybackEvent) -> Void)? = nil) {
+        self.source = source
+        self.configuration = configuration
+        self.delegate = delegate
+        self.progress = progress
+    }
+
+    /// The key session of an fps-v2 playback, once keys are being acquired.
+    public var contentKeySession: ContentKeySession? { lock.withLock { keySession } }
+
+    /// Stops the output at the next segment and ends every media session.
+    public func stop() async {
+        let session = lock.withLock { () -> ContentKeySession? in
+            stopRequested = true
+            return keySession
+        }
+        await session?.stop()
+    }
+
+    private var isStopRequested: Bool { lock.withLock { stopRequested } }
+
+    /// Plays to the end. `holdUntil`, when given, runs after the last byte was written and
+    /// before the sessions end (a player process still presenting keeps them alive).
+    public func play(to output: any MediaOutput, holdUntil: (@Sendable () async -> Void)? = nil) async throws(PlaybackError) {
+        let began = configuration.clock.now()
+        let presentation = try await prepare()
+        switch presentation {
+        case .fpsV2(let package, let inits):
+            try await playFPSv2(package, inits, output: output, began: began, holdUntil: holdUntil)
+        case .tdfHLS(let stream):
+            try await playTDFHLS(stream, output: output, began: began, holdUntil: holdUntil)
+        }
+    }
+
+    // MARK: Preparation (no key-service request)
+
+    enum Presentation: @unchecked Sendable {
+        case fpsV2(FPSv2AdmittedPackage, [ClearInitSegment])
+        case tdfHLS(TDFHLSStream)
+    }
+
+    private func prepare() async throws(PlaybackError) -> Presentation {
+        let source = self.source, configuration = self.configuration, progress = self.progress
+        return try await Blocking.run { () throws(PlaybackError) -> Presentation in
+            switch source {
+            case .packageFile(let path):
+                return try Self.admit(Self.package { () throws(FPSv2Error) in try FPSv2Package(archivePath: path) }, configuration, progress)
+            case .directory(let path):
+                if !FileManager.default.fileExists(atPath: path + "/" + FPSv2EntryName.manifestName),
+                   FileManager.default.fileExists(atPath: path + "/" + FPSv2EntryName.masterName) {
+                    return .tdfHLS(try TDFHLSStream.open(loader: DirectoryResourceLoader(directory: path),
+                                                         masterName: FPSv2EntryName.masterName))
+                }
+                return try Self.admit(FPSv2Package(directoryPath: path), configuration, progress)
+            case .packageURL(let url):
+                let range: HTTPRangeSource
+                do {
+                    range = try HTTPRangeSource(url: url, client: configuration.client)
+                } catch {
+                    throw PlaybackError(.io, "the package URL could not be opened: \((error as? TransportError)?.reason ?? "unreadable")")
+                }
+                return try Self.admit(FPSv2Package(archive: range), configuration, progress)
+            case .tdfHLSMasterURL(let url):
+                let loader = HTTPResourceLoader(siblingsOf: url, client: configuration.client)
+                var name = Substring(url)
+                if let cut = name.firstIndex(where: { $0 == "?" || $0 == "#" }) { name = name[..<cut] }
+                return .tdfHLS(try TDFHLSStream.open(loader: loader, masterName: String(name.split(separator: "/").last ?? "")))
+            }
+        }
+    }
+
+    private static func package(_ make: () throws(FPSv2Error) -> FPSv2Package) throws(PlaybackError) -> FPSv2Package {
+        do {
+            return try make()
+        } catch {
+            throw PlaybackError(.io, "the package could not be opened: \(error.reason)")
+        }
+    }
+
+    private static func admit(_ package: FPSv2Package, _ configuration: PlaybackConfiguration,
+                              _ progress: (@Sendable (PlaybackEvent) -> Void)?) throws(PlaybackError) -> Presentation {
+        let admitted: FPSv2AdmittedPackage
+        do {
+            admitted = try FPSv2Admission.admit(package, options: FPSv2Admission.Options(
+                acceptedKeyServiceURLs: [configuration.keyServiceURL]))
+        } catch {
+            if let check = error.check {
+                throw PlaybackError(.refused, "the package is not a playable fps-v2 package (check \(check.rawValue))",
+                                    check: check.rawValue)
+            }
+            throw PlaybackError(.io, "the package could not be read: \(error.reason)")
+        }
+        var inits: [ClearInitSegment] = []
+        for component in admitted.components {
+            let bytes: Data
+            do {
+                bytes = try admitted.read(.initSegment(component: component.id))
+            } catch {
+                throw PlaybackError(.io, "\(component.id) init segment could not be read")
+            }
+            do {
+                inits.append(try InitSegmentRewriter.rewrite([UInt8](bytes)))
+            } catch {
+                throw PlaybackError.media(error, "\(component.id) init segment")
+            }
+        }
+        progress?(.admitted(checks: admitted.report.results.count, components: admitted.components.map(\.id),
+                            segments: admitted.segmentCount))
+        return .fpsV2(admitted, inits)
+    }
+
+    // MARK: fps-v2
+
+    private func playFPSv2(_ package: FPSv2AdmittedPackage, _ inits: [ClearInitSegment], output: any MediaOutput,
+                           began: Double, holdUntil: (@Sendable () async -> Void)?) async throws(PlaybackError) {
+        let ids = package.components.map(\.id)
+        let service = KASMediaService(baseURL: configuration.keyServiceURL, client: configuration.client,
+                                      credential: configuration.credential)
+        let session = ContentKeySession(service: service, assetID: package.policyUUID, manifest: package.manifestBytes,
+                                        components: ids, clock: configuration.clock, delegate: delegate, progress: progress)
+        let alreadyStopped = lock.withLock { () -> Bool in
+            keySession = session
+            return stopRequested
+        }
+        if alreadyStopped { await session.stop() }
+        do throws(PlaybackError) {
+            let keys = try await session.start()
+            var decryptors: [FragmentDecryptor] = []
+            for (index, id) in ids.enumerated() {
+                guard let key = keys[id] else { throw PlaybackError(.malformed, "a component's key is missing") }
+                do {
+                    decryptors.append(try FragmentDecryptor(initSegment: inits[index], key: key))
+                } catch {
+                    throw PlaybackError.media(error, "\(id) init segment")
+                }
+            }
+            let validity = session.validity
+            let readers = FPSv2Segments(package: package, components: ids)
+            try await stream(inits: inits, decryptors: decryptors, readers: readers, validity: validity,
+                             output: output, began: began)
+            if let holdUntil { await holdUntil() }
+            try validity.check()
+            await session.stop()
+        } catch {
+            await session.stop()
+            if error.code == .stopped || isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
+            throw error
+        }
+    }
+
+    // MARK: tdf-hls
+
+    private func playTDFHLS(_ stream: TDFHLSStream, output: any MediaOutput, began: Double,
+                            holdUntil: (@Sendable () async -> Void)?) async throws(PlaybackError) {
+        progress?(.tdfHLS(components: stream.components.map(\.id), segments: stream.components.first?.segments.count ?? 0))
+        let reporter = KeyDeliveryReporter(delegate: delegate)
+        let validity = KeyValidity(clock: configuration.clock)
+        let keys = TDFSegmentKeys(
+            loader: stream.loader, components: stream.components.map { .init(id: $0.id, segments: $0.segments) },
+            rewrap: OpenTDFRewrapClient(baseURL: configuration.keyServiceURL, client: configuration.client,
+                                        credential: configuration.credential),
+            keyServiceURL: configuration.keyServiceURL, lookahead: configuration.segmentKeyLookahead,
+            clock: configuration.clock, progress: progress)
+        do {
+            // Every component's first keys before any output.
+            try await Blocking.run { () throws(PlaybackError) in try keys.prefetch(from: 0) }
+        } catch {
+            reporter.failed(error)
+            throw error
+        }
+        reporter.delivered(stream.components.map(\.id))
+        var decryptors: [FragmentDecryptor] = []
+        for (index, clearInit) in stream.inits.enumerated() {
+            do {
+                decryptors.append(try FragmentDecryptor(initSegment: clearInit, keys: [:]))
+            } catch {
+                throw PlaybackError.media(error, "\(stream.components[index].id) init segment")
+            }
+        }
+        let readers = keys
+        try await self.stream(inits: stream.inits, decryptors: decryptors, readers: readers, validity: validity,
+                              output: output, began: began)
+        if let holdUntil { await holdUntil() }
+        if isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
+    }
+
+    // MARK: Output
+
+    private func stream(inits: [ClearInitSegment], decryptors: [FragmentDecryptor],
+                        readers: any ComponentSegments, validity: KeyValidity,
+                        output: any MediaOutput, began: Double) async throws(PlaybackError) {
+        let box = UncheckedBox((inits, decryptors, output))
+        let clock = configuration.clock, progress = self.progress
+        let stopped: @Sendable () -> Bool = { [weak self] in self?.isStopRequested ?? true }
+        try await Blocking.run { () throws(PlaybackError) in
+            let (inits, decryptors, output) = box.value
+            let failure = FailureBox()
+            var sources: [any MediaFragmentSource] = []
+            for (c, decryptor) in decryptors.enumerated() {
+                var next = 0
+                sources.append(DecryptingSegmentSource(decryptor: decryptor) {
+                    do throws(PlaybackError) {
+                        if stopped() { throw PlaybackError(.stopped, "the playback was stopped") }
+                        try validity.check()
+                        guard let bytes = try readers.segment(component: c, index: next) else { return nil }
+                        next += 1
+                        return bytes
+                    } catch {
+                        failure.set(error)
+                        throw error
+                    }
+                })
+            }
+            let counting = ProgressOutput(output, clock: clock, began: began, progress: progress)
+            do throws(MediaError) {
+                let muxer = try FragmentedMP4Muxer(components: inits)
+                try muxer.stream(sources, to: counting)
+            } catch {
+                if let first = failure.value { throw first }
+                throw PlaybackError.media(error, "clear media output")
+            }
+            progress?(.finished(bytes: counting.bytesWritten, seconds: clock.now() - began))
+        }
+    }
+}
+
+/// Each component's media segments in order, as the output pulls them.
+protocol ComponentSegments: Sendable {
+    /// Segment `index` of component `component`, or nil after its last one.
+    func segment(component: Int, index: Int) throws(PlaybackError) -> [UInt8]?
+}
+
+/// The encrypted segments of an admitted fps-v2 package.
+struct FPSv2Segments: ComponentSegments {
+    let package: FPSv2AdmittedPackage
+    let components: [String]
+
+    func segment(component: Int, index: Int) throws(PlaybackError) -> [UInt8]? {
+        guard components.indices.contains(component), index < package.segmentCount else { return nil }
+        do {
+            return [UInt8](try package.read(.segment(component: components[component], number: index)))
+        } catch {
+            throw PlaybackError(.io, "\(components[component]) segment \(index) could not be read")
+        }
+    }
+}
+
+final class UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+final class FailureBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: PlaybackError?
+    var value: PlaybackError? { lock.withLock { stored } }
+    func set(_ error: PlaybackError) { lock.withLock { if stored == nil { stored = error } } }
+}
+
+/// Counts the bytes written and reports the first one.
+final class ProgressOutput: MediaOutput {
+    private let output: any MediaOutput
+    private let clock: any PlaybackClock
+    private let began: Double
+    private let progress: (@Sendable (PlaybackEvent) -> Void)?
+    private(set) var bytesWritten: UInt64 = 0
+
+    init(_ output: any MediaOutput, clock: any PlaybackClock, began: Double, progress: (@Sendable (PlaybackEvent) -> Void)?) {
+        self.output = output
+        self.clock = clock
+        self.began = began
+        self.progress = progress
+    }
+
+    func write(_ bytes: [UInt8]) throws(MediaError) {
+        try output.write(bytes)
+        if bytesWritten == 0, !bytes.isEmpty { progress?(.firstClearByte(seconds: clock.now() - began)) }
+        bytesWritten += UInt64(bytes.count)
+    }
+}

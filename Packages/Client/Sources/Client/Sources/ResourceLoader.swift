@@ -1,0 +1,68 @@
+import Foundation
+
+/// Reads the files of a tdf-hls stream by the relative names its playlists use.
+protocol ResourceLoader: Sendable {
+    func load(_ name: String, maxBytes: Int) throws(PlaybackError) -> Data
+}
+
+enum ResourceName {
+    /// A playlist URI this client follows: relative, one path segment, no query, fragment,
+    /// scheme, `..` or backslash, printable ASCII.
+    static func validate(_ name: String) throws(PlaybackError) {
+        let bytes = Array(name.utf8)
+        guard (1...255).contains(bytes.count), name != ".", name != "..",
+              bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "\\")
+                  && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") && $0 != UInt8(ascii: ":") && $0 != UInt8(ascii: "%") })
+        else {
+            throw PlaybackError(.invalidSource, "a playlist URI is not a plain relative name")
+        }
+    }
+}
+
+/// Files of a local directory.
+struct DirectoryResourceLoader: ResourceLoader {
+    let directory: String
+
+    func load(_ name: String, maxBytes: Int) throws(PlaybackError) -> Data {
+        try ResourceName.validate(name)
+        let path = directory + "/" + name
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw PlaybackError(.io, "\(name) could not be opened")
+        }
+        defer { try? handle.close() }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: maxBytes + 1) ?? Data()
+        } catch {
+            throw PlaybackError(.io, "\(name) could not be read")
+        }
+        guard data.count <= maxBytes else { throw PlaybackError(.io, "\(name) is larger than allowed") }
+        return data
+    }
+}
+
+/// Resources beside a URL on an HTTP(S) origin, fetched without a credential (the token is only
+/// for the key service).
+struct HTTPResourceLoader: ResourceLoader {
+    let baseURL: String
+    let client: HTTPClient
+
+    /// `url`'s directory (everything up to its last `/`, query dropped).
+    init(siblingsOf url: String, client: HTTPClient) {
+        var text = Substring(url)
+        if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<cut] }
+        if let slash = text.lastIndex(of: "/") { text = text[...slash] }
+        baseURL = String(text)
+        self.client = client
+    }
+
+    func load(_ name: String, maxBytes: Int) throws(PlaybackError) -> Data {
+        try ResourceName.validate(name)
+        do {
+            return try client.sendSynchronously(HTTPRequest(url: baseURL + name, maxResponseBytes: maxBytes)).body
+        } catch {
+            if error.code == .httpStatus { throw PlaybackError(.io, "\(name) could not be fetched (HTTP \(error.status ?? 0))") }
+            throw PlaybackError(.io, "\(name) could not be fetched: \(error.reason)")
+        }
+    }
+}

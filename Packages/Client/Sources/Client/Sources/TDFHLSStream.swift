@@ -1,0 +1,84 @@
+import Foundation
+import HLS
+
+/// A tdf-hls stream (docs/formats.md): a master playlist with the profile marker
+/// `#EXT-X-SESSION-DATA:DATA-ID="net.arkavo.profile",VALUE="tdf-hls"`, one variant (video) and
+/// at most one audio rendition, each an RFC 8216 media playlist with a clear init (`EXT-X-MAP`)
+/// and Standard TDF segments. Opening reads the playlists and inits only, never a segment.
+struct TDFHLSStream: @unchecked Sendable {
+    struct Component {
+        let id: String
+        let segments: [String]
+    }
+
+    let loader: any ResourceLoader
+    let components: [Component]
+    let inits: [ClearInitSegment]
+
+    static let maximumPlaylistBytes = 1 << 20
+    static let maximumInitBytes = 1 << 20
+    static let maximumSegments = 100_000
+
+    static func open(loader: any ResourceLoader, masterName: String) throws(PlaybackError) -> TDFHLSStream {
+        let masterBytes = try loader.load(masterName, maxBytes: maximumPlaylistBytes)
+        let master: HLSMasterPlaylist
+        do {
+            master = try HLSParser.parseMaster(masterBytes)
+        } catch {
+            throw PlaybackError(.invalidSource, "the master playlist is not a valid HLS master playlist")
+        }
+        guard master.otherTags.contains(where: isProfileMarker) else {
+            throw PlaybackError(.invalidSource, "the master playlist does not carry the tdf-hls profile marker")
+        }
+        guard master.variants.count == 1, let variant = master.variants.first else {
+            throw PlaybackError(.invalidSource, "a tdf-hls master has exactly one variant")
+        }
+        var playlists: [(String, String)] = [("video", variant.uri)]
+        let audio = master.renditions.filter { $0.type == .audio }
+        guard audio.count <= 1 else { throw PlaybackError(.invalidSource, "a tdf-hls master has at most one audio rendition") }
+        if let rendition = audio.first {
+            guard let uri = rendition.uri, variant.audio == rendition.groupID else {
+                throw PlaybackError(.invalidSource, "the audio rendition has no URI or is not the variant's group")
+            }
+            playlists.append(("audio", uri))
+        }
+        var components: [Component] = []
+        var inits: [ClearInitSegment] = []
+        for (id, uri) in playlists {
+            let media: HLSMediaPlaylist
+            do {
+                media = try HLSParser.parseMedia(try loader.load(uri, maxBytes: maximumPlaylistBytes))
+            } catch {
+                throw PlaybackError(.invalidSource, "the \(id) playlist is not a valid HLS media playlist")
+            }
+            guard !media.segments.isEmpty, media.segments.count <= maximumSegments, media.endList else {
+                throw PlaybackError(.invalidSource, "the \(id) playlist is not a finished list of 1 to \(maximumSegments) segments")
+            }
+            guard let map = media.effectiveMap(forSegment: 0), map.byteRange == nil,
+                  media.segments.indices.allSatisfy({ media.effectiveMap(forSegment: $0) == map }) else {
+                throw PlaybackError(.invalidSource, "the \(id) playlist does not name one init segment")
+            }
+            guard media.segments.allSatisfy({ $0.byteRange == nil && $0.uri.hasSuffix(".tdf") }) else {
+                throw PlaybackError(.invalidSource, "a \(id) segment is not a whole .tdf resource")
+            }
+            let initBytes = try loader.load(map.uri, maxBytes: maximumInitBytes)
+            let clear: ClearInitSegment
+            do {
+                clear = try InitSegmentRewriter.rewrite([UInt8](initBytes))
+            } catch {
+                throw PlaybackError.media(error, "\(id) init segment")
+            }
+            guard clear.protections.isEmpty, clear.trackIDs.count == 1 else {
+                throw PlaybackError(.invalidSource, "a tdf-hls init must be clear and hold one track")
+            }
+            components.append(Component(id: id, segments: media.segments.map(\.uri)))
+            inits.append(clear)
+        }
+        return TDFHLSStream(loader: loader, components: components, inits: inits)
+    }
+
+    static func isProfileMarker(_ tag: HLSTag) -> Bool {
+        guard tag.name == "EXT-X-SESSION-DATA", let value = tag.value else { return false }
+        return value.contains(#"DATA-ID="net.arkavo.profile""#) && value.contains(#"VALUE="tdf-hls""#)
+    }
+}

@@ -1,0 +1,232 @@
+import Client
+import Dispatch
+import Foundation
+import ToolSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `player play`: admit, acquire every key, decrypt and present one clear fMP4.
+enum PlayVerb {
+    static let verb = ToolVerb(
+        "play",
+        summary: "Play an fps-v2 package or a tdf-hls stream: admit, get keys from the KAS, decrypt, present.",
+        discussion: """
+            SOURCE is an fps-v2 package file or directory, the http(s) URL of a package (read with \
+            Range requests), or the URL of a tdf-hls master playlist (ending in .m3u8). An fps-v2 \
+            package passes every reader admission check, with --kas as the only accepted key \
+            service, before any request to the KAS; a refused package names the failed check. \
+            Every component's key is in hand before the first byte of output. The clear tracks are \
+            muxed into one fragmented MP4 streamed to stdout (never a terminal), to ffplay or mpv \
+            with --play, or to a file only with --output. Output stops when a lease lapses or the \
+            KAS ends the session; every media session is ended on exit, failure, SIGINT or SIGTERM. \
+            Progress and key timings go to stderr. The token is sent only as the bearer credential.
+            """,
+        options: [
+            .single("kas", valueName: "url", help: "The key access server (the accepted key service URL).", required: true),
+            .single("token", valueName: "token", help: "The viewer's bearer token.", required: true),
+            .single("ca", valueName: "file", help: "PEM certificates to trust instead of the system store."),
+            .single("pin", valueName: "sha256//...", help: "Public-key pin of the KAS (libcurl form)."),
+            .flag("play", help: "Present with ffplay or mpv (whichever is installed)."),
+            .single("output", short: "o", valueName: "file", help: "Write the clear fMP4 to this file."),
+            .quiet,
+        ],
+        arguments: [ToolArgument("source", help: "Package file, directory, package URL or tdf-hls master URL.")],
+        action: run)
+
+    static func run(_ arguments: ParsedArguments, _ console: Console) throws {
+        let sourceText = try arguments.requiredArgument("source")
+        let kas = try arguments.requiredValue("kas")
+        let outputPath = arguments.value("output")
+        let present = arguments.flag("play")
+        if present, outputPath != nil { throw UsageError("--play and --output cannot be used together") }
+        let credential: Credential
+        do {
+            credential = try Credential(bearerToken: try arguments.requiredValue("token"))
+        } catch let error as TransportError {
+            throw UsageError("--token: \(error.reason)")
+        }
+        var http = HTTPClientConfiguration()
+        if let ca = arguments.value("ca") {
+            http.trustedCertificatesPEM = try FileInput.read(ca, role: "CA file", maxBytes: 4 << 20)
+        }
+        http.publicKeyPin = arguments.value("pin")
+        let client: HTTPClient
+        do {
+            client = try HTTPClient(configuration: http)
+        } catch {
+            throw UsageError(error.reason)
+        }
+        let source: PlaybackSource
+        do {
+            source = try PlaybackSource(argument: sourceText)
+        } catch {
+            throw ToolFailure(error.reason)
+        }
+
+        // The destination is settled before any network request.
+        let presenter: PlayerProcess? = present ? try PlayerProcess.launch() : nil
+        let destination: ClearMediaDestination? = present ? nil : try ClearMediaDestination(path: outputPath)
+        let output: any MediaOutput = presenter?.output ?? destination!
+
+        let progress: @Sendable (PlaybackEvent) -> Void = { event in console.progress(describe(event)) }
+        let session = PlaybackSession(source: source, configuration: PlaybackConfiguration(
+            keyServiceURL: kas, credential: credential, client: client), progress: progress)
+
+        let signals = SignalStopper { name in
+            console.progress("\(name): stopping and ending the media sessions")
+            Task {
+                await session.stop()
+                presenter?.terminate()
+            }
+        }
+        defer { signals.cancel() }
+
+        let outcome = ResultBox()
+        let done = DispatchSemaphore(value: 0)
+        var hold: (@Sendable () async -> Void)?
+        if let presenter {
+            hold = { @Sendable () async -> Void in await presenter.waitForExit() }
+        }
+        let holdUntil = hold
+        let sendableOutput = UncheckedOutput(output)
+        Task {
+            do throws(PlaybackError) {
+                try await session.play(to: sendableOutput.value, holdUntil: holdUntil)
+            } catch {
+                outcome.error = error
+            }
+            done.signal()
+        }
+        done.wait()
+        if let error = outcome.error {
+            destination?.abandon()
+            presenter?.terminate()
+            if error.code == .refused {
+                throw ToolFailure("refused: \(error.reason)")
+            }
+            throw ToolFailure(error.description)
+        }
+        try destination?.finish()
+        if let destination, let path = destination.path {
+            console.progress("wrote \(destination.bytesWritten) bytes of clear media to '\(path)'")
+        }
+    }
+
+    static func describe(_ event: PlaybackEvent) -> String {
+        switch event {
+        case .admitted(let checks, let components, let segments):
+            return "admitted: fps-v2, \(checks) checks, components \(components.joined(separator: ", ")), \(segments) segments each"
+        case .tdfHLS(let components, let segments):
+            return "tdf-hls stream: components \(components.joined(separator: ", ")), \(segments) segments"
+        case .sessionStarted(let component):
+            return "session started: \(component)"
+        case .keyDelivered(let component, let seconds):
+            return "key delivered: \(component) in \(milliseconds(seconds)) ms"
+        case .segmentKeysDelivered(let count, let seconds):
+            return "segment keys delivered: \(count) in one rewrap, \(milliseconds(seconds)) ms"
+        case .firstClearByte(let seconds):
+            return "first clear byte after \(milliseconds(seconds)) ms"
+        case .finished(let bytes, let seconds):
+            return "finished: \(bytes) bytes in \(milliseconds(seconds)) ms"
+        }
+    }
+
+    static func milliseconds(_ seconds: Double) -> Int { Int((seconds * 1000).rounded()) }
+}
+
+final class ResultBox: @unchecked Sendable {
+    var error: PlaybackError?
+}
+
+final class UncheckedOutput: @unchecked Sendable {
+    let value: any MediaOutput
+    init(_ value: any MediaOutput) { self.value = value }
+}
+
+/// SIGINT and SIGTERM stop the playback (which ends its media sessions) instead of killing the
+/// process: both are unblocked (a parent may have blocked them) and routed to dispatch sources.
+final class SignalStopper: @unchecked Sendable {
+    private var sources: [DispatchSourceSignal] = []
+
+    init(_ handler: @escaping @Sendable (String) -> Void) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            signal(number, SIG_IGN)
+            sigaddset(&set, number)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { handler(name) }
+            source.resume()
+            sources.append(source)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+    }
+}
+
+/// ffplay or mpv reading the clear fMP4 from a pipe.
+final class PlayerProcess: @unchecked Sendable {
+    let process: Process
+    let output: FileHandleOutput
+    private let pipe: Pipe
+
+    static func find() -> (String, [String])? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let players: [(String, [String])] = [
+            ("ffplay", ["-loglevel", "error", "-autoexit", "-i", "pipe:0"]),
+            ("mpv", ["--really-quiet", "-"]),
+        ]
+        for (name, arguments) in players {
+            for directory in path.split(separator: ":") where !directory.isEmpty {
+                let candidate = "\(directory)/\(name)"
+                if FileManager.default.isExecutableFile(atPath: candidate) { return (candidate, arguments) }
+            }
+        }
+        return nil
+    }
+
+    static func launch() throws -> PlayerProcess {
+        guard let (path, arguments) = find() else {
+            throw ToolFailure("--play needs ffplay or mpv on PATH, and neither is installed; use --output FILE or a pipe")
+        }
+        return try PlayerProcess(path: path, arguments: arguments)
+    }
+
+    private init(path: String, arguments: [String]) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        pipe = Pipe()
+        process.standardInput = pipe
+        process.standardOutput = FileHandle.standardError
+        do {
+            try process.run()
+        } catch {
+            throw ToolFailure("cannot start \(path)")
+        }
+        output = FileHandleOutput(pipe.fileHandleForWriting)
+    }
+
+    /// Closes the pipe (end of stream) and waits while the player presents the rest.
+    func waitForExit() async {
+        try? pipe.fileHandleForWriting.close()
+        let process = self.process
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume()
+            }
+        }
+    }
+
+    func terminate() {
+        try? pipe.fileHandleForWriting.close()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}

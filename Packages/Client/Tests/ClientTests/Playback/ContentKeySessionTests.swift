@@ -1,0 +1,326 @@
+import Crypto
+import Foundation
+import JSON
+import TDF
+import Testing
+@testable import Client
+
+/// A clock that moves only when the test says so.
+final class ManualClock: PlaybackClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Double = 0
+    private var nextID = 0
+    private var sleepers: [Int: (deadline: Double, continuation: CheckedContinuation<Void, any Error>)] = [:]
+    private var cancelled = Set<Int>()
+
+    func now() -> Double { lock.withLock { current } }
+
+    var sleeperCount: Int { lock.withLock { sleepers.count } }
+    var deadlines: [Double] { lock.withLock { sleepers.values.map(\.deadline).sorted() } }
+
+    func sleep(until deadline: Double) async throws {
+        let id: Int = lock.withLock {
+            nextID += 1
+            return nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resumeNow: Bool? = lock.withLock {
+                    if cancelled.contains(id) { return false }
+                    if deadline <= current { return true }
+                    sleepers[id] = (deadline, continuation)
+                    return nil
+                }
+                if resumeNow == true { continuation.resume() }
+                if resumeNow == false { continuation.resume(throwing: CancellationError()) }
+            }
+        } onCancel: {
+            let waiting = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
+                cancelled.insert(id)
+                return sleepers.removeValue(forKey: id)?.continuation
+            }
+            waiting?.resume(throwing: CancellationError())
+        }
+    }
+
+    func advance(to time: Double) {
+        let due = lock.withLock { () -> [CheckedContinuation<Void, any Error>] in
+            current = time
+            let ids = sleepers.filter { $0.value.deadline <= time }.map(\.key)
+            return ids.compactMap { sleepers.removeValue(forKey: $0)?.continuation }
+        }
+        for continuation in due { continuation.resume() }
+    }
+}
+
+/// An in-memory key service: wraps real keys to the client's ephemeral key exactly as the KAS
+/// does (ECWrap), and answers each call as the test scripts it.
+final class ScriptedKeyService: MediaKeyService, @unchecked Sendable {
+    enum Answer: Sendable {
+        case key(lease: Int?)
+        case status(Int)
+        case hang
+    }
+
+    struct Call: Equatable {
+        let kind: String
+        let component: String
+        let time: Double
+    }
+
+    let keys: [String: SymmetricKey]
+    let clock: any PlaybackClock
+    private let lock = NSLock()
+    private var script: [String: [Answer]]
+    private var delays: [String: Double]
+    private var log: [Call] = []
+    private var sessions: [String: String] = [:]   // id -> component
+    private var open = Set<String>()
+    private var nextSession = 0
+    var heartbeatSeconds = 100_000
+    var heartbeatStatus: Int?
+
+    init(keys: [String: SymmetricKey], clock: any PlaybackClock, script: [String: [Answer]], delays: [String: Double] = [:]) {
+        self.keys = keys
+        self.clock = clock
+        self.script = script
+        self.delays = delays
+    }
+
+    var calls: [Call] { lock.withLock { log } }
+    var openSessions: Int { lock.withLock { open.count } }
+    func count(_ kind: String) -> Int { calls.filter { $0.kind == kind }.count }
+
+    private func record(_ kind: String, _ component: String) {
+        let time = clock.now()
+        lock.withLock { log.append(Call(kind: kind, component: component, time: time)) }
+    }
+
+    func startSession(_ request: MediaSessionRequest) async throws(PlaybackError) -> MediaSessionGrant {
+        record("start", request.component)
+        let id: String = lock.withLock {
+            nextSession += 1
+            let id = "session\(nextSession)"
+            sessions[id] = request.component
+            open.insert(id)
+            return id
+        }
+        return MediaSessionGrant(sessionID: id, heartbeatSeconds: heartbeatSeconds)
+    }
+
+    func requestKey(_ request: MediaKeyRequest) async throws(PlaybackError) -> MediaKeyResponse {
+        let (answer, delay): (Answer, Double) = lock.withLock {
+            let answer = script[request.component]?.isEmpty == false ? script[request.component]!.removeFirst() : .status(500)
+            return (answer, delays[request.component] ?? 0)
+        }
+        if delay > 0 { try? await Task.sleep(for: .milliseconds(Int(delay * 1000))) }
+        record("key", request.component)
+        switch answer {
+        case .status(let status):
+            throw PlaybackError.keyService(status: status, route: "key-request")
+        case .hang:
+            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(20)) }
+            throw PlaybackError(.transport, "cancelled")
+        case .key(let lease):
+            guard let key = keys[request.component],
+                  let client = try? P256.KeyAgreement.PublicKey(pemRepresentation: request.clientPublicKeyPEM),
+                  let wrapped = try? ECWrap.wrap(key, to: client) else { throw PlaybackError(.malformed, "test wrap") }
+            return MediaKeyResponse(wrappedKey: wrapped.wrappedKey, sessionPublicKeyPEM: wrapped.ephemeralPublicKey.pemRepresentation,
+                                    leaseSeconds: lease)
+        }
+    }
+
+    func heartbeat(sessionID: String) async throws(PlaybackError) {
+        record("heartbeat", lock.withLock { sessions[sessionID] ?? "?" })
+        if let status = heartbeatStatus { throw PlaybackError.keyService(status: status, route: "heartbeat") }
+    }
+
+    func endSession(sessionID: String) async throws(PlaybackError) {
+        record("end", lock.withLock { sessions[sessionID] ?? "?" })
+        lock.withLock { _ = open.remove(sessionID) }
+    }
+}
+
+/// Namespace so that `swift test --filter Playback` selects these suites.
+enum Playback {}
+
+extension Playback {
+@Suite struct ContentKeySessionTests {
+    static let components = ["video", "audio"]
+
+    static func keys() throws -> [String: SymmetricKey] {
+        ["video": SymmetricKey(data: try SecureRandom.bytes(count: 16)), "audio": SymmetricKey(data: try SecureRandom.bytes(count: 16))]
+    }
+
+    static func session(_ service: ScriptedKeyService, clock: any PlaybackClock, delegate: RecordingDelegate) -> ContentKeySession {
+        ContentKeySession(service: service, assetID: "7f0c2d1e-0000-4000-8000-000000000001", manifest: Data("{}".utf8),
+                          components: components, clock: clock, delegate: delegate)
+    }
+
+    static func eventually(_ condition: () -> Bool) async {
+        for _ in 0..<200 where !condition() { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    @Test(arguments: [(600, 480.0), (200, 100.0), (240, 120.0), (60, 30.0), (3600, 3480.0), (86_400, 86_280.0)])
+    func renewalIsDueAtTheLaterOfLeaseMinus120AndHalfTheLease(lease: Int, due: Double) {
+        #expect(LeaseSchedule.renewalDelay(leaseSeconds: lease) == due)
+    }
+
+    @Test func everyComponentGetsItsOwnSessionAndAFreshKeyAndKeysAreTheServicesKeys() async throws {
+        let clock = ManualClock()
+        let keys = try Self.keys()
+        let service = ScriptedKeyService(keys: keys, clock: clock, script: ["video": [.key(lease: nil)], "audio": [.key(lease: nil)]])
+        let delegate = RecordingDelegate()
+        let session = Self.session(service, clock: clock, delegate: delegate)
+        let delivered = try await session.start()
+        for component in Self.components {
+            #expect(delivered[component].map { $0.withUnsafeBytes { Data($0) } } == keys[component].map { $0.withUnsafeBytes { Data($0) } })
+        }
+        #expect(service.count("start") == 2)
+        #expect(service.count("key") == 2)
+        #expect(delegate.deliveries == [Self.components])
+        await session.stop()
+        #expect(service.openSessions == 0)
+        #expect(delegate.failures.isEmpty)   // a stop after delivery reports nothing
+    }
+
+    @Test func renewalRunsPerComponentAtTheScheduledTimeAndEndsThePreviousSession() async throws {
+        let clock = ManualClock()
+        let service = ScriptedKeyService(keys: try Self.keys(), clock: clock, script: [
+            "video": [.key(lease: 600), .key(lease: 600)],
+            "audio": Array(repeating: .key(lease: 200), count: 6),
+        ])
+        let delegate = RecordingDelegate()
+        let session = Self.session(service, clock: clock, delegate: delegate)
+        _ = try await session.start()
+        func starts(_ component: String) -> [Double] {
+            service.calls.filter { $0.kind == "start" && $0.component == component }.map(\.time)
+        }
+        await Self.eventually { clock.sleeperCount == 4 }   // two renewals, two heartbeats
+        #expect(clock.deadlines.prefix(2) == [100, 480])
+        clock.advance(to: 99.9)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(service.count("start") == 2)
+
+        clock.advance(to: 100)   // audio: max(200 - 120, 100)
+        await Self.eventually { service.count("end") == 1 }
+        #expect(starts("audio") == [0, 100])
+        #expect(service.openSessions == 2)
+        await Self.eventually { clock.deadlines.contains(200) }
+        #expect(clock.deadlines.prefix(2) == [200, 480])   // timed from audio's own last delivery
+
+        clock.advance(to: 200)
+        await Self.eventually { service.count("end") == 2 }
+        #expect(starts("audio") == [0, 100, 200])
+
+        clock.advance(to: 479.9)
+        await Self.eventually { service.count("end") == 3 }
+        #expect(starts("video") == [0])
+        clock.advance(to: 480)   // video: max(600 - 120, 300)
+        await Self.eventually { service.count("end") == 4 }
+        #expect(starts("video") == [0, 480])
+        // Each previous session ends only after the new key arrived.
+        let calls = service.calls
+        if let renewedKey = calls.lastIndex(where: { $0.kind == "key" && $0.component == "video" }),
+           let ended = calls.lastIndex(where: { $0.kind == "end" && $0.component == "video" }) {
+            #expect(renewedKey < ended)
+        }
+        #expect(service.openSessions == 2)
+        #expect(delegate.deliveries.count == 1)   // renewals never report
+        #expect(delegate.failures.isEmpty)
+        try session.validity.check()
+        await session.stop()
+        #expect(service.openSessions == 0)
+    }
+
+    @Test func aDeniedRenewalStopsTheKeysAndEndsEverySessionWithoutReporting() async throws {
+        let clock = ManualClock()
+        let service = ScriptedKeyService(keys: try Self.keys(), clock: clock, script: [
+            "video": [.key(lease: 6000)], "audio": [.key(lease: 600), .status(403)],
+        ])
+        let delegate = RecordingDelegate()
+        let session = Self.session(service, clock: clock, delegate: delegate)
+        _ = try await session.start()
+        await Self.eventually { clock.sleeperCount == 4 }
+        clock.advance(to: 480)
+        await Self.eventually { service.openSessions == 0 }
+        #expect(throws: PlaybackError(.denied, "")) { try session.validity.check() }
+        #expect(delegate.deliveries.count == 1)
+        #expect(delegate.failures.isEmpty)
+    }
+
+    @Test func aLeaseThatRunsOutWithoutRenewalStopsTheKeys() async throws {
+        let clock = ManualClock()
+        let service = ScriptedKeyService(keys: try Self.keys(), clock: clock, script: [
+            "video": [.key(lease: 600), .hang], "audio": [.key(lease: 600), .hang],
+        ])
+        let session = Self.session(service, clock: clock, delegate: RecordingDelegate())
+        _ = try await session.start()
+        await Self.eventually { clock.sleeperCount == 4 }
+        clock.advance(to: 599)
+        try session.validity.check()
+        clock.advance(to: 600)
+        #expect(throws: PlaybackError(.leaseLapsed, "")) { try session.validity.check() }
+        await session.stop()
+        #expect(service.openSessions == 0)
+    }
+
+    @Test func aHeartbeatAnswered404MeansTheServerEndedTheSession() async throws {
+        let clock = ManualClock()
+        let service = ScriptedKeyService(keys: try Self.keys(), clock: clock, script: [
+            "video": [.key(lease: nil)], "audio": [.key(lease: nil)],
+        ])
+        service.heartbeatSeconds = 30
+        service.heartbeatStatus = 404
+        let session = Self.session(service, clock: clock, delegate: RecordingDelegate())
+        _ = try await session.start()
+        await Self.eventually { clock.sleeperCount == 2 }   // no lease: heartbeats only
+        #expect(clock.deadlines == [30, 30])
+        clock.advance(to: 30)
+        await Self.eventually { service.openSessions == 0 }
+        #expect(throws: PlaybackError(.sessionEnded, "")) { try session.validity.check() }
+    }
+
+    /// The components' answers race; whatever the order, one report at most, never both.
+    @Test(arguments: [
+        (ScriptedKeyService.Answer.status(403), ScriptedKeyService.Answer.key(lease: nil), 0.0, 0.05, PlaybackError.Code.denied),
+        (.key(lease: nil), .status(429), 0.05, 0.0, .concurrencyLimit),
+        (.status(401), .status(503), 0.0, 0.03, .unauthorized),
+        (.status(503), .status(401), 0.03, 0.0, .unauthorized),
+        (.key(lease: nil), .status(422), 0.0, 0.03, .malformed),
+    ])
+    func theFirstFailureIsReportedOnceAndNothingIsDelivered(video: ScriptedKeyService.Answer, audio: ScriptedKeyService.Answer,
+                                                            videoDelay: Double, audioDelay: Double,
+                                                            expected: PlaybackError.Code) async throws {
+        let clock = ManualClock()
+        let service = ScriptedKeyService(keys: try Self.keys(), clock: clock, script: ["video": [video], "audio": [audio]],
+                                         delays: ["video": videoDelay, "audio": audioDelay])
+        let delegate = RecordingDelegate()
+        let session = Self.session(service, clock: clock, delegate: delegate)
+        await #expect(throws: PlaybackError(expected, "")) { try await session.start() }
+        #expect(delegate.failures.count == 1)
+        #expect(delegate.failures.first?.code == expected)
+        #expect(delegate.deliveries.isEmpty)
+        #expect(service.openSessions == 0)
+        #expect(throws: PlaybackError(expected, "")) { try session.validity.check() }
+        await session.stop()
+        #expect(delegate.failures.count == 1)
+    }
+
+    @Test func aStopDuringAcquisitionReportsAtMostOnceAndEndsEverySession() async throws {
+        let clock = ManualClock()
+        let service = ScriptedKeyService(keys: try Self.keys(), clock: clock, script: ["video": [.hang], "audio": [.hang]])
+        let delegate = RecordingDelegate()
+        let session = Self.session(service, clock: clock, delegate: delegate)
+        let task = Task { try await session.start() }
+        await Self.eventually { service.count("start") == 2 }
+        await session.stop()
+        task.cancel()
+        _ = await task.result
+        await Self.eventually { service.openSessions == 0 }
+        #expect(service.openSessions == 0)
+        #expect(delegate.deliveries.isEmpty)
+        #expect(delegate.failures.count <= 1)
+    }
+}
+}

@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+@testable import Client
+
+/// End to end against the built `kas` and `packager`: every decrypted track's ffmpeg streamhash
+/// equals the source's, denials and refusals produce no media byte, sessions are ended.
+@Suite(.serialized) struct PlaybackSessionTests {
+    private func play(_ source: PlaybackSource, token: String, fixture: PlaybackFixture,
+                      delegate: RecordingDelegate? = nil) async throws -> (MemoryOutput, PlaybackError?) {
+        let output = MemoryOutput()
+        let session = PlaybackSession(source: source, configuration: try fixture.configuration(token: token), delegate: delegate)
+        do {
+            try await session.play(to: output)
+            return (output, nil)
+        } catch {
+            return (output, error)
+        }
+    }
+
+    private func expectSourceTracks(_ bytes: [UInt8], _ fixture: PlaybackFixture, _ name: String) throws {
+        let url = try fixture.write(bytes, name)
+        let hashes = try Tools.streamHashes(url)
+        #expect(hashes["v"] != nil)
+        #expect(hashes["v"] == fixture.sourceStreamHashes["v"])
+        #expect(hashes["a"] == fixture.sourceStreamHashes["a"])
+    }
+
+    @Test func fpsV2PackageFilePlaysBitExactAndEndsItsSessions() async throws {
+        let fixture = try PlaybackFixture.get()
+        let delegate = RecordingDelegate()
+        let (output, error) = try await play(.packageFile(fixture.packageFile.path), token: fixture.entitledToken,
+                                             fixture: fixture, delegate: delegate)
+        #expect(error == nil)
+        try expectSourceTracks(output.bytes, fixture, "file.mp4")
+        #expect(delegate.deliveries == [["video", "audio"]])
+        #expect(delegate.failures.isEmpty)
+        #expect(fixture.sessionCounts().started >= 2)
+        #expect(fixture.liveSessionCount() == 0)
+    }
+
+    @Test func fpsV2PackageOverHTTPRangePlaysBitExact() async throws {
+        let fixture = try PlaybackFixture.get()
+        let (output, error) = try await play(.packageURL(fixture.originURL + "/talk.tdf"), token: fixture.entitledToken,
+                                             fixture: fixture)
+        #expect(error == nil)
+        try expectSourceTracks(output.bytes, fixture, "range.mp4")
+        #expect(fixture.liveSessionCount() == 0)
+    }
+
+    @Test func tdfHLSMasterURLPlaysBitExactWithOneBulkRewrap() async throws {
+        let fixture = try PlaybackFixture.get()
+        let delegate = RecordingDelegate()
+        let before = fixture.kasRequestCount()
+        let (output, error) = try await play(.tdfHLSMasterURL(fixture.originURL + "/stream/master.m3u8"),
+                                             token: fixture.entitledToken, fixture: fixture, delegate: delegate)
+        #expect(error == nil)
+        try expectSourceTracks(output.bytes, fixture, "hls.mp4")
+        #expect(delegate.deliveries == [["video", "audio"]])
+        // 2 segments × 2 components fit one lookahead window: one rewrap request in all.
+        #expect(fixture.kasRequestCount() - before == 1)
+    }
+
+    @Test func tdfHLSSegmentFailingItsHashIsRefusedBeforeDecryption() async throws {
+        let fixture = try PlaybackFixture.get()
+        let copy = fixture.directory.appendingPathComponent("tampered-stream")
+        try? FileManager.default.removeItem(at: copy)
+        try FileManager.default.copyItem(at: fixture.tdfHLSDirectory, to: copy)
+        let segment = copy.appendingPathComponent("audio-segment1.tdf")
+        var bytes = [UInt8](try Data(contentsOf: segment))
+        bytes[100] ^= 0x01   // inside 0.payload, the first entry
+        try Data(bytes).write(to: segment)
+        let (output, error) = try await play(.directory(copy.path), token: fixture.entitledToken, fixture: fixture)
+        #expect(error?.code == .integrity)
+        #expect(output.bytes.count > 0)   // earlier segments were played; the tampered one was not
+        let url = try fixture.write(output.bytes, "tampered.mp4")
+        #expect(try Tools.streamHashes(url)["a"] != fixture.sourceStreamHashes["a"])
+    }
+
+    @Test func unentitledViewerIsDeniedWithNoMediaByteAndNoLiveSession() async throws {
+        let fixture = try PlaybackFixture.get()
+        let delegate = RecordingDelegate()
+        let (output, error) = try await play(.packageFile(fixture.packageFile.path), token: fixture.unentitledToken,
+                                             fixture: fixture, delegate: delegate)
+        #expect(error?.code == .denied)
+        #expect(error?.status == 403)
+        #expect(output.bytes.isEmpty)
+        #expect(delegate.failures.count == 1)
+        #expect(delegate.deliveries.isEmpty)
+        #expect(fixture.liveSessionCount() == 0)
+
+        let (hlsOutput, hlsError) = try await play(.directory(fixture.tdfHLSDirectory.path), token: fixture.unentitledToken,
+                                                   fixture: fixture)
+        #expect(hlsError?.code == .denied)
+        #expect(hlsOutput.bytes.isEmpty)
+    }
+
+    @Test func admissionRefusalNamesTheCheckAndMakesNoKASRequest() async throws {
+        let fixture = try PlaybackFixture.get()
+        let before = fixture.kasRequestCount()
+        let (output, error) = try await play(.packageFile(fixture.foreignPackageFile.path), token: fixture.entitledToken,
+                                             fixture: fixture)
+        #expect(error?.code == .refused)
+        #expect(error?.check?.isEmpty == false)
+        #expect(output.bytes.isEmpty)
+        let truncated = fixture.directory.appendingPathComponent("truncated.tdf")
+        try Data(try Data(contentsOf: fixture.packageFile).prefix(5000)).write(to: truncated)
+        let (_, truncatedError) = try await play(.packageFile(truncated.path), token: fixture.entitledToken, fixture: fixture)
+        #expect(truncatedError?.code == .refused)
+        #expect(fixture.kasRequestCount() == before)
+    }
+
+    @Test func playerPlayWritesTheClearFileOnlyWithOutput() throws {
+        let fixture = try PlaybackFixture.get()
+        let output = fixture.directory.appendingPathComponent("player.mp4")
+        let run = try Tools.run(try Tools.player(), ["play", fixture.originURL + "/talk.tdf", "--kas", fixture.kasURL,
+                                                     "--token", fixture.entitledToken, "--output", output.path])
+        #expect(run.status == 0, "\(run.stderrText)")
+        #expect(run.stdout.isEmpty)
+        let hashes = try Tools.streamHashes(output)
+        #expect(hashes["v"] == fixture.sourceStreamHashes["v"])
+        #expect(hashes["a"] == fixture.sourceStreamHashes["a"])
+        for line in ["session started: video", "key delivered: video", "key delivered: audio", "first clear byte"] {
+            #expect(run.stderrText.contains(line))
+        }
+        #expect(!run.stderrText.contains(fixture.entitledToken))
+        #expect(fixture.liveSessionCount() == 0)
+
+        let hls = try Tools.run(try Tools.player(), ["play", fixture.originURL + "/stream/master.m3u8", "--kas", fixture.kasURL,
+                                                     "--token", fixture.entitledToken])
+        #expect(hls.status == 0, "\(hls.stderrText)")
+        let piped = try fixture.write([UInt8](hls.stdout), "player-stdout.mp4")
+        #expect(try Tools.streamHashes(piped)["a"] == fixture.sourceStreamHashes["a"])
+    }
+
+    @Test func playerPlayRefusalExitsNonZeroNamingTheCheck() throws {
+        let fixture = try PlaybackFixture.get()
+        let output = fixture.directory.appendingPathComponent("refused.mp4")
+        let run = try Tools.run(try Tools.player(), ["play", fixture.foreignPackageFile.path, "--kas", fixture.kasURL,
+                                                     "--token", fixture.entitledToken, "-o", output.path])
+        #expect(run.status == 1)
+        #expect(run.stderrText.contains("refused"))
+        #expect(run.stderrText.contains("check"))
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
+    @Test func stopWhilePlayingEndsEverySessionAndStopsTheOutput() async throws {
+        let fixture = try PlaybackFixture.get()
+        let output = GatedOutput()
+        let session = PlaybackSession(source: .packageFile(fixture.packageFile.path),
+                                      configuration: try fixture.configuration(token: fixture.entitledToken))
+        let before = fixture.sessionCounts()
+        let task = Task { () -> PlaybackError? in
+            do throws(PlaybackError) {
+                try await session.play(to: output)
+            } catch {
+                return error
+            }
+            return nil
+        }
+        for _ in 0..<500 where !output.hasStarted { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(output.hasStarted)
+        #expect(fixture.sessionCounts().started - before.started == 2)   // video and audio, live while playing
+        await session.stop()
+        #expect(fixture.liveSessionCount() == 0)
+        output.open()
+        let error = await task.value
+        #expect(error?.code == .stopped)
+        #expect(output.writes < 6)   // the init, then at most the fragment in flight
+    }
+}
+
+/// Holds the first write until `open()`, so a test can act while a playback is mid-output.
+final class GatedOutput: MediaOutput, @unchecked Sendable {
+    private let gate = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var count = 0
+
+    var hasStarted: Bool { lock.withLock { count > 0 } }
+    var writes: Int { lock.withLock { count } }
+
+    func open() { gate.signal() }
+
+    func write(_ bytes: [UInt8]) throws(MediaError) {
+        let first = lock.withLock { () -> Bool in
+            count += 1
+            return count == 1
+        }
+        if first { gate.wait() }
+    }
+}

@@ -18,4 +18,18 @@ import Testing
         let problems = try SourceMatch.check(outcome.media, against: clip)
         #expect(problems.isEmpty, "\(problems)")
     }
+
+    /// The referee can fail: another clip, or one flipped byte in a sample, is told apart.
+    @Test func refereeTellsDifferencesApart() throws {
+        let clip = try Clips.av()
+        let (kas, _) = try Stage.start()
+        let (_, url) = try Stage.publish(clip, .fpsV2)
+        let outcome = try ReferencePlayer.play(url, viewer: Viewer(kas: kas, token: try kas.token("referee")))
+        #expect(try SourceMatch.check(outcome.media, against: clip).isEmpty)
+        #expect(!(try SourceMatch.check(outcome.media, against: try Clips.bframes()).isEmpty))
+        var damaged = outcome.media
+        let index = damaged.count - 100   // inside the last fragment's mdat
+        damaged[index] ^= 0x01
+        #expect(!(try SourceMatch.check(damaged, against: clip).isEmpty))
+    }
 }

@@ -21,13 +21,17 @@ import Testing
         #expect(problems.isEmpty, "\(problems)")
         let components = clip.hasAudio ? ["video", "audio"] : ["video"]
         var delivered: [String] = []
-        var firstByte = 0
+        var firstByte = 0, segmentKeys = 0
         for event in outcome.events {
             if case .keyDelivered(let component, _) = event { delivered.append(component) }
+            if case .segmentKeysDelivered(let count, _) = event { segmentKeys += count }
             if case .firstClearByte = event { firstByte += 1 }
         }
         if profile == .fpsV2 {
             #expect(Set(delivered) == Set(components), "\(outcome.events)")
+        } else {
+            // One Standard TDF per segment and component, each key from an OpenTDF rewrap.
+            #expect(segmentKeys >= components.count * 2, "\(outcome.events)")
         }
         #expect(firstByte == 1)
     }

@@ -14,6 +14,11 @@ enum Stage {
         let root = Scratch.directory("origin")
         let origin = try StaticOrigin(root: root)
         shared = (kas, origin)
+        // The harness deletes its data directory and certificate when stopped.
+        atexit {
+            Stage.shared?.origin.stop()
+            Stage.shared?.kas.stop()
+        }
         return (kas, origin)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import KAS
 import Testing
 
 /// `player play` as a viewer runs it: the package URL on the origin, `--kas`, `--ca`, `--token`,
@@ -64,5 +65,21 @@ import Testing
         let played = try ClientPlayer.playTool(url, kas: kas, token: token)
         #expect(played.result.status == 0, "\(played.result.stderr)")
         #expect(try SourceMatch.check(try #require(played.media), against: clip).isEmpty)
+    }
+
+    /// The KAS's certificate chains to the run's private CA, and only that CA is trusted: with
+    /// another CA file the player fails in the TLS handshake, before any credential is sent.
+    @Test func kasOutsideTheTrustedCAIsRefused() throws {
+        let clip = try Clips.silent()
+        let (kas, _) = try Stage.start()
+        let (_, url) = try Stage.publish(clip, .fpsV2)
+        let other = try TestCertificate.generate()
+        defer { other.remove() }
+        let output = Scratch.directory("untrusted") + "/clear.mp4"
+        let result = try run(try Tools.player, ["play", url, "--kas", kas.publicURL, "--ca", other.certificatePath,
+                                                "--token", try kas.token("tool-untrusted"), "--output", output])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("(transport)"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
     }
 }

@@ -1,5 +1,8 @@
+import Encoding
 import Foundation
+import JSON
 import Testing
+import ZIP
 
 /// Package -> publish on the origin -> keys from the KAS over TLS -> decrypt and mux: the whole
 /// chain with the protocol spoken by the test's own reference viewer (curl + Crypto) and the
@@ -14,7 +17,15 @@ import Testing
         let outcome = try ReferencePlayer.play(url, viewer: viewer)
         #expect(outcome.statuses.allSatisfy { $0 == 200 }, "\(outcome.steps)")
         #expect(outcome.keysDelivered == (clip.hasAudio ? 2 : 1))
-        #expect(package.assetID.count == 36)
+        // The policy the KAS applied: the creator's attributes, the classification and the rules.
+        let manifest = try JSONParser.parse(try ZIPReader(path: package.path).read(named: "manifest.json"))
+        let policyText = try #require(manifest.object?["encryptionInformation"]?.object?["policy"]?.string)
+        let policy = try #require(try JSONParser.parse(try Base64.decode(policyText)).object)
+        #expect(policy["uuid"]?.string == package.assetID)
+        #expect(policy["arkavo:media"]?.object?["maxConcurrentStreams"]?.int64 == 4)
+        #expect(policy["arkavo:media"]?.object?["minSecurityLevel"]?.string == "software")
+        #expect(policy["arkavo:classification"]?.object?["filter"]?.string == "passed")
+        #expect(policy["body"]?.object?["dataAttributes"]?.array?.count == 1)
         let problems = try SourceMatch.check(outcome.media, against: clip)
         #expect(problems.isEmpty, "\(problems)")
     }

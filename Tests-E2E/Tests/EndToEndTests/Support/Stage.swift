@@ -22,10 +22,17 @@ enum Stage {
         return (kas, origin)
     }
 
+    /// The `arkavo:media` rules fps-v2 packages carry unless a test gives its own: rules an
+    /// open-path player meets, so the KAS parses and applies them on every playback. tdf-hls
+    /// packages carry none: their keys come through the OpenTDF rewrap route, which refuses
+    /// policies with media rules (docs/protocol.md).
+    static let everydayRules = ["--max-streams", "4", "--min-security-level", "software"]
+
     /// Packages `clip` for the shared KAS into the shared origin under a fresh name.
     static func publish(_ clip: Clips.Clip, _ profile: Publisher.Profile, policy: String = Publisher.policy(),
-                        mediaFlags: [String] = []) throws -> (package: Publisher.Package, url: String) {
+                        mediaFlags: [String]? = nil) throws -> (package: Publisher.Package, url: String) {
         let (kas, origin) = try start()
+        let mediaFlags = mediaFlags ?? (profile == .fpsV2 ? everydayRules : [])
         let name = "\(clip.name)-\(profile.rawValue)-\(UUID().uuidString.prefix(8).lowercased())"
         let package = try Publisher.package(clip, profile: profile, into: origin.root, name: name, kasURL: kas.publicURL,
                                             kasPublicKeyPEM: kas.publicKeyPEM, policy: policy, mediaFlags: mediaFlags)

@@ -22,13 +22,22 @@ enum PlayVerb {
             muxed into one fragmented MP4 streamed to stdout (never a terminal), to ffplay or mpv \
             with --play, or to a file only with --output. Output stops when a lease lapses or the \
             KAS ends the session; every media session is ended on exit, failure, SIGINT or SIGTERM. \
-            Progress and key timings go to stderr. The token is sent only as the bearer credential.
+            Progress and key timings go to stderr. The token is sent only as the bearer credential. \
+            With --json every progress line on stderr is instead one JSON object (an "event" \
+            member: admitted, tdf-hls, certificate, session-started, key-delivered, \
+            segment-keys-delivered, first-clear-byte, finished), and the last line is \
+            {"event":"result","ok":true|false,...} with the error's code, status and check on \
+            failure; stdout stays media only. --fairplay fetches the KAS's FairPlay certificate \
+            (GET /media/v1/certificate, no credential) after admission and reports its size, \
+            or that none is configured.
             """,
         options: [
             .single("kas", valueName: "url", help: "The key access server (the accepted key service URL).", required: true),
             .single("token", valueName: "token", help: "The viewer's bearer token.", required: true),
             .single("ca", valueName: "file", help: "PEM certificates to trust instead of the system store."),
             .single("pin", valueName: "sha256//...", help: "Public-key pin of the KAS (libcurl form)."),
+            .flag("fairplay", help: "Fetch and report the KAS's FairPlay certificate (no credential) before the sessions."),
+            .flag("json", help: "Progress and the final result as one JSON object per line on stderr."),
             .flag("play", help: "Present with ffplay or mpv (whichever is installed)."),
             .single("output", short: "o", valueName: "file", help: "Write the clear fMP4 to this file."),
             .quiet,
@@ -71,9 +80,13 @@ enum PlayVerb {
         let destination: ClearMediaDestination? = present ? nil : try ClearMediaDestination(path: outputPath)
         let output: any MediaOutput = presenter?.output ?? destination!
 
-        let progress: @Sendable (PlaybackEvent) -> Void = { event in console.progress(describe(event)) }
-        let session = PlaybackSession(source: source, configuration: PlaybackConfiguration(
-            keyServiceURL: kas, credential: credential, client: client), progress: progress)
+        let json = arguments.flag("json")
+        let progress: @Sendable (PlaybackEvent) -> Void = { event in
+            if json { console.printError(ProgressJSON.line(event)) } else { console.progress(describe(event)) }
+        }
+        var configuration = PlaybackConfiguration(keyServiceURL: kas, credential: credential, client: client)
+        configuration.fetchesCertificate = arguments.flag("fairplay")
+        let session = PlaybackSession(source: source, configuration: configuration, progress: progress)
 
         let signals = SignalStopper { name in
             console.progress("\(name): stopping and ending the media sessions")
@@ -104,12 +117,17 @@ enum PlayVerb {
         if let error = outcome.error {
             destination?.abandon()
             presenter?.terminate()
+            if json { console.printError(ProgressJSON.result(error)) }
             if error.code == .refused {
                 throw ToolFailure("refused: \(error.reason)")
             }
             throw ToolFailure(error.description)
         }
         try destination?.finish()
+        if json {
+            console.printError(ProgressJSON.result(nil, bytesWritten: destination?.bytesWritten))
+            return
+        }
         if let destination, let path = destination.path {
             console.progress("wrote \(destination.bytesWritten) bytes of clear media to '\(path)'")
         }
@@ -121,6 +139,10 @@ enum PlayVerb {
             return "admitted: fps-v2, \(checks) checks, components \(components.joined(separator: ", ")), \(segments) segments each"
         case .tdfHLS(let components, let segments):
             return "tdf-hls stream: components \(components.joined(separator: ", ")), \(segments) segments"
+        case .certificate(let bytes?):
+            return "certificate: \(bytes) bytes"
+        case .certificate(nil):
+            return "certificate: none configured on the key service"
         case .sessionStarted(let component):
             return "session started: \(component)"
         case .keyDelivered(let component, let seconds):

@@ -9,5 +9,5 @@ enum PlayerCommand {
         name: "player",
         version: version,
         summary: "Admit, decrypt and present fps-v2 and tdf-hls media.",
-        verbs: [PlayVerb.verb, DecryptVerb.verb])
+        verbs: [PlayVerb.verb, AdmitVerb.verb, DecryptVerb.verb])
 }

@@ -38,12 +38,22 @@ enum ServerLauncher {
             ("address", .string(instance.address)), ("publicURL", .string(instance.configuration.publicURL)),
             ("kids", .array(keyRing.current.entries.filter(\.isActive).map { .string($0.kid) })),
             ("mediaStore", .string(layout.mediaStore)), ("auditLog", .string(layout.auditLog)),
+            ("fairPlay", .string(fairPlayMode(instance.configuration.fairPlay))),
         ])
         let signalName = signals.wait()
         log(sink, "shutting_down", [("signal", .string(signalName)),
                                     ("inFlight", .number(JSONNumber(instance.server.inFlightRequests)))])
         instance.shutdown()
         log(sink, "stopped", [])
+    }
+
+    /// How FairPlay is served, for the `listening` line (paths and URLs are the operator's own).
+    static func fairPlayMode(_ settings: KASConfiguration.FairPlaySettings?) -> String {
+        switch settings?.transport {
+        case nil: "off"
+        case .command(let executable, _)?: "command \(executable)"
+        case .url(let url)?: "url \(url)"
+        }
     }
 
     static func log(_ sink: any LogSink, _ event: String, _ fields: [(String, JSONValue)]) {

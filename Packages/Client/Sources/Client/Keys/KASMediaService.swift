@@ -55,6 +55,23 @@ public struct KASMediaService: MediaKeyService {
                                 leaseSeconds: try Self.lease(object["metadata"]))
     }
 
+    /// The FairPlay path of the key-request route: the SPC goes as `spcData`, the answer's
+    /// `wrappedKey` is the CKC (made by the FairPlay Streaming Server SDK behind the KAS). Used
+    /// by the AVContentKeySession delegate on Apple platforms; statuses map as for the open path.
+    public func requestCKC(assetID: String, component: String, sessionID: String, manifest: Data,
+                           spc: Data) async throws(PlaybackError) -> (ckc: Data, leaseSeconds: Int?) {
+        let body = JSONValue.object(JSONObject([
+            ("assetId", .string(assetID)), ("component", .string(component)), ("sessionId", .string(sessionID)),
+            ("spcData", .string(Base64.encode(spc))), ("tdfManifest", .string(Base64.encode(manifest))),
+        ]))
+        let object = try await post("key-request", body)
+        guard case .string("success")? = object["status"], case .string(let text)? = object["wrappedKey"],
+              let ckc = try? Base64.decode(text), (1...1 << 20).contains(ckc.count) else {
+            throw PlaybackError(.malformed, "the key answer is not a success with a CKC")
+        }
+        return (ckc, try Self.lease(object["metadata"]))
+    }
+
     public func heartbeat(sessionID: String) async throws(PlaybackError) {
         guard Self.isSafeSessionID(sessionID) else { throw PlaybackError(.invalidArgument, "the session id is not a safe path segment") }
         _ = try await send(HTTPRequest(method: .post, url: "\(baseURL)/media/v1/session/\(sessionID)/heartbeat",
@@ -94,6 +111,15 @@ public struct KASMediaService: MediaKeyService {
             throw PlaybackError(.malformed, "the key service answered \(route) with a body that is not a JSON object")
         }
         return object
+    }
+
+    /// The FairPlay application certificate (`GET /media/v1/certificate`), fetched WITHOUT the
+    /// credential; nil when the service has none configured (404).
+    public func certificate() async throws(PlaybackError) -> Data? {
+        let request = HTTPRequest(url: "\(baseURL)/media/v1/certificate", maxResponseBytes: 1 << 20,
+                                  extraAcceptedStatuses: [404])
+        let response = try await send(request, route: "certificate")
+        return response.status == 404 ? nil : response.body
     }
 
     private func send(_ request: HTTPRequest, route: String) async throws(PlaybackError) -> HTTPResponse {

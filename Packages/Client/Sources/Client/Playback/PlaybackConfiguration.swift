@@ -11,6 +11,9 @@ public struct PlaybackConfiguration: Sendable {
     public var clock: any PlaybackClock
     /// tdf-hls: segments per component whose keys one bulk rewrap fetches.
     public var segmentKeyLookahead: Int
+    /// fps-v2: fetch the FairPlay certificate (no credential) after admission, before the
+    /// sessions, and report it; Linux playback does not need it, Apple platforms do.
+    public var fetchesCertificate: Bool = false
 
     public init(keyServiceURL: String, credential: Credential, client: HTTPClient,
                 clock: any PlaybackClock = SystemPlaybackClock(), segmentKeyLookahead: Int = 8) {

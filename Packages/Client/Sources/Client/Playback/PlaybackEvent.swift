@@ -5,6 +5,8 @@ public enum PlaybackEvent: Sendable, Equatable {
     case admitted(checks: Int, components: [String], segments: Int)
     /// A tdf-hls stream was recognised.
     case tdfHLS(components: [String], segments: Int)
+    /// The key service's FairPlay certificate was fetched (`bytes`), or it has none (nil).
+    case certificate(bytes: Int?)
     /// A component's media session started.
     case sessionStarted(component: String)
     /// A component's key arrived and unwrapped, `seconds` after its session start began.

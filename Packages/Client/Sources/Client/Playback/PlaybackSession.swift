@@ -141,6 +141,9 @@ public final class PlaybackSession: @unchecked Sendable {
         let ids = package.components.map(\.id)
         let service = KASMediaService(baseURL: configuration.keyServiceURL, client: configuration.client,
                                       credential: configuration.credential)
+        if configuration.fetchesCertificate {
+            progress?(.certificate(bytes: try await service.certificate()?.count))
+        }
         let session = ContentKeySession(service: service, assetID: package.policyUUID, manifest: package.manifestBytes,
                                         components: ids, clock: configuration.clock, delegate: delegate, progress: progress)
         let alreadyStopped = lock.withLock { () -> Bool in

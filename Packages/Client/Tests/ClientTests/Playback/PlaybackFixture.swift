@@ -112,7 +112,7 @@ final class PlaybackFixture: @unchecked Sendable {
         originURL = "http://127.0.0.1:\(port.trimmingCharacters(in: .whitespacesAndNewlines))"
     }
 
-    private static func token(_ kas: String, _ data: String, sub: String, claims: String) throws(FixtureError) -> String {
+    static func token(_ kas: String, _ data: String, sub: String, claims: String) throws(FixtureError) -> String {
         let output = try Tools.run(kas, ["token", "--sub", sub, "--claims", claims, "--data-dir", data])
         try Tools.check(output, "kas token")
         return String(decoding: output.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -121,7 +121,7 @@ final class PlaybackFixture: @unchecked Sendable {
     /// Starts a child whose stdin is a pipe we never close (its EOF at our exit stops the range
     /// server); waits up to 20 s for the first line matching `ready` in `log` (stderr), or for the
     /// first line of `stdoutReady`.
-    private static func spawn(_ path: String, _ arguments: [String], log: URL, stdoutReady: URL? = nil,
+    static func spawn(_ path: String, _ arguments: [String], log: URL, stdoutReady: URL? = nil,
                               ready: @escaping (String) -> Bool = { _ in true }) throws(FixtureError) -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)

@@ -21,12 +21,26 @@ public final class KASApplication: Sendable {
     public let responder: HTTPResponder
 
     /// Opens (creating when absent) `<dataDir>/media.sqlite` and `<dataDir>/audit.log` and
-    /// builds the routes. Nothing listens yet.
+    /// builds the routes. Nothing listens yet. `configuration.fairPlay` supplies the certificate
+    /// and the SDK module (`fairPlay`, when given, replaces the configured module).
     public init(configuration: KASConfiguration, keyRing: KeyRingHolder, verifier: BearerTokenVerifier,
                 metrics: Metrics, sink: any LogSink, fairPlay: (any FairPlayKeyModule)? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() }) throws(KASApplicationError) {
-        guard let mediaConfiguration = MediaServiceConfiguration(kas: configuration) else {
+        guard var mediaConfiguration = MediaServiceConfiguration(kas: configuration) else {
             throw KASApplicationError("trustedProxies holds an entry that is neither an IP address nor a CIDR block")
+        }
+        // The configured FairPlay deployment, checked before anything is created on disk. A
+        // module passed in (tests) takes the place of the configured transport.
+        var fairPlay = fairPlay
+        if let settings = configuration.fairPlay {
+            let deployment: FairPlayDeployment
+            do throws(KASConfigurationError) {
+                deployment = try settings.deployment()
+            } catch {
+                throw KASApplicationError(error.reason)
+            }
+            mediaConfiguration.certificate = deployment.certificate
+            fairPlay = fairPlay ?? deployment.module
         }
         let layout = KASDataDirectory(configuration.dataDirectory)
         try layout.prepare()

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Checks of single configuration values. `source` names where the value came from (a file
 /// key such as `'limits.maxBodyBytes' in kas.json`, an environment variable, a flag).
@@ -36,6 +37,8 @@ enum ConfigValue {
                            keyPath: \.auditMaxBytes, range: 1024...(1 << 40)),
             IntegerSetting(fileSection: "media", fileKey: "auditKeepFiles", environment: "KAS_AUDIT_KEEP_FILES",
                            keyPath: \.auditKeepFiles, range: 1...1000),
+            IntegerSetting(fileSection: "fairplay", fileKey: "timeoutSeconds", environment: "KAS_FAIRPLAY_TIMEOUT_SECONDS",
+                           keyPath: \.fairPlayTimeoutSeconds, range: KASConfiguration.FairPlaySettings.timeoutRange),
         ]
     }
 
@@ -69,6 +72,34 @@ enum ConfigValue {
         var normalized = text
         while normalized.hasSuffix("/") { normalized.removeLast() }
         return normalized
+    }
+
+    /// The FairPlay SDK service URL: https, or plain http only to a loopback host (the SDK
+    /// request carries content keys); no user info or fragment.
+    static func sdkURL(_ text: String, _ source: String) throws(KASConfigurationError) -> String {
+        let expected = "an https:// URL, or http:// to 127.0.0.1, [::1] or localhost, without user info or fragment"
+        guard let components = URLComponents(string: text),
+              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let rawHost = components.host, !rawHost.isEmpty,
+              components.user == nil, components.password == nil, components.fragment == nil,
+              !text.contains(where: { $0.isWhitespace })
+        else { throw invalid(source, expected) }
+        let host = rawHost.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        guard scheme == "https" || ["127.0.0.1", "::1", "localhost"].contains(host) else { throw invalid(source, expected) }
+        return text
+    }
+
+    /// A JSON array of strings given as text (an environment variable holding an argument list).
+    static func jsonStrings(_ text: String, _ source: String) throws(KASConfigurationError) -> [String] {
+        guard case .array(let items)? = try? JSONParser.parse(Data(text.utf8)) else {
+            throw invalid(source, "a JSON array of strings")
+        }
+        var result: [String] = []
+        for item in items {
+            guard case .string(let value) = item, !value.utf8.contains(0) else { throw invalid(source, "a JSON array of strings") }
+            result.append(value)
+        }
+        return result
     }
 
     static func urls(_ items: [String], _ source: String) throws(KASConfigurationError) -> [String] {

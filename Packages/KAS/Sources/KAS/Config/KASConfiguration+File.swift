@@ -4,8 +4,9 @@ import JSON
 extension KASConfiguration {
     static let fileKeys: Set<String> = [
         "listen", "dataDir", "publicURL", "acceptedKASURLs", "tlsCert", "tlsKey", "devIssuer", "issuers",
-        "limits", "leaseSeconds", "rateLimits", "trustedProxies", "regionHeader", "media",
+        "limits", "leaseSeconds", "rateLimits", "trustedProxies", "regionHeader", "media", "fairplay",
     ]
+    static let fairPlayKeys: Set<String> = ["certificateFile", "sdkCommand", "sdkArguments", "sdkURL", "timeoutSeconds"]
     static let issuerKeys: Set<String> = ["issuer", "audience", "jwksFile", "pemFile", "hs256SecretFile", "hs256SecretEnv"]
     static let issuerKeySources = ["jwksFile", "pemFile", "hs256SecretFile", "hs256SecretEnv"]
     /// Largest configuration file read.
@@ -57,7 +58,7 @@ extension KASConfiguration {
             layer.devIssuer = flag
         }
         if let value = root["issuers"] { layer.issuers = try issuers(value, reader) }
-        for section in ["limits", "rateLimits", "media"] {
+        for section in ["limits", "rateLimits", "media", "fairplay"] {
             if let value = root[section], value.object == nil {
                 throw ConfigValue.invalid(reader.source(section), "an object")
             }
@@ -78,6 +79,18 @@ extension KASConfiguration {
         if let value = root["regionHeader"] {
             layer.regionHeader = try ConfigValue.headerName(reader.string(value, "regionHeader"), reader.source("regionHeader"))
         }
+        if let fairPlay = root["fairplay"]?.object {
+            if let value = fairPlay["certificateFile"] {
+                layer.fairPlayCertificateFile = try reader.path(value, "fairplay.certificateFile")
+            }
+            if let value = fairPlay["sdkCommand"] { layer.fairPlaySDKCommand = try reader.path(value, "fairplay.sdkCommand") }
+            if let value = fairPlay["sdkArguments"] {
+                layer.fairPlaySDKArguments = try reader.strings(value, "fairplay.sdkArguments", allowEmpty: true)
+            }
+            if let value = fairPlay["sdkURL"] {
+                layer.fairPlaySDKURL = try ConfigValue.sdkURL(reader.string(value, "fairplay.sdkURL"), reader.source("fairplay.sdkURL"))
+            }
+        }
         return layer
     }
 
@@ -88,6 +101,7 @@ extension KASConfiguration {
             ("limits", ["maxBodyBytes", "maxConnections", "maxConnectionsPerIP", "requestTimeoutSeconds"]),
             ("rateLimits", ["keyRequestsPerMinute"]),
             ("media", ["heartbeatSeconds", "sessionTimeoutSeconds", "maxLiveSessionsPerViewer", "auditMaxBytes", "auditKeepFiles"]),
+            ("fairplay", fairPlayKeys),
         ]
         for (section, allowed) in sections {
             guard let object = root[section]?.object else { continue }

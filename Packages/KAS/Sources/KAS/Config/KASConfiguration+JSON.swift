@@ -47,6 +47,18 @@ extension KASConfiguration {
             ("auditMaxBytes", number(media.auditMaxBytes)),
             ("auditKeepFiles", number(media.auditKeepFiles)),
         ]))))
+        if let fairPlay {
+            var section: [(String, JSONValue)] = [("certificateFile", .string(fairPlay.certificateFile))]
+            switch fairPlay.transport {
+            case .command(let executable, let arguments):
+                section.append(("sdkCommand", .string(executable)))
+                section.append(("sdkArguments", .array(arguments.map(JSONValue.string))))
+            case .url(let url):
+                section.append(("sdkURL", .string(url)))
+            }
+            section.append(("timeoutSeconds", number(fairPlay.timeoutSeconds)))
+            members.append(("fairplay", .object(JSONObject(section))))
+        }
         return .object(JSONObject(members))
     }
 }

@@ -25,6 +25,11 @@ extension KASConfiguration {
         public var maxLiveSessionsPerViewer: Int?
         public var auditMaxBytes: Int?
         public var auditKeepFiles: Int?
+        public var fairPlayCertificateFile: String?
+        public var fairPlaySDKCommand: String?
+        public var fairPlaySDKArguments: [String]?
+        public var fairPlaySDKURL: String?
+        public var fairPlayTimeoutSeconds: Int?
 
         public init() {}
     }
@@ -36,7 +41,8 @@ extension KASConfiguration {
         "KAS_MAX_CONNECTIONS_PER_IP", "KAS_REQUEST_TIMEOUT_SECONDS", "KAS_LEASE_SECONDS",
         "KAS_KEY_REQUESTS_PER_MINUTE", "KAS_TRUSTED_PROXIES", "KAS_REGION_HEADER",
         "KAS_HEARTBEAT_SECONDS", "KAS_SESSION_TIMEOUT_SECONDS", "KAS_MAX_LIVE_SESSIONS_PER_VIEWER",
-        "KAS_AUDIT_MAX_BYTES", "KAS_AUDIT_KEEP_FILES",
+        "KAS_AUDIT_MAX_BYTES", "KAS_AUDIT_KEEP_FILES", "KAS_FAIRPLAY_CERTIFICATE_FILE", "KAS_FAIRPLAY_SDK_COMMAND",
+        "KAS_FAIRPLAY_SDK_ARGUMENTS", "KAS_FAIRPLAY_SDK_URL", "KAS_FAIRPLAY_TIMEOUT_SECONDS",
     ]
 
     /// The configuration from defaults, then the file (`configFile`, else `KAS_CONFIG`, else
@@ -89,10 +95,37 @@ extension KASConfiguration {
         case (_?, nil):
             throw KASConfigurationError(.conflict, "a TLS certificate is configured without its key (tlsKey)")
         }
+        configuration.fairPlay = try fairPlaySettings(merged)
         configuration.publicURL = merged.publicURL
             ?? derivedPublicURL(listen: configuration.listen, tls: configuration.tls != nil)
         configuration.acceptedKASURLs = merged.acceptedKASURLs ?? [configuration.publicURL]
         return configuration
+    }
+
+    /// The `fairplay` settings as a whole: none set leaves FairPlay off; otherwise the
+    /// certificate and exactly one SDK transport.
+    private static func fairPlaySettings(_ merged: Overrides) throws(KASConfigurationError) -> FairPlaySettings? {
+        guard merged.fairPlayCertificateFile != nil || merged.fairPlaySDKCommand != nil || merged.fairPlaySDKArguments != nil
+            || merged.fairPlaySDKURL != nil || merged.fairPlayTimeoutSeconds != nil else { return nil }
+        guard let certificate = merged.fairPlayCertificateFile else {
+            throw KASConfigurationError(.missingValue, "fairplay.certificateFile (KAS_FAIRPLAY_CERTIFICATE_FILE) is required when FairPlay is configured")
+        }
+        let transport: FairPlaySettings.SDKTransport
+        switch (merged.fairPlaySDKCommand, merged.fairPlaySDKURL) {
+        case (nil, nil):
+            throw KASConfigurationError(.missingValue, "FairPlay needs one SDK transport: fairplay.sdkCommand or fairplay.sdkURL")
+        case (_?, _?):
+            throw KASConfigurationError(.conflict, "fairplay.sdkCommand and fairplay.sdkURL are both set: configure exactly one SDK transport")
+        case (let command?, nil):
+            transport = .command(executable: command, arguments: merged.fairPlaySDKArguments ?? [])
+        case (nil, let url?):
+            guard merged.fairPlaySDKArguments == nil else {
+                throw KASConfigurationError(.conflict, "fairplay.sdkArguments is set without fairplay.sdkCommand")
+            }
+            transport = .url(url)
+        }
+        return FairPlaySettings(certificateFile: certificate, transport: transport,
+                                timeoutSeconds: merged.fairPlayTimeoutSeconds ?? FairPlaySettings.defaultTimeoutSeconds)
     }
 
     /// `KAS_*` variables that are set but not read (likely typos), except those an issuer names
@@ -138,6 +171,16 @@ extension KASConfiguration {
             layer.trustedProxies = try ConfigValue.proxies(items, "KAS_TRUSTED_PROXIES")
         }
         if let text = value("KAS_REGION_HEADER") { layer.regionHeader = try ConfigValue.headerName(text, "KAS_REGION_HEADER") }
+        if let text = value("KAS_FAIRPLAY_CERTIFICATE_FILE") {
+            layer.fairPlayCertificateFile = try ConfigValue.path(text, "KAS_FAIRPLAY_CERTIFICATE_FILE")
+        }
+        if let text = value("KAS_FAIRPLAY_SDK_COMMAND") {
+            layer.fairPlaySDKCommand = try ConfigValue.path(text, "KAS_FAIRPLAY_SDK_COMMAND")
+        }
+        if let text = value("KAS_FAIRPLAY_SDK_ARGUMENTS") {
+            layer.fairPlaySDKArguments = try ConfigValue.jsonStrings(text, "KAS_FAIRPLAY_SDK_ARGUMENTS")
+        }
+        if let text = value("KAS_FAIRPLAY_SDK_URL") { layer.fairPlaySDKURL = try ConfigValue.sdkURL(text, "KAS_FAIRPLAY_SDK_URL") }
         return layer
     }
 
@@ -180,5 +223,10 @@ extension KASConfiguration.Overrides {
         if let value = other.maxLiveSessionsPerViewer { maxLiveSessionsPerViewer = value }
         if let value = other.auditMaxBytes { auditMaxBytes = value }
         if let value = other.auditKeepFiles { auditKeepFiles = value }
+        if let value = other.fairPlayCertificateFile { fairPlayCertificateFile = value }
+        if let value = other.fairPlaySDKCommand { fairPlaySDKCommand = value }
+        if let value = other.fairPlaySDKArguments { fairPlaySDKArguments = value }
+        if let value = other.fairPlaySDKURL { fairPlaySDKURL = value }
+        if let value = other.fairPlayTimeoutSeconds { fairPlayTimeoutSeconds = value }
     }
 }

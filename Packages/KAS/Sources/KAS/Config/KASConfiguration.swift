@@ -26,9 +26,21 @@ import Foundation
 /// | `media.maxLiveSessionsPerViewer` | `KAS_MAX_LIVE_SESSIONS_PER_VIEWER` | | 32 (1 ... 100000) |
 /// | `media.auditMaxBytes` (rotation size) | `KAS_AUDIT_MAX_BYTES` | | 64 MiB (1024 ... 1 TiB) |
 /// | `media.auditKeepFiles` (rotated files kept) | `KAS_AUDIT_KEEP_FILES` | | 5 (1 ... 1000) |
+/// | `fairplay.certificateFile` (DER application certificate bundle) | `KAS_FAIRPLAY_CERTIFICATE_FILE` | | none: FairPlay off |
+/// | `fairplay.sdkCommand` (executable speaking the SDK's JSON on stdin/stdout) | `KAS_FAIRPLAY_SDK_COMMAND` | | none |
+/// | `fairplay.sdkArguments` [string] (with `sdkCommand` only) | `KAS_FAIRPLAY_SDK_ARGUMENTS` (a JSON array of strings) | | `[]` |
+/// | `fairplay.sdkURL` (service wrapping the SDK; https, or http to loopback) | `KAS_FAIRPLAY_SDK_URL` | | none |
+/// | `fairplay.timeoutSeconds` (one SDK call) | `KAS_FAIRPLAY_TIMEOUT_SECONDS` | | 10 (1 ... 300) |
+///
+/// FairPlay is on when any `fairplay` setting is given; then `certificateFile` and exactly one
+/// of `sdkCommand` and `sdkURL` are required (after merging the layers: a file `sdkCommand` and
+/// an environment `KAS_FAIRPLAY_SDK_URL` conflict). The certificate and the command are checked
+/// at start-up. The SDK's credentials (FPS private key, ASK) stay in the SDK's own
+/// configuration; the KAS never reads them.
 ///
 /// The configuration file itself comes from `--config` or `KAS_CONFIG`; without either there is
-/// no file. Relative paths in the file (`dataDir`, `tlsCert`, `tlsKey`, issuer key files) are
+/// no file. Relative paths in the file (`dataDir`, `tlsCert`, `tlsKey`, issuer key files,
+/// `fairplay.certificateFile`, `fairplay.sdkCommand`) are
 /// resolved against the file's directory; relative paths from flags and the environment against
 /// the working directory.
 public struct KASConfiguration: Sendable, Equatable {
@@ -57,6 +69,9 @@ public struct KASConfiguration: Sendable, Equatable {
     public var regionHeader: String?
     /// Media session timing, the per-viewer session bound and the audit log's rotation.
     public var media: MediaSettings
+    /// The FairPlay certificate and SDK transport; nil: no certificate (404) and FairPlay key
+    /// requests answer 503.
+    public var fairPlay: FairPlaySettings?
 
     public struct TLSFiles: Sendable, Equatable {
         /// PEM certificate chain, leaf first.
@@ -125,6 +140,7 @@ public struct KASConfiguration: Sendable, Equatable {
         trustedProxies = []
         regionHeader = nil
         media = MediaSettings()
+        fairPlay = nil
     }
 
     /// `http(s)://host:port` of the listen address; a wildcard host becomes the loopback address.

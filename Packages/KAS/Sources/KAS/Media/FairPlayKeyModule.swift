@@ -182,6 +182,9 @@ public struct FairPlaySDKModule: FairPlayKeyModule {
         do {
             return try transport(body)
         } catch {
+            // The project's transports throw fixed reasons (timeout, exit status, HTTP status):
+            // keep them; anything else gets one fixed reason of its own.
+            if let failure = error as? FairPlayError { throw failure }
             throw FairPlayError(.unavailable, "the FairPlay SDK transport failed")
         }
     }

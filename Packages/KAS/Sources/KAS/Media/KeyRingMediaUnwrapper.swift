@@ -30,8 +30,8 @@ public struct KeyRingMediaUnwrapper: MediaKeyUnwrapper {
 extension MediaServiceConfiguration {
     /// The settings `kas serve` reads (`acceptedKASURLs`, `leaseSeconds`,
     /// `rateLimits.keyRequestsPerMinute`, `trustedProxies`, `regionHeader`, `media.*`); nil when
-    /// the proxy list does not parse. Stream defaults, the key cache and the FairPlay certificate
-    /// keep their defaults.
+    /// the proxy list does not parse. Stream defaults and the key cache keep their defaults; the
+    /// FairPlay certificate comes from `KASConfiguration.fairPlay` in `KASApplication`.
     public init?(kas configuration: KASConfiguration) {
         guard let regions = TrustedRegionSource(header: configuration.regionHeader,
                                                 trustedProxies: configuration.trustedProxies) else { return nil }

@@ -132,13 +132,18 @@ extension ConfigTests {
                 "KAS_KEY_REQUESTS_PER_MINUTE": "5", "KAS_TRUSTED_PROXIES": "10.1.0.0/16, fd00::/8", "KAS_REGION_HEADER": "X-Region",
                 "KAS_HEARTBEAT_SECONDS": "20", "KAS_SESSION_TIMEOUT_SECONDS": "50", "KAS_MAX_LIVE_SESSIONS_PER_VIEWER": "4",
                 "KAS_AUDIT_MAX_BYTES": "4096", "KAS_AUDIT_KEEP_FILES": "2",
+                "KAS_FAIRPLAY_CERTIFICATE_FILE": "/fps.der", "KAS_FAIRPLAY_SDK_COMMAND": "/fps-sdk",
+                "KAS_FAIRPLAY_SDK_ARGUMENTS": #"["-v"]"#, "KAS_FAIRPLAY_TIMEOUT_SECONDS": "4",
             ])
+            // KAS_FAIRPLAY_SDK_URL excludes KAS_FAIRPLAY_SDK_COMMAND: FairPlayConfigurationTests reads it.
+            #expect(configuration.fairPlay == .init(certificateFile: "/fps.der",
+                                                    transport: .command(executable: "/fps-sdk", arguments: ["-v"]), timeoutSeconds: 4))
             #expect(configuration.media.heartbeatSeconds == 20)
             #expect(configuration.media.sessionTimeoutSeconds == 50)
             #expect(configuration.media.maxLiveSessionsPerViewer == 4)
             #expect(configuration.media.auditMaxBytes == 4096)
             #expect(configuration.media.auditKeepFiles == 2)
-            #expect(KASConfiguration.environmentVariables.count == 21)
+            #expect(KASConfiguration.environmentVariables.count == 26)
             #expect(configuration.listen == ListenAddress(host: "::1", port: 7000))
             #expect(configuration.listen.description == "[::1]:7000")
             #expect(configuration.dataDirectory == "/d")

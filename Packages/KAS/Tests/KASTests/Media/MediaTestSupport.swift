@@ -51,6 +51,8 @@ struct TestPackage {
     ]))
     var iv = Data((0xF0...0xFF).map { UInt8($0) })
     var kasURL = MediaFixture.kasURL
+    /// The KAS key the component keys are wrapped to; nil: `MediaFixture.kasKey()`.
+    var kasPublicKey: RSA.PublicKey?
     /// Replaces the policy JSON the bindings are computed over (for duplicate-key policies).
     var policyJSONOverride: Data?
     var bindingForm: TDFBinding.Form = .raw
@@ -75,7 +77,7 @@ struct TestPackage {
     var policyBase64: String { policyJSONOverride.map { Base64.encode($0) } ?? policy.base64 }
 
     func keyAccess(policyBase64: String) throws -> [JSONValue] {
-        let publicKey = try MediaFixture.kasKey().publicKey
+        let publicKey = try kasPublicKey ?? MediaFixture.kasKey().publicKey
         return try components.map { component in
             try KeyAccessObject.wrapping(SymmetricKey(data: component.key), to: .rsa(publicKey), kasURL: kasURL,
                                          policyBase64: policyBase64, bindingForm: bindingForm).jsonValue

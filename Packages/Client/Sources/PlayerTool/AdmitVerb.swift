@@ -1,0 +1,67 @@
+import Client
+import Foundation
+import ToolSupport
+
+/// `player admit`: every admission check of a source, each with its outcome; no key request.
+enum AdmitVerb {
+    static let verb = ToolVerb(
+        "admit",
+        summary: "Run every admission check of a package or tdf-hls stream and print each outcome.",
+        discussion: """
+            SOURCE is what `player play` takes. fps-v2: every reader check of §4–§9 runs (checks \
+            after a failure that need its result are "notRun"), with --kas as the only accepted key \
+            service (without --kas, the platform key service). tdf-hls: the master and media \
+            playlists against the profile's grammar and the init segments. No request reaches a key \
+            service. Exit 0 when admitted, 1 when refused. --json prints {"profile", "admitted", \
+            "checks": [{"check", "status", "detail"}]} on stdout.
+            """,
+        options: [
+            .single("kas", valueName: "url", help: "The accepted key service URL."),
+            .single("ca", valueName: "file", help: "PEM certificates to trust for an https source."),
+            .json,
+        ],
+        arguments: [ToolArgument("source", help: "Package file, directory, package URL or tdf-hls master URL.")],
+        action: run)
+
+    struct Report: Encodable {
+        struct Check: Encodable { var check: String; var status: String; var detail: String }
+        var profile: String
+        var admitted: Bool
+        var checks: [Check]
+    }
+
+    static func run(_ arguments: ParsedArguments, _ console: Console) throws {
+        let sourceText = try arguments.requiredArgument("source")
+        var http = HTTPClientConfiguration()
+        if let ca = arguments.value("ca") {
+            http.trustedCertificatesPEM = try FileInput.read(ca, role: "CA file", maxBytes: 4 << 20)
+        }
+        let client: HTTPClient
+        do {
+            client = try HTTPClient(configuration: http)
+        } catch {
+            throw UsageError(error.reason)
+        }
+        let source: PlaybackSource
+        do {
+            source = try PlaybackSource(argument: sourceText)
+        } catch {
+            throw ToolFailure(error.reason)
+        }
+        let report = PlaybackAdmissionReport.check(source, keyServiceURL: arguments.value("kas"), client: client)
+        if arguments.flag("json") {
+            try console.printJSON(Report(profile: report.profile, admitted: report.isAdmitted, checks: report.checks.map {
+                Report.Check(check: $0.name, status: $0.status.rawValue, detail: $0.detail)
+            }))
+        } else {
+            for check in report.checks {
+                console.print("[\(check.status.rawValue)] \(check.name)" + (check.detail.isEmpty ? "" : ": \(check.detail)"))
+            }
+            console.print(report.isAdmitted ? "admitted (\(report.profile))" : "refused (\(report.profile))")
+        }
+        if !report.isAdmitted {
+            let failed = report.checks.first { $0.status == .failed } ?? report.checks.first { $0.status == .notRun }
+            throw ToolFailure("refused: check \(failed?.name ?? "incomplete") failed")
+        }
+    }
+}

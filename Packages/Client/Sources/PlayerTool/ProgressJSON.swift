@@ -1,0 +1,44 @@
+import Client
+import Foundation
+
+/// `player play --json`: each progress event, then the result, as one compact JSON object per
+/// line on stderr (stdout carries only media). No token, key or session id is ever included.
+enum ProgressJSON {
+    static func line(_ event: PlaybackEvent) -> String {
+        switch event {
+        case .admitted(let checks, let components, let segments):
+            return encode(["event": "admitted", "profile": "fps-v2", "checks": checks, "components": components, "segments": segments])
+        case .tdfHLS(let components, let segments):
+            return encode(["event": "tdf-hls", "components": components, "segments": segments])
+        case .certificate(let bytes):
+            return encode(["event": "certificate", "configured": bytes != nil, "bytes": bytes ?? 0])
+        case .sessionStarted(let component):
+            return encode(["event": "session-started", "component": component])
+        case .keyDelivered(let component, let seconds):
+            return encode(["event": "key-delivered", "component": component, "ms": PlayVerb.milliseconds(seconds)])
+        case .segmentKeysDelivered(let count, let seconds):
+            return encode(["event": "segment-keys-delivered", "count": count, "ms": PlayVerb.milliseconds(seconds)])
+        case .firstClearByte(let seconds):
+            return encode(["event": "first-clear-byte", "ms": PlayVerb.milliseconds(seconds)])
+        case .finished(let bytes, let seconds):
+            return encode(["event": "finished", "bytes": Int(bytes), "ms": PlayVerb.milliseconds(seconds)])
+        }
+    }
+
+    static func result(_ error: PlaybackError?, bytesWritten: UInt64? = nil) -> String {
+        guard let error else {
+            var object: [String: Any] = ["event": "result", "ok": true]
+            if let bytesWritten { object["bytesWritten"] = Int(bytesWritten) }
+            return encode(object)
+        }
+        var object: [String: Any] = ["event": "result", "ok": false, "code": error.code.rawValue, "reason": error.reason]
+        if let status = error.status { object["status"] = status }
+        if let check = error.check { object["check"] = check }
+        return encode(object)
+    }
+
+    static func encode(_ object: [String: Any]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

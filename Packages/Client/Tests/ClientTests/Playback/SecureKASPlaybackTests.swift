@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+@testable import Client
+
+/// End to end against a BUILT `kas` serving HTTPS under a private CA: `player play --ca --pin`
+/// plays bit-exactly, a wrong pin fails before any media byte, a key route answering 302 is
+/// refused with the token never re-sent, and the KAS's refusals (expired rental, concurrency
+/// limit, swapped keyAccess) each map to their status with no media byte.
+@Suite(.serialized) struct SecureKASPlaybackTests {
+    private func play(_ file: URL, token: String, _ fixture: SecureKASFixture) async throws -> (MemoryOutput, PlaybackError?) {
+        let output = MemoryOutput()
+        let session = PlaybackSession(source: .packageFile(file.path), configuration: try fixture.configuration(token: token))
+        do throws(PlaybackError) {
+            try await session.play(to: output)
+            return (output, nil)
+        } catch {
+            return (output, error)
+        }
+    }
+
+    @Test func playerPlaysOverTLSWithThePrivateCAAndTheRightPin() throws {
+        let fixture = try SecureKASFixture.get()
+        for (name, pin) in [("ca-only.mp4", nil), ("pinned.mp4", fixture.tls.serverPin)] as [(String, String?)] {
+            let output = fixture.directory.appendingPathComponent(name)
+            let run = try Tools.run(try Tools.player(), ["play", fixture.packageFile.path, "--kas", fixture.kasURL,
+                                                         "--token", fixture.token, "--ca", fixture.caFile.path,
+                                                         "-o", output.path] + (pin.map { ["--pin", $0] } ?? []))
+            #expect(run.status == 0, "\(run.stderrText)")
+            let hashes = try Tools.streamHashes(output)
+            #expect(hashes["v"] != nil)
+            #expect(hashes["v"] == fixture.base.sourceStreamHashes["v"])
+            #expect(hashes["a"] == fixture.base.sourceStreamHashes["a"])
+            #expect(!run.stderrText.contains(fixture.token))
+        }
+        #expect(fixture.settledLiveSessionCount() == 0)
+    }
+
+    @Test func aWrongPinFailsWithThePinErrorAndNoMediaByte() throws {
+        let fixture = try SecureKASFixture.get()
+        let output = fixture.directory.appendingPathComponent("wrong-pin.mp4")
+        let run = try Tools.run(try Tools.player(), ["play", fixture.packageFile.path, "--kas", fixture.kasURL,
+                                                     "--token", fixture.token, "--ca", fixture.caFile.path,
+                                                     "--pin", fixture.tls.otherPin, "-o", output.path])
+        #expect(run.status == 1)
+        #expect(run.stderrText.contains("pin"), "\(run.stderrText)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+        // Without the CA the system store does not know the private CA either.
+        let untrusted = try Tools.run(try Tools.player(), ["play", fixture.packageFile.path, "--kas", fixture.kasURL,
+                                                           "--token", fixture.token, "-o", output.path])
+        #expect(untrusted.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+        #expect(fixture.settledLiveSessionCount() == 0)
+    }
+
+    @Test func aKeyRouteAnswering302IsRefusedAndTheTokenIsNeverResent() throws {
+        let fixture = try SecureKASFixture.get()
+        let root = fixture.directory.appendingPathComponent("fake-kas")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("media/v1"), withIntermediateDirectories: true)
+        try Data(repeating: 0x5A, count: 1234).write(to: root.appendingPathComponent("media/v1/certificate"))
+        let fake = try LocalOrigin(root: root, arguments: ["--redirect", "/media/v1/session/start=/captured@302"])
+        defer { fake.stop() }
+        let package = try fixture.package(named: "redirected.tdf", kasURL: fake.url(""))
+        let output = fixture.directory.appendingPathComponent("redirected.mp4")
+        let run = try Tools.run(try Tools.player(), ["play", package.path, "--kas", fake.url(""), "--token", fixture.token,
+                                                     "--fairplay", "-o", output.path])
+        #expect(run.status == 1)
+        #expect(run.stderrText.contains("redirect"), "\(run.stderrText)")
+        #expect(run.stderrText.contains("certificate: 1234 bytes"))
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+        let hits = try fake.hits(using: try HTTPClient())
+        #expect(hits.counts["/captured"] == nil)
+        #expect((hits.counts["/media/v1/session/start"] ?? 0) >= 1)
+        // Every request that carried the token went to the route that answered 302, none after it elsewhere.
+        let firstRedirect = try #require(hits.log.firstIndex { $0.path == "/media/v1/session/start" })
+        for entry in hits.log[firstRedirect...] where entry.path != "/media/v1/session/start" {
+            #expect(!entry.authorization, "\(entry.method) \(entry.path) carried the token")
+        }
+        // The certificate was fetched without the credential, after admission and before the sessions.
+        #expect(hits.log.first.map { $0.path == "/media/v1/certificate" && !$0.authorization } == true)
+        #expect(hits.log.dropFirst().allSatisfy { $0.path == "/media/v1/session/start" })
+    }
+
+    @Test func anExpiredRentalIsDeniedWithNoMediaByte() async throws {
+        let fixture = try SecureKASFixture.get()
+        let (output, error) = try await play(fixture.rentalPackageFile, token: fixture.expiredRentalToken, fixture)
+        #expect(error?.code == .denied)
+        #expect(error?.status == 403)
+        #expect(output.bytes.isEmpty)
+        #expect(fixture.denialReasons().contains("rental_purchase_window_closed"))
+        #expect(fixture.settledLiveSessionCount() == 0)
+    }
+
+    @Test func aSecondPlaybackOverTheStreamLimitIsRefusedUntilTheFirstStops() async throws {
+        let fixture = try SecureKASFixture.get()
+        let gated = GatedOutput()
+        let first = PlaybackSession(source: .packageFile(fixture.singleStreamPackageFile.path),
+                                    configuration: try fixture.configuration(token: fixture.token))
+        let task = Task { () -> PlaybackError? in
+            do throws(PlaybackError) {
+                try await first.play(to: gated)
+            } catch {
+                return error
+            }
+            return nil
+        }
+        for _ in 0..<500 where !gated.hasStarted { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(gated.hasStarted)
+        let (output, error) = try await play(fixture.singleStreamPackageFile, token: fixture.token, fixture)
+        #expect(error?.code == .concurrencyLimit)
+        #expect(error?.status == 429)
+        #expect(output.bytes.isEmpty)
+
+        await first.stop()
+        gated.open()
+        #expect(await task.value?.code == .stopped)
+        let (again, againError) = try await play(fixture.singleStreamPackageFile, token: fixture.token, fixture)
+        #expect(againError == nil)
+        #expect(!again.bytes.isEmpty)
+        #expect(fixture.settledLiveSessionCount() == 0)
+    }
+
+    @Test func swappedKeyAccessObjectsAreRefusedWithNoMediaByte() async throws {
+        let fixture = try SecureKASFixture.get()
+        let (output, error) = try await play(fixture.swappedPackageFile, token: fixture.token, fixture)
+        let refusal = try #require(error)
+        #expect(output.bytes.isEmpty)
+        // Admission may catch the swap (naming the check) before the KAS refuses the key (403).
+        if refusal.code == .refused {
+            #expect(refusal.check?.isEmpty == false)
+        } else {
+            #expect(refusal.code == .denied)
+            #expect(refusal.status == 403)
+        }
+        #expect(fixture.settledLiveSessionCount() == 0)
+    }
+
+    @Test func playerAdmitRunsEveryCheckAndExitsByTheOutcome() throws {
+        let fixture = try SecureKASFixture.get()
+        let player = try Tools.player()
+        let admitted = try Tools.run(player, ["admit", fixture.packageFile.path, "--kas", fixture.kasURL])
+        #expect(admitted.status == 0, "\(admitted.stderrText)")
+        let text = String(decoding: admitted.stdout, as: UTF8.self)
+        #expect(text.contains("[passed] §5.2 keyAccess: url names the accepted key service"))
+        #expect(!text.contains("[failed]"))
+        #expect(text.hasSuffix("admitted (fps-v2)\n"))
+
+        let refused = try Tools.run(player, ["admit", fixture.packageFile.path, "--kas", "https://kas.elsewhere.example", "--json"])
+        #expect(refused.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: refused.stdout) as? [String: Any])
+        #expect(object["admitted"] as? Bool == false)
+        let checks = try #require(object["checks"] as? [[String: Any]])
+        #expect(checks.count > 30)
+        let failed = checks.filter { $0["status"] as? String == "failed" }.compactMap { $0["check"] as? String }
+        #expect(failed == ["§5.2 keyAccess: url names the accepted key service"])
+        #expect(refused.stderrText.contains("url names the accepted key service"))
+
+        let hls = try Tools.run(player, ["admit", fixture.base.tdfHLSDirectory.path, "--json"])
+        #expect(hls.status == 0, "\(hls.stderrText)")
+        let hlsObject = try #require(try JSONSerialization.jsonObject(with: hls.stdout) as? [String: Any])
+        #expect(hlsObject["profile"] as? String == "tdf-hls")
+        #expect(hlsObject["admitted"] as? Bool == true)
+
+        let truncated = fixture.directory.appendingPathComponent("admit-truncated.tdf")
+        try Data(try Data(contentsOf: fixture.packageFile).prefix(3000)).write(to: truncated)
+        #expect(try Tools.run(player, ["admit", truncated.path, "--kas", fixture.kasURL]).status == 1)
+    }
+
+    @Test func playerPlayJSONReportsEachStepAndTheResultOnStderr() throws {
+        let fixture = try SecureKASFixture.get()
+        let output = fixture.directory.appendingPathComponent("json.mp4")
+        let run = try Tools.run(try Tools.player(), ["play", fixture.packageFile.path, "--kas", fixture.kasURL,
+                                                     "--token", fixture.token, "--ca", fixture.caFile.path,
+                                                     "--fairplay", "--json", "-o", output.path])
+        #expect(run.status == 0, "\(run.stderrText)")
+        #expect(run.stdout.isEmpty)
+        let events = run.stderrText.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(events.count == run.stderrText.split(separator: "\n").count)   // every line is JSON
+        let names = events.compactMap { $0["event"] as? String }
+        #expect(names.first == "admitted")
+        #expect(names.last == "result")
+        #expect(events.last?["ok"] as? Bool == true)
+        // The test KAS has no FairPlay certificate configured: reported, not fatal on Linux.
+        #expect(events.contains { $0["event"] as? String == "certificate" && $0["configured"] as? Bool == false })
+        let keyed = Set(events.filter { $0["event"] as? String == "key-delivered" }.compactMap { $0["component"] as? String })
+        #expect(keyed == ["video", "audio"])
+        #expect(names.contains("first-clear-byte"))
+        #expect(try Tools.streamHashes(output)["v"] == fixture.base.sourceStreamHashes["v"])
+
+        let denied = try Tools.run(try Tools.player(), ["play", fixture.rentalPackageFile.path, "--kas", fixture.kasURL,
+                                                        "--token", fixture.expiredRentalToken, "--ca", fixture.caFile.path,
+                                                        "--json", "-o", output.path + ".denied"])
+        #expect(denied.status == 1)
+        let last = denied.stderrText.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.last
+        #expect(last?["ok"] as? Bool == false)
+        #expect(last?["code"] as? String == "denied")
+        #expect(last?["status"] as? Int == 403)
+        #expect(!FileManager.default.fileExists(atPath: output.path + ".denied"))
+    }
+}

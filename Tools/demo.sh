@@ -1,45 +1,200 @@
 #!/usr/bin/env bash
-# `make demo`: shows what the system does today, step by step, with timings.
-# Grows with each capability: today the Standard TDF round trip through the `tdf` tool.
+# `make demo`: the whole system on this machine, step by step, with timings.
+#   act 1  a Standard TDF round trip with the `tdf` tool (the shared format layer on its own)
+#   act 2  package a 30 s clip -> KAS over TLS with SQLite -> origin with Range -> `player play`
+#          -> the clear stream checked against the source with ffmpeg
+# Everything listens on 127.0.0.1 only. What the demo made stays in out/demo/ so you can watch it
+# afterwards (the last lines say how). Any failing step stops the demo with its message.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SCRATCH="$ROOT/.build"
-WORK="$(mktemp -d /tmp/mediadrm-demo.XXXXXX)"
-trap 'rm -rf "$WORK"' EXIT
+BIN="$SCRATCH/release"
+DEMO="$ROOT/out/demo"
+export PATH="/opt/swift/usr/bin:$PATH"
 
-step() { printf '\n== %s\n' "$*"; }
+KAS_PID="" ORIGIN_PID="" ORIGIN_IN=""
+cleanup() {
+    local status=$?
+    # SIGTERM is the KAS's graceful stop; SIGKILL only if it does not go.
+    if [ -n "$KAS_PID" ] && kill -0 "$KAS_PID" 2>/dev/null; then
+        kill -TERM "$KAS_PID" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$KAS_PID" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$KAS_PID" 2>/dev/null || true
+    fi
+    # The origin exits when its stdin closes.
+    if [ -n "$ORIGIN_IN" ]; then eval "exec $ORIGIN_IN>&-" 2>/dev/null || true; fi
+    if [ -n "$ORIGIN_PID" ] && kill -0 "$ORIGIN_PID" 2>/dev/null; then
+        for _ in $(seq 20); do kill -0 "$ORIGIN_PID" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$ORIGIN_PID" 2>/dev/null || true
+    fi
+    rm -rf "$DEMO/tmp"
+    if [ "$status" -ne 0 ]; then echo "demo: FAILED (exit $status); logs in $DEMO/logs" >&2; fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+STEP=""
+step() { STEP="$*"; printf '\n== %s\n' "$*"; }
+fail() { echo "demo: step '$STEP' failed: $*" >&2; exit 1; }
 now_ms() { date +%s%3N; }
-timed() { local t0; t0=$(now_ms); "$@"; echo "   ($(( $(now_ms) - t0 )) ms)"; }
+# Runs a command, prints its duration; on failure prints its output and stops.
+timed() {
+    local t0 log="$DEMO/logs/step-$(date +%s%N).log"
+    t0=$(now_ms)
+    if ! "$@" >"$log" 2>&1; then cat "$log" >&2; fail "$(basename "$1") exited non-zero"; fi
+    LAST_MS=$(( $(now_ms) - t0 ))
+    echo "   (${LAST_MS} ms)"
+}
 
-step "build the tools (release)"
-rm -f "$SCRATCH/release.yaml" "$SCRATCH/release/description.json"
-timed swift build --package-path "$ROOT/Packages/MediaCrypto" --scratch-path "$SCRATCH" -c release --product tdf
-TDF="$SCRATCH/release/tdf"
+rm -rf "$DEMO"
+mkdir -p "$DEMO/logs" "$DEMO/tmp" "$DEMO/www" "$DEMO/tls"
 
-step "make a KAS key pair (RSA-2048) with the openssl CLI"
-openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$WORK/kas-private.pem" 2>/dev/null
-openssl pkey -in "$WORK/kas-private.pem" -pubout -out "$WORK/kas-public.pem"
-echo "   $WORK/kas-public.pem"
+step "build the tools (release: tdf, packager, kas, player)"
+t_build=$(now_ms)
+for pair in MediaCrypto:tdf Packager:packager KAS:kas Client:player; do
+    package=${pair%%:*} product=${pair##*:}
+    # One scratch path for every package (MediaCrypto compiled once); the build plan is per
+    # root package, so it is dropped before each (the objects are kept).
+    rm -f "$SCRATCH/release.yaml" "$SCRATCH/release/description.json"
+    swift build --package-path "$ROOT/Packages/$package" --scratch-path "$SCRATCH" -c release --product "$product" \
+        >"$DEMO/logs/build-$product.log" 2>&1 || { tail -30 "$DEMO/logs/build-$product.log" >&2; fail "swift build $product"; }
+    echo "   $product: $BIN/$product"
+done
+echo "   ($(( $(now_ms) - t_build )) ms)"
 
-step "make a 32 MiB sample file"
-head -c $((32 << 20)) /dev/urandom > "$WORK/sample.bin"
+# ---------------------------------------------------------------------------------------------
+printf '\n#### act 1: a Standard TDF round trip, offline\n'
+step "make an RSA-2048 key pair with the openssl CLI and an 8 MiB file"
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$DEMO/tmp/rsa.pem" 2>/dev/null || fail "openssl genpkey"
+openssl pkey -in "$DEMO/tmp/rsa.pem" -pubout -out "$DEMO/tmp/rsa.pub.pem" || fail "openssl pkey"
+head -c $((8 << 20)) /dev/urandom >"$DEMO/tmp/sample.bin"
+step "tdf encrypt (AES-256-GCM segments, key wrapped to the public key) and decrypt (integrity first)"
+echo "   tdf encrypt"
+timed "$BIN/tdf" encrypt "$DEMO/tmp/sample.bin" -o "$DEMO/tmp/sample.tdf" --kas-url https://kas.example.com \
+    --kas-public-key "$DEMO/tmp/rsa.pub.pem" --attribute https://example.com/attr/tier/value/premium
+echo "   tdf decrypt"
+timed "$BIN/tdf" decrypt "$DEMO/tmp/sample.tdf" -o "$DEMO/tmp/sample.out" --kas-private-key "$DEMO/tmp/rsa.pem"
+cmp -s "$DEMO/tmp/sample.bin" "$DEMO/tmp/sample.out" || fail "the decrypted file differs from the original"
+echo "   the decrypted file matches the original"
 
-step "encrypt it to a Standard TDF (AES-256-GCM segments, key wrapped to the KAS)"
-timed "$TDF" encrypt "$WORK/sample.bin" -o "$WORK/sample.tdf" --kas-url https://kas.example.com \
-    --kas-public-key "$WORK/kas-public.pem" --attribute https://example.com/attr/tier/value/premium
+# ---------------------------------------------------------------------------------------------
+printf '\n#### act 2: package, serve, play\n'
+step "make a 30 s sample clip with ffmpeg (640x360 H.264, AAC stereo)"
+timed ffmpeg -nostdin -loglevel error -y -f lavfi -i testsrc2=size=640x360:rate=30 \
+    -f lavfi -i "aevalsrc=0.4*sin(440*2*PI*t)|0.4*sin(660*2*PI*t):s=48000" -t 30 \
+    -c:v libx264 -preset veryfast -g 60 -pix_fmt yuv420p -c:a aac -ac 2 -b:a 128k "$DEMO/sample.mp4"
+echo "   $DEMO/sample.mp4 ($(stat -c %s "$DEMO/sample.mp4") bytes)"
 
-step "inspect it"
-"$TDF" inspect "$WORK/sample.tdf"
+step "generate the KAS key ring (RSA-2048, P-256, dev token issuer)"
+timed "$BIN/kas" keys generate --data-dir "$DEMO/kas-data"
+"$BIN/kas" keys list --data-dir "$DEMO/kas-data" | sed 's/^/   /'
 
-step "decrypt it offline with the KAS private key (integrity verified first)"
-timed "$TDF" decrypt "$WORK/sample.tdf" -o "$WORK/sample.out" --kas-private-key "$WORK/kas-private.pem"
+step "make a TLS certificate for 127.0.0.1 with the openssl CLI"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj "/CN=127.0.0.1" \
+    -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" \
+    -keyout "$DEMO/tls/key.pem" -out "$DEMO/tls/cert.pem" 2>"$DEMO/logs/openssl.log" || fail "openssl req"
+chmod 600 "$DEMO/tls/key.pem"
+echo "   $DEMO/tls/cert.pem"
 
-step "compare"
-if cmp -s "$WORK/sample.bin" "$WORK/sample.out"; then
-    echo "   the decrypted file matches the original ($(stat -c %s "$WORK/sample.out") bytes)"
-else
-    echo "demo: the decrypted file differs from the original" >&2
-    exit 1
-fi
+step "start the KAS: kas serve on 127.0.0.1 over TLS, SQLite store in its data directory"
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+KAS_URL="https://127.0.0.1:$PORT"
+t0=$(now_ms)
+"$BIN/kas" serve --listen "127.0.0.1:$PORT" --data-dir "$DEMO/kas-data" \
+    --tls-cert "$DEMO/tls/cert.pem" --tls-key "$DEMO/tls/key.pem" </dev/null 2>"$DEMO/logs/kas.log" &
+KAS_PID=$!
+until grep -q '"event":"listening"' "$DEMO/logs/kas.log" 2>/dev/null; do
+    kill -0 "$KAS_PID" 2>/dev/null || { cat "$DEMO/logs/kas.log" >&2; fail "kas serve exited"; }
+    [ $(( $(now_ms) - t0 )) -lt 20000 ] || fail "kas serve did not report listening within 20 s"
+    sleep 0.05
+done
+curl -sf --cacert "$DEMO/tls/cert.pem" "$KAS_URL/healthz" >/dev/null || fail "GET $KAS_URL/healthz"
+echo "   $KAS_URL (pid $KAS_PID, listening after $(( $(now_ms) - t0 )) ms; store $DEMO/kas-data/media.sqlite)"
+
+step "package the clip as fps-v2 for this KAS (policy: premium tier, at most 2 concurrent streams)"
+"$BIN/kas" keys export-public --data-dir "$DEMO/kas-data" >"$DEMO/kas-public.pem" || fail "kas keys export-public"
+cat >"$DEMO/policy.json" <<'EOF'
+{"body":{"dataAttributes":[{"attribute":"https://example.com/attr/tier/value/premium"}],"dissem":[]}}
+EOF
+timed "$BIN/packager" package "$DEMO/sample.mp4" -o "$DEMO/www/sample.tdf" --kas-url "$KAS_URL" \
+    --kas-public-key "$DEMO/kas-public.pem" --policy "$DEMO/policy.json" \
+    --classification '{"filter":"passed","flagged":[],"v":1}' --max-streams 2
+PACKAGING_MS=$LAST_MS
+echo "   packaging time: $PACKAGING_MS ms for 30 s of media ($(stat -c %s "$DEMO/www/sample.tdf") bytes)"
+"$BIN/packager" inspect "$DEMO/www/sample.tdf" --kas-url "$KAS_URL" >"$DEMO/logs/inspect.log" 2>&1 \
+    || { cat "$DEMO/logs/inspect.log" >&2; fail "packager inspect"; }
+PASSED=$(grep -c '^\[pass\]' "$DEMO/logs/inspect.log" || true)
+FAILED=$(grep -c '^\[FAIL\]' "$DEMO/logs/inspect.log" || true)
+[ "$FAILED" -eq 0 ] && grep -q '^admitted: yes' "$DEMO/logs/inspect.log" || fail "packager inspect: $FAILED reader checks fail"
+echo "   packager inspect: $PASSED reader checks pass, none fail"
+
+step "serve it: an origin on 127.0.0.1 with Range support (Tools/python/range_server.py)"
+mkfifo "$DEMO/tmp/origin.in"
+python3 "$ROOT/Tools/python/range_server.py" --root "$DEMO/www" <"$DEMO/tmp/origin.in" >"$DEMO/tmp/origin.port" 2>"$DEMO/logs/origin.log" &
+ORIGIN_PID=$!
+exec {ORIGIN_IN}>"$DEMO/tmp/origin.in"   # the origin lives while this stays open
+t0=$(now_ms)
+until [ -s "$DEMO/tmp/origin.port" ]; do
+    kill -0 "$ORIGIN_PID" 2>/dev/null || { cat "$DEMO/logs/origin.log" >&2; fail "the origin exited"; }
+    [ $(( $(now_ms) - t0 )) -lt 10000 ] || fail "the origin did not print its port within 10 s"
+    sleep 0.05
+done
+ORIGIN_PORT=$(head -n1 "$DEMO/tmp/origin.port")
+ORIGIN_URL="http://127.0.0.1:$ORIGIN_PORT/sample.tdf"
+echo "   $ORIGIN_URL"
+
+step "a viewer's token (kas token: the dev issuer, entitled to the premium tier)"
+TOKEN=$("$BIN/kas" token --sub demo-viewer --ttl 3600 --data-dir "$DEMO/kas-data" \
+    --claims '{"entitlements":["https://example.com/attr/tier/value/premium"]}') || fail "kas token"
+echo "   issued for sub demo-viewer, valid 1 h (not shown)"
+
+step "play it: player play (Range reads, admission, a media session and a key per component, decrypt)"
+t0=$(now_ms)
+"$BIN/player" play "$ORIGIN_URL" --kas "$KAS_URL" --ca "$DEMO/tls/cert.pem" --token "$TOKEN" \
+    --output "$DEMO/clear.mp4" 2> >(while IFS= read -r line; do
+        printf '   +%5d ms  %s\n' $(( $(now_ms) - t0 )) "$line"; done | tee "$DEMO/logs/player.log") \
+    || { sleep 0.2; fail "player play exited non-zero (see above)"; }
+PLAY_MS=$(( $(now_ms) - t0 ))
+sleep 0.2   # the stderr reader finishes its last line
+grep -q "first clear byte" "$DEMO/logs/player.log" || fail "the player reported no first clear byte"
+
+step "verify: every track of the playback is the source's, bit for bit (ffmpeg streamhash)"
+verify() {
+    local map=$1 a b
+    a=$(ffmpeg -nostdin -loglevel error -i "$DEMO/sample.mp4" -map "$map" -c copy -f streamhash -hash md5 - | cut -d, -f2-)
+    b=$(ffmpeg -nostdin -loglevel error -i "$DEMO/clear.mp4" -map "$map" -c copy -f streamhash -hash md5 - | cut -d, -f2-)
+    [ -n "$a" ] && [ "$a" = "$b" ] || fail "$map: playback $b, source $a"
+    echo "   $map  $a"
+}
+verify 0:v
+verify 0:a
+
+step "stop the KAS and the origin"
+kill -TERM "$KAS_PID"
+wait "$KAS_PID" 2>/dev/null || true
+KAS_PID=""
+eval "exec $ORIGIN_IN>&-"
+ORIGIN_IN=""
+wait "$ORIGIN_PID" 2>/dev/null || true
+ORIGIN_PID=""
+echo "   stopped ($(grep -c '"event":"request"' "$DEMO/logs/kas.log" || true) KAS requests logged; audit log $DEMO/kas-data/audit.log)"
+
+printf '\n== summary\n'
+printf '   packaging      %6d ms  (30 s clip -> fps-v2, video and audio keys wrapped to the KAS)\n' "$PACKAGING_MS"
+# From the player's own progress lines (times measured inside the player).
+sed -n 's/^ *+ *\([0-9]*\) ms  player: session started: \(.*\)/   session start  \2 at +\1 ms after launch/p
+        s/^ *+ *[0-9]* ms  player: key delivered: \([a-z]*\) in \([0-9]*\) ms/   key delivery   \1 in \2 ms/p
+        s/^ *+ *[0-9]* ms  player: first clear byte after \([0-9]*\) ms/   first clear byte after \1 ms (counted by the player from its start: Range reads, admission, sessions, keys)/p
+        s/^ *+ *[0-9]* ms  player: finished: \([0-9]*\) bytes in \([0-9]*\) ms/   finished       \1 clear bytes in \2 ms/p' "$DEMO/logs/player.log"
+printf '   player process %6d ms  launch to exit, Range reads and TLS included\n' "$PLAY_MS"
 echo
-echo "demo: done. Try it yourself: $TDF --help"
+echo "demo: the playback matched the source: every video and audio packet identical (md5 streamhash)."
+cat <<EOF
+
+Watch it yourself (a player window needs ffplay or mpv and a display):
+  $BIN/kas serve --listen 127.0.0.1:$PORT --data-dir $DEMO/kas-data --tls-cert $DEMO/tls/cert.pem --tls-key $DEMO/tls/key.pem &
+  $BIN/player play $DEMO/www/sample.tdf --kas $KAS_URL --ca $DEMO/tls/cert.pem \\
+      --token "\$($BIN/kas token --sub demo-viewer --data-dir $DEMO/kas-data --claims '{"entitlements":["https://example.com/attr/tier/value/premium"]}')" --play
+EOF

@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+// The end-to-end suite: package -> serve -> play against an in-process KAS. Depends on all four
+// packages by path; run by `make e2e` (and `make test`) with the shared scratch path.
+import PackageDescription
+
+let package = Package(
+    name: "EndToEnd",
+    dependencies: [
+        .package(path: "../Packages/MediaCrypto"),
+        .package(path: "../Packages/Packager"),
+        .package(path: "../Packages/KAS"),
+        .package(path: "../Packages/Client"),
+    ],
+    targets: [
+        .testTarget(name: "EndToEndTests", dependencies: [
+            .product(name: "Packager", package: "Packager"),
+            .product(name: "KAS", package: "KAS"),
+            .product(name: "Client", package: "Client"),
+            .product(name: "Crypto", package: "MediaCrypto"),
+            .product(name: "Encoding", package: "MediaCrypto"),
+            .product(name: "JSON", package: "MediaCrypto"),
+            .product(name: "ZIP", package: "MediaCrypto"),
+            .product(name: "TDF", package: "MediaCrypto"),
+            .product(name: "MP4", package: "MediaCrypto"),
+            .product(name: "FPSv2", package: "MediaCrypto"),
+            // The tools the suite runs as a user would; listed so `swift test` builds them into
+            // the same products directory as the test bundle.
+            .product(name: "packager", package: "Packager"),
+            .product(name: "player", package: "Client"),
+            .product(name: "kas", package: "KAS"),
+        ]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Short test clips made by ffmpeg once per process (x264 + AAC, lavfi test sources).
+enum Clips {
+    struct Clip: Sendable, CustomStringConvertible {
+        let name: String
+        let path: String
+        let hasAudio: Bool
+        var description: String { name }
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var made: [String: Clip] = [:]
+
+    /// 320x180 at 24 fps, 4 s, one IDR a second and no B-frames; AAC-LC stereo at 48 kHz with a
+    /// different tone in each channel (a swapped or folded channel changes the hash).
+    static func av() throws -> Clip {
+        try make("av", hasAudio: true, [
+            "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=24",
+            "-f", "lavfi", "-i", "aevalsrc=sin(440*2*PI*t)|sin(660*2*PI*t):s=48000",
+            "-t", "4", "-c:v", "libx264", "-preset", "ultrafast", "-g", "24", "-pix_fmt", "yuv420p",
+            "-c:a", "aac", "-ac", "2", "-b:a", "96k",
+        ])
+    }
+
+    /// 160x90 at 25 fps, 3 s, video only.
+    static func silent() throws -> Clip {
+        try make("silent", hasAudio: false, [
+            "-f", "lavfi", "-i", "testsrc=size=160x90:rate=25",
+            "-t", "3", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p",
+        ])
+    }
+
+    /// 240x136 at 30 fps, 5 s, 3 B-frames with pyramid (composition offsets in every fragment),
+    /// AAC stereo.
+    static func bframes() throws -> Clip {
+        try make("bframes", hasAudio: true, [
+            "-f", "lavfi", "-i", "mandelbrot=size=240x136:rate=30",
+            "-f", "lavfi", "-i", "aevalsrc=sin(330*2*PI*t)|0.5*sin(550*2*PI*t):s=44100",
+            "-t", "5", "-c:v", "libx264", "-preset", "veryfast", "-bf", "3", "-x264-params", "b-pyramid=normal",
+            "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "aac", "-ac", "2", "-b:a", "64k",
+        ])
+    }
+
+    static func all() throws -> [Clip] { [try av(), try silent(), try bframes()] }
+
+    private static func make(_ name: String, hasAudio: Bool, _ arguments: [String]) throws -> Clip {
+        lock.lock()
+        defer { lock.unlock() }
+        if let clip = made[name] { return clip }
+        let path = Scratch.directory + "/\(name).mp4"
+        let result = try run(Tools.ffmpeg, ["-nostdin", "-loglevel", "error", "-y"] + arguments + [path])
+        guard result.status == 0 else { throw TestFailure("ffmpeg could not make the \(name) clip: \(result.stderr)") }
+        let clip = Clip(name: name, path: path, hasAudio: hasAudio)
+        made[name] = clip
+        return clip
+    }
+}

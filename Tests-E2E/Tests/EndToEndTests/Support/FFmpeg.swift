@@ -1,0 +1,50 @@
+import Foundation
+
+/// The independent referee: Debian's ffmpeg hashes packets (`streamhash`) and decoded frames
+/// (`framemd5`) of the source and of what the system produced.
+enum FFmpeg {
+    /// `-c copy -f streamhash -hash md5` of one stream (`0:v`, `0:a`) of a file, without the
+    /// stream index so it compares across files whose track order differs.
+    static func streamHash(_ path: String, map: String) throws -> String {
+        let r = try run(Tools.ffmpeg, ["-nostdin", "-loglevel", "error", "-i", path, "-map", map, "-c", "copy",
+                                       "-f", "streamhash", "-hash", "md5", "-"])
+        guard r.status == 0 else { throw TestFailure("ffmpeg streamhash of \(map) failed: \(r.stderr)") }
+        return dropIndex(r.stdoutText)
+    }
+
+    /// The same for media given on a pipe (ffmpeg reads fragmented MP4 from a pipe).
+    static func streamHash(pipe data: Data, map: String) throws -> String {
+        let r = try run(Tools.ffmpeg, ["-nostdin", "-loglevel", "error", "-i", "pipe:0", "-map", map, "-c", "copy",
+                                       "-f", "streamhash", "-hash", "md5", "-"], input: data)
+        guard r.status == 0 else { throw TestFailure("ffmpeg streamhash of \(map) from a pipe failed: \(r.stderr)") }
+        return dropIndex(r.stdoutText)
+    }
+
+    /// Decoded frame hashes (the md5 column of framemd5) of one stream. The source is decoded
+    /// without its edit list: the packager places AAC priming by `tfdt` instead of trimming it
+    /// with an edit (docs/formats.md), so both decoders then see the same packets.
+    static func frameHashes(_ path: String, map: String) throws -> [String] {
+        let r = try run(Tools.ffmpeg, ["-nostdin", "-loglevel", "error", "-ignore_editlist", "1", "-i", path,
+                                       "-map", map, "-f", "framemd5", "-"])
+        guard r.status == 0 else { throw TestFailure("ffmpeg framemd5 of \(map) failed: \(r.stderr)") }
+        return md5Column(r.stdoutText)
+    }
+
+    static func frameHashes(pipe data: Data, map: String) throws -> [String] {
+        let r = try run(Tools.ffmpeg, ["-nostdin", "-loglevel", "error", "-i", "pipe:0", "-map", map,
+                                       "-f", "framemd5", "-"], input: data)
+        guard r.status == 0 else { throw TestFailure("ffmpeg framemd5 of \(map) from a pipe failed: \(r.stderr)") }
+        return md5Column(r.stdoutText)
+    }
+
+    /// "0,v,MD5=..." -> "v,MD5=...".
+    static func dropIndex(_ text: String) -> String {
+        text.split(separator: "\n").map { $0.split(separator: ",").dropFirst().joined(separator: ",") }
+            .joined(separator: "\n")
+    }
+
+    static func md5Column(_ text: String) -> [String] {
+        text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+            .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ text: String) { description = text }
+}
+
+struct ProcessResult {
+    var status: Int32
+    var stdout: Data
+    var stderr: String
+    var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+}
+
+/// Runs a program to completion, feeding `input` on stdin; stdout and stderr are drained
+/// concurrently so a chatty child never blocks on a full pipe.
+func run(_ executable: String, _ arguments: [String], input: Data? = nil,
+         environment: [String: String]? = nil) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let out = Pipe(), err = Pipe(), inPipe = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = inPipe
+    try process.run()
+    let group = DispatchGroup()
+    nonisolated(unsafe) var outData = Data()
+    nonisolated(unsafe) var errData = Data()
+    group.enter()
+    DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    group.enter()
+    DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    if let input { inPipe.fileHandleForWriting.write(input) }
+    try? inPipe.fileHandleForWriting.close()
+    process.waitUntilExit()
+    group.wait()
+    return ProcessResult(status: process.terminationStatus, stdout: outData,
+                         stderr: String(decoding: errData, as: UTF8.self))
+}
+
+/// Where the suite's files go: one directory per test process, removed at exit.
+enum Scratch {
+    static let directory: String = {
+        let path = NSTemporaryDirectory() + "mediadrm-e2e-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "mediadrm-e2e-\(getpid())") }
+        return path
+    }()
+
+    static func directory(_ label: String) -> String {
+        let path = directory + "/\(label)-\(UUID().uuidString.prefix(8))"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}
+
+/// The repository and the programs built beside the test bundle.
+enum Tools {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// SwiftPM puts the executables this package depends on beside the test bundle, whatever
+    /// the scratch path (`make e2e` shares the repository's `.build`).
+    static func executable(_ name: String) throws -> String {
+        let candidates = [
+            URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path,
+            repositoryRoot.appendingPathComponent("Tests-E2E/.build/debug").path,
+            repositoryRoot.appendingPathComponent(".build/debug").path,
+        ].map { $0 + "/" + name }
+        guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw TestFailure("no \(name) executable beside the tests (looked in \(candidates))")
+        }
+        return path
+    }
+
+    static var packager: String { get throws { try executable("packager") } }
+    static var player: String { get throws { try executable("player") } }
+    static var kas: String { get throws { try executable("kas") } }
+    static let ffmpeg = "/usr/bin/ffmpeg"
+    static let openssl = "/usr/bin/openssl"
+}

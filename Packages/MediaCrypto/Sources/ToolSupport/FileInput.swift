@@ -67,7 +67,9 @@ public enum FileInput {
         // files that grow double the buffer.
         var want = (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) + 1 : 1 << 16
         var filled = 0
-        buffer.removeAll(keepingCapacity: true)
+        // The old contents are overwritten, not cleared: only growth is zero-filled.
+        if buffer.count < want { buffer.append(contentsOf: repeatElement(0, count: want - buffer.count)) }
+        want = buffer.count * 2
         while true {
             if filled == buffer.count {
                 buffer.append(contentsOf: repeatElement(0, count: max(want - buffer.count, 1 << 12)))

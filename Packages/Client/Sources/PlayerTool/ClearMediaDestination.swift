@@ -48,6 +48,18 @@ final class ClearMediaDestination: MediaOutput {
     }
 
     func write(_ bytes: [UInt8]) throws(MediaError) {
+        let failure = bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> MediaError? in
+            do throws(MediaError) {
+                try write(buffer)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(MediaError) {
         if let file {
             do throws(ToolFailure) {
                 try file.write(bytes)

@@ -58,10 +58,13 @@ enum DecryptVerb {
         }
         do {
             try destination.write(clearInit.serializedBytes())
+            // One buffer for every segment: the reader copies each mdat out of it, so it is
+            // free again when the next segment is read.
+            var bytes: [UInt8] = []
             for path in segments {
-                let bytes = try readSegment(path)
+                try FileInput.read(path, role: "segment", maxBytes: 1 << 30, into: &bytes)
                 do throws(MediaError) {
-                    try destination.write(decryptor.clearSegment(bytes))
+                    try decryptor.writeClearSegment(&bytes, to: destination)
                 } catch {
                     throw ToolFailure("segment '\(path)': \(error.reason)")
                 }

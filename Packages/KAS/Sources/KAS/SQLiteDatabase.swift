@@ -103,10 +103,12 @@ public final class SQLiteDatabase {
     /// read-check-write sequence (count live sessions, then insert) cannot interleave with another
     /// writer, in this process or another one on the same file. Any error rolls back.
     public func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        try execute("BEGIN IMMEDIATE")
+        // Prepared once like every other statement: sqlite3_exec re-parsed both on each of the
+        // rate-limit transactions every key request makes.
+        _ = try query("BEGIN IMMEDIATE")
         do {
             let result = try body()
-            try execute("COMMIT")
+            _ = try query("COMMIT")
             return result
         } catch {
             _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)

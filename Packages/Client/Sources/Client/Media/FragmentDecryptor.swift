@@ -55,7 +55,13 @@ public final class FragmentDecryptor {
     /// The clear fragments of one media segment (one or more `moof`+`mdat` pairs).
     public func decryptSegment(_ bytes: [UInt8]) throws(MediaError) -> [MediaFragment] {
         var fragments = try reader.fragments(in: bytes)
-        for index in fragments.indices { try decrypt(&fragments[index]) }
+        for index in fragments.indices {
+            // Moved out and back, so the payload is decrypted in its own storage, not a copy.
+            var data = fragments[index].mediaData
+            fragments[index].mediaData = []
+            fragments[index].movieFragment = try decrypt(fragments[index], data: &data, payloadStart: 0)
+            fragments[index].mediaData = data
+        }
         return fragments
     }
 
@@ -66,7 +72,38 @@ public final class FragmentDecryptor {
         return out
     }
 
-    private func decrypt(_ fragment: inout MediaFragment) throws(MediaError) {
+    /// The clear segment written to `output` fragment by fragment: each `moof` and `mdat` header,
+    /// then the decrypted `mdat` payload as it lies in memory, never copied into one buffer.
+    /// The whole segment is decrypted and checked before the first byte is written.
+    /// `bytes` is decrypted in place (it is the caller's reusable read buffer) and each payload
+    /// written straight from it.
+    public func writeClearSegment(_ bytes: inout [UInt8], to output: some MediaOutput) throws(MediaError) {
+        let fragments = try reader.fragmentsInPlace(in: bytes)
+        var heads: [[UInt8]] = []
+        heads.reserveCapacity(fragments.count)
+        for (fragment, payload) in fragments {
+            var clear = fragment
+            clear.movieFragment = try decrypt(fragment, data: &bytes, payloadStart: payload.lowerBound)
+            heads.append(try clear.serializedHead(payloadCount: payload.count))
+        }
+        for (index, head) in heads.enumerated() {
+            try output.write(head)
+            let payload = fragments[index].payload
+            let failure = bytes.withUnsafeBytes { (all: UnsafeRawBufferPointer) -> MediaError? in
+                do throws(MediaError) {
+                    try output.write(UnsafeRawBufferPointer(rebasing: all[payload]))
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            if let failure { throw failure }
+        }
+    }
+
+    /// Decrypts the fragment's samples in `data`, whose payload starts at `payloadStart`, and
+    /// returns its clear `moof`.
+    private func decrypt(_ fragment: MediaFragment, data: inout [UInt8], payloadStart: Int) throws(MediaError) -> MovieFragmentBox {
         var moof = fragment.movieFragment
         moof.children.removeAll(ProtectionSystemSpecificHeaderBox.self)
         // Validate every traf before decrypting any byte, so a refused fragment is left as it was.
@@ -93,10 +130,10 @@ public final class FragmentDecryptor {
             guard let (protection, senc) = plan else { continue }
             let samples = fragment.trackFragments[index].samples
             for (sampleIndex, sample) in samples.enumerated() {
-                try decryptSample(&fragment.mediaData, sample, senc.samples[sampleIndex], protection)
+                try decryptSample(&data, payloadStart + sample.offset, sample.size, senc.samples[sampleIndex], protection)
             }
         }
-        fragment.movieFragment = moof
+        return moof
     }
 
     /// The protection and `senc` of a protected traf whose maps check out; nil for a clear track.
@@ -135,7 +172,7 @@ public final class FragmentDecryptor {
         return (protection, senc)
     }
 
-    private func decryptSample(_ data: inout [UInt8], _ sample: FragmentSample, _ entry: SampleEncryptionBox.Sample,
+    private func decryptSample(_ data: inout [UInt8], _ sampleOffset: Int, _ sampleSize: Int, _ entry: SampleEncryptionBox.Sample,
                                _ protection: TrackProtection) throws(MediaError) {
         let trackID = protection.trackID
         var cipher = ciphers[trackID]
@@ -151,10 +188,10 @@ public final class FragmentDecryptor {
         guard let cipher else { throw MediaError(.crypto, "track \(trackID): no cipher") }
         do throws(CryptoError) {
             if entry.subsamples.isEmpty {
-                if sample.size > 0 { try cipher.decrypt(&data, range: sample.offset ..< sample.offset + sample.size) }
+                if sampleSize > 0 { try cipher.decrypt(&data, range: sampleOffset ..< sampleOffset + sampleSize) }
                 return
             }
-            var offset = sample.offset
+            var offset = sampleOffset
             for subsample in entry.subsamples {
                 offset += Int(subsample.bytesOfClearData)
                 let end = offset + Int(subsample.bytesOfProtectedData)

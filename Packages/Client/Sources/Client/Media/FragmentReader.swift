@@ -25,6 +25,19 @@ struct FragmentReader {
     }
 
     mutating func fragments(in bytes: [UInt8]) throws(MediaError) -> [MediaFragment] {
+        var result: [MediaFragment] = []
+        for (fragment, payload) in try fragmentsInPlace(in: bytes) {
+            var copy = fragment
+            copy.mediaData = Array(bytes[payload])
+            result.append(copy)
+        }
+        return result
+    }
+
+    /// The fragments with empty `mediaData`, each with where its `mdat` payload lies in `bytes`
+    /// (every sample offset is relative to that payload), so the payload can be decrypted and
+    /// written where it is.
+    mutating func fragmentsInPlace(in bytes: [UInt8]) throws(MediaError) -> [(fragment: MediaFragment, payload: Range<Int>)] {
         guard bytes.count <= Self.maximumSegmentSize else {
             throw MediaError(.limitExceeded, "segment larger than \(Self.maximumSegmentSize) bytes")
         }
@@ -36,7 +49,7 @@ struct FragmentReader {
         } catch {
             throw MediaError.mp4(error, "segment")
         }
-        var result: [MediaFragment] = []
+        var result: [(fragment: MediaFragment, payload: Range<Int>)] = []
         var index = 0
         while index < headers.count {
             let header = headers[index]
@@ -63,7 +76,7 @@ struct FragmentReader {
     }
 
     private mutating func resolve(_ moof: MovieFragmentBox, moofOffset: UInt64, mdat: BoxHeader,
-                                  bytes: [UInt8]) throws(MediaError) -> MediaFragment {
+                                  bytes: [UInt8]) throws(MediaError) -> (fragment: MediaFragment, payload: Range<Int>) {
         // Offsets are checked as Int64 against the mdat payload, so no sum can overflow: every
         // term is at most 2^32 and there are at most 2^20 samples per run.
         let payloadStart = Int64(mdat.payloadOffset)
@@ -125,6 +138,9 @@ struct FragmentReader {
             trafs.append(resolved)
         }
         let start = Int(payloadStart), end = Int(payloadEnd)
-        return MediaFragment(movieFragment: moof, mediaData: Array(bytes[start ..< end]), trackFragments: trafs)
+        guard start >= 0, start <= end, end <= bytes.count else {
+            throw MediaError(.dataOutOfBounds, "'mdat' extends past the segment")
+        }
+        return (MediaFragment(movieFragment: moof, mediaData: [], trackFragments: trafs), start ..< end)
     }
 }

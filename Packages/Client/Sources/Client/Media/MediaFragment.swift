@@ -61,9 +61,26 @@ public struct MediaFragment: Sendable {
     /// tracks (a `track_ID` missing from it is kept). Every `tfhd` becomes default-base-is-moof
     /// without a base data offset.
     public func serializedBytes(sequenceNumber: UInt32? = nil, trackIDs: [UInt32: UInt32] = [:]) throws(MediaError) -> [UInt8] {
+        let (head, mediaData) = try serializedParts(sequenceNumber: sequenceNumber, trackIDs: trackIDs)
+        var out: [UInt8] = []
+        out.reserveCapacity(head.count + mediaData.count)
+        out += head
+        out += mediaData
+        return out
+    }
+
+    /// The same bytes as `serializedBytes` in two parts, `moof` and the `mdat` header, then the
+    /// `mdat` payload (this fragment's own storage, not a copy), so an output can write them one
+    /// after the other without building the whole fragment again.
+    public func serializedParts(sequenceNumber: UInt32? = nil, trackIDs: [UInt32: UInt32] = [:]) throws(MediaError) -> (head: [UInt8], mediaData: [UInt8]) {
+        (try serializedHead(payloadCount: mediaData.count, sequenceNumber: sequenceNumber, trackIDs: trackIDs), mediaData)
+    }
+
+    /// `moof` and the `mdat` header for a payload of `payloadCount` bytes (held elsewhere).
+    func serializedHead(payloadCount: Int, sequenceNumber: UInt32? = nil, trackIDs: [UInt32: UInt32] = [:]) throws(MediaError) -> [UInt8] {
         let header: [UInt8]
         do throws(MP4Error) {
-            header = try MediaDataBox.header(payloadSize: UInt64(mediaData.count))
+            header = try MediaDataBox.header(payloadSize: UInt64(payloadCount))
         } catch {
             throw MediaError.mp4(error, "cannot write 'mdat'")
         }
@@ -77,12 +94,7 @@ public struct MediaFragment: Sendable {
         guard bytes.count == sizing.count else {
             throw MediaError(.malformed, "'moof' size changed when its data offsets were set")
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + header.count + mediaData.count)
-        out += bytes
-        out += header
-        out += mediaData
-        return out
+        return bytes + header
     }
 
     private static func encode(_ moof: MovieFragmentBox) throws(MediaError) -> [UInt8] {

@@ -39,20 +39,37 @@ public final class DecryptingSegmentSource: MediaFragmentSource {
         return try decryptor.decryptSegment(bytes)
     }
 
+    /// The segment file's bytes, read with read(2) into an array sized from fstat: no Data and
+    /// no Data-to-Array copy of a multi-megabyte segment.
     static func readSegment(_ path: String) throws(MediaError) -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw MediaError(.io, "cannot open segment '\(path)'")
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw MediaError(.io, "cannot open segment '\(path)'") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw MediaError(.io, "cannot read segment '\(path)'") }
+        let limit = FragmentReader.maximumSegmentSize
+        let tooLarge = MediaError(.limitExceeded, "segment '\(path)' is empty or too large")
+        if (info.st_mode & S_IFMT) == S_IFREG, info.st_size > limit { throw tooLarge }
+        var want = (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) + 1 : 1 << 16
+        var bytes: [UInt8] = []
+        var filled = 0
+        while true {
+            if filled == bytes.count {
+                bytes.append(contentsOf: repeatElement(0, count: max(want - bytes.count, 1 << 12)))
+                want = bytes.count * 2
+            }
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                Foundation.read(fd, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw MediaError(.io, "cannot read segment '\(path)'")
+            }
+            if count == 0 { break }
+            filled += count
+            guard filled <= limit else { throw tooLarge }
         }
-        defer { try? handle.close() }
-        let data: Data?
-        do {
-            data = try handle.readToEnd()
-        } catch {
-            throw MediaError(.io, "cannot read segment '\(path)'")
-        }
-        guard let data, data.count <= FragmentReader.maximumSegmentSize else {
-            throw MediaError(data == nil ? .truncated : .limitExceeded, "segment '\(path)' is empty or too large")
-        }
-        return [UInt8](data)
+        bytes.removeLast(bytes.count - filled)
+        return bytes
     }
 }

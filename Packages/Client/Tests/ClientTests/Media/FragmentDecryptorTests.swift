@@ -82,6 +82,41 @@ extension MediaTests {
             }
         }
 
+        /// Decrypting in the read buffer and writing the payload from it (what `player decrypt`
+        /// does) gives the same bytes as `clearSegment`, and a refused segment writes nothing.
+        @Test(arguments: ["v", "a"])
+        func inPlaceWritingMatchesClearSegment(_ kind: String) throws {
+            let fixtures = try MediaFixtures.get()
+            let track = kind == "v" ? fixtures.shakaVideo : fixtures.shakaAudio
+            let clear = try InitSegmentRewriter.rewrite(try track.initBytes())
+            let reference = try FragmentDecryptor(initSegment: clear, key: SymmetricKey(data: MediaFixtures.shakaKey))
+            let inPlace = try FragmentDecryptor(initSegment: clear, key: SymmetricKey(data: MediaFixtures.shakaKey))
+            var buffer: [UInt8] = []
+            for index in track.segments.indices {
+                let segment = try track.segmentBytes(index)
+                buffer.removeAll(keepingCapacity: true)
+                buffer += segment
+                let output = MemoryOutput()
+                try inPlace.writeClearSegment(&buffer, to: output)
+                #expect(output.bytes == (try reference.clearSegment(segment)), "segment \(index)")
+            }
+        }
+
+        @Test func inPlaceWritingOfARefusedSegmentWritesNothing() throws {
+            let fixtures = try MediaFixtures.get()
+            let (decryptor, segment) = try videoSegment(fixtures)
+            var hostile = try SegmentSurgery.modifyingFragment(segment, decryptor) { traf in
+                var senc = try #require(traf.sampleEncryption)
+                var sample = senc.samples[3]
+                sample.subsamples[0].bytesOfProtectedData += 16
+                senc.samples[3] = sample
+                traf.sampleEncryption = senc
+            }
+            let output = MemoryOutput()
+            #expect(throws: MediaError(.invalidSubsamples, "")) { try decryptor.writeClearSegment(&hostile, to: output) }
+            #expect(output.bytes.isEmpty)
+        }
+
         /// cbcs has no integrity check: a wrong key is not detected and yields different samples.
         @Test func aWrongKeyYieldsGarbageNotAnError() throws {
             let fixtures = try MediaFixtures.get()

@@ -22,7 +22,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// 0 lets the kernel choose; `HTTPServer.port` tells which it chose.
     public var port: Int = 8443
     /// libmicrohttpd worker threads, each with its own epoll loop; handlers run on them.
-    public var threadPoolSize: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// Four per core: libmicrohttpd ties each keep-alive connection to one thread for its life
+    /// and handlers block (state-store lock, socket writes), so with one thread per core a busy
+    /// thread's connections queue while a core idles (warm key requests at saturation used
+    /// 98-160 % of 200 % CPU).
+    public var threadPoolSize: Int = 4 * ProcessInfo.processInfo.activeProcessorCount
     /// Largest request body. A larger Content-Length is answered 413 before any body byte is
     /// read; a chunked body is cut when it passes the limit.
     public var maxBodyBytes: Int = 1 << 20

@@ -1,6 +1,8 @@
+import Crypto
 import Foundation
 import JOSE
 import JSON
+import Synchronization
 
 /// Verifies `Authorization: Bearer <JWT>` against the configured issuers: the token's `iss`
 /// selects the issuer (an unknown one is refused), whose keys must verify the signature
@@ -26,8 +28,16 @@ public struct BearerTokenVerifier: Sendable {
     /// Longest Authorization header value considered.
     public static let maximumHeaderLength = 16 * 1024
 
+    /// Most verified tokens remembered at once.
+    public static let verifiedCacheCapacity = 4096
+
     public let issuers: [TrustedIssuer]
     let clock: @Sendable () -> Date
+    /// Tokens already verified by this verifier (so with these issuers and keys), keyed by the
+    /// SHA-256 of the token: a player sends the same token with every request, and checking its
+    /// signature again cost a tenth of a key request. Only the signature and the claim shapes are
+    /// remembered; the time window is checked against the clock on every use.
+    private let verified = VerifiedTokenCache(capacity: verifiedCacheCapacity)
 
     public init(issuers: [TrustedIssuer], clock: @escaping @Sendable () -> Date = { Date() }) {
         self.issuers = issuers
@@ -75,6 +85,16 @@ public struct BearerTokenVerifier: Sendable {
 
     /// Verifies a compact JWT.
     public func verify(token: String) throws(IdentityError) -> Identity {
+        let digest = SHA256.hash(data: Array(token.utf8))
+        let now = clock().timeIntervalSince1970
+        if let identity = verified.identity(for: digest, at: now) { return identity }
+        // Not remembered, or outside its window now: the full check gives the exact refusal.
+        let (identity, window) = try verifyUncached(token: token)
+        verified.insert(identity, window: window, for: digest, at: now)
+        return identity
+    }
+
+    private func verifyUncached(token: String) throws(IdentityError) -> (Identity, Range<TimeInterval>) {
         let unverifiedIssuer: String
         do throws(JOSEError) {
             // Only routes to the issuer whose keys must then verify the token; never trusted as is.
@@ -103,12 +123,55 @@ public struct BearerTokenVerifier: Sendable {
                 for (uuid, date) in claims.rentals {
                     rentals[uuid] = Int64(date.timeIntervalSince1970.rounded(.down))
                 }
-                return Identity(subject: subject, issuer: claims.issuer, entitlements: claims.entitlements,
-                                rentals: rentals, claims: claims.raw, expiresAt: claims.expiresAt)
+                let identity = Identity(subject: subject, issuer: claims.issuer, entitlements: claims.entitlements,
+                                        rentals: rentals, claims: claims.raw, expiresAt: claims.expiresAt)
+                // The same bounds JWTValidator.checkTimes applies: valid while
+                // max(nbf - skew, iat - skew) <= now < exp + skew.
+                let skew = Self.clockSkew
+                var from = -TimeInterval.infinity
+                if let nbf = claims.notBefore?.timeIntervalSince1970 { from = max(from, nbf - skew) }
+                if let iat = claims.issuedAt?.timeIntervalSince1970 { from = max(from, iat - skew) }
+                let until = (claims.expiresAt?.timeIntervalSince1970 ?? -TimeInterval.infinity) + skew
+                let window = from < until ? from..<until : 0..<0
+                return (identity, window)
             } catch {
                 failure = error
             }
         }
         throw IdentityError(.invalidToken, "the token is not acceptable", tokenError: failure.code)
     }
+}
+
+/// Bounded map from token digest to the identity it verified to and the window it is valid in.
+final class VerifiedTokenCache: Sendable {
+    private struct Entry { var identity: Identity; var window: Range<TimeInterval> }
+    private let capacity: Int
+    private let entries = Mutex<[Data: Entry]>([:])
+
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    func identity(for digest: Data, at now: TimeInterval) -> Identity? {
+        entries.withLock { entries -> Identity? in
+            guard let entry = entries[digest] else { return nil }
+            guard entry.window.contains(now) else {
+                entries[digest] = nil
+                return nil
+            }
+            return entry.identity
+        }
+    }
+
+    func insert(_ identity: Identity, window: Range<TimeInterval>, for digest: Data, at now: TimeInterval) {
+        guard window.contains(now) else { return }
+        entries.withLock { entries in
+            if entries.count >= capacity {
+                entries = entries.filter { $0.value.window.contains(now) }
+                // Still full of live tokens: start over rather than track recency on the hot path.
+                if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            }
+            entries[digest] = Entry(identity: identity, window: window)
+        }
+    }
+
+    var count: Int { entries.withLock { $0.count } }
 }

@@ -54,11 +54,7 @@ public struct MediaAuditEvent: Sendable, Equatable {
         return JSONWriter.string(.object(JSONObject(members)), options: [.sortedKeys])
     }
 
-    static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
-    }
+    static func timestamp(_ date: Date) -> String { LogTimestamp.string(from: date) }
 }
 
 /// Append-only JSON-lines audit of every media decision, rotated by size: when a line would take

@@ -136,7 +136,11 @@ extension MediaService {
         guard let admittedComponent = manifest.component(component) else { throw .refused(.componentUnknown) }
         guard asset == manifest.policyUUID else { throw .refused(.assetMismatch) }
         do {
-            guard try store.bindComponent(idHash: idHash, component: component) else { throw KeyRequestFailure.refused(.sessionComponent) }
+            // A session's component is set once and never changes, so a session read above as
+            // already bound to this component needs no write (one store write fewer per request).
+            if session.component != component {
+                guard try store.bindComponent(idHash: idHash, component: component) else { throw KeyRequestFailure.refused(.sessionComponent) }
+            }
         } catch let failure as KeyRequestFailure {
             throw failure
         } catch {

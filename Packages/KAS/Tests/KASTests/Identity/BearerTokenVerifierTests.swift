@@ -3,6 +3,7 @@ import Encoding
 import Foundation
 import JOSE
 import JSON
+import Synchronization
 import Testing
 @testable import KAS
 
@@ -152,6 +153,58 @@ extension IdentityTests {
             #expect(try verifier.verify(token: sign(claims(exp: now - 59, nbf: now + 59, iat: now + 59))).subject == "alice")
             // An empty subject is no viewer.
             #expect(throws: IdentityError(.invalidToken, "", tokenError: .missingClaim)) { try verifier.verify(token: sign(claims(sub: ""))) }
+        }
+
+        /// A verified token is remembered, but its time window is checked against the clock on
+        /// every use: once it expires (or before it is valid) the cached entry is refused exactly
+        /// like an uncached token, and tampered tokens never hit the entry of the genuine one.
+        @Test func cachedTokensAreStillCheckedAgainstTheClock() throws {
+            let temp = try TemporaryDirectory()
+            let ring = try KeyRing.generate(dataDirectory: temp.path).ring
+            let clockValue = Mutex<TimeInterval>(1_767_225_600)
+            let verifier = try BearerTokenVerifier(configuration: KASConfiguration(), keyRing: ring,
+                                                   clock: { Date(timeIntervalSince1970: clockValue.withLock { $0 }) })
+            let key = try #require(ring.devIssuer).signingKey
+            let now: Int64 = 1_767_225_600
+            let token = try JWT.sign(claims: claims(exp: now + 600, nbf: now + 30, iat: now), key: key)
+
+            #expect(try verifier.verify(token: token).subject == "alice")
+            #expect(try verifier.verify(token: token).subject == "alice")    // from the cache
+
+            // The last signature character changed: a different digest, verified and refused.
+            var tampered = Array(token.utf8)
+            tampered[tampered.count - 2] = tampered[tampered.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            let tamperedError = #expect(throws: IdentityError.self) { try verifier.verify(token: String(decoding: tampered, as: UTF8.self)) }
+            #expect(tamperedError?.code == .invalidToken)
+
+            // Just inside exp + skew: still accepted; at exp + skew: refused as expired, and stays refused.
+            clockValue.withLock { $0 = TimeInterval(now + 600 + 60) - 0.001 }
+            #expect(try verifier.verify(token: token).subject == "alice")
+            clockValue.withLock { $0 = TimeInterval(now + 600 + 60) }
+            for _ in 0..<2 {
+                let error = #expect(throws: IdentityError.self) { try verifier.verify(token: token) }
+                #expect(error?.tokenError == .expired)
+            }
+            // A clock set back before nbf - skew refuses a token the cache once held.
+            let early = try JWT.sign(claims: claims(exp: now + 600, nbf: now + 120, iat: now), key: key)
+            clockValue.withLock { $0 = TimeInterval(now + 60) }
+            #expect(try verifier.verify(token: early).subject == "alice")
+            clockValue.withLock { $0 = TimeInterval(now + 59) }
+            let notYet = #expect(throws: IdentityError.self) { try verifier.verify(token: early) }
+            #expect(notYet?.tokenError == .notYetValid)
+        }
+
+        @Test func verifiedTokenCacheIsBounded() {
+            let cache = VerifiedTokenCache(capacity: 4)
+            let identity = Identity(subject: "alice", issuer: "i", entitlements: [], rentals: [:], claims: JSONObject([]), expiresAt: nil)
+            for index in 0..<10 { cache.insert(identity, window: 0..<100, for: Data([UInt8(index)]), at: 50) }
+            #expect(cache.count <= 4)
+            #expect(cache.identity(for: Data([9]), at: 50) == identity)
+            #expect(cache.identity(for: Data([9]), at: 100) == nil)
+            #expect(cache.count <= 3)
+            // An entry outside its window is never stored.
+            cache.insert(identity, window: 0..<10, for: Data([42]), at: 10)
+            #expect(cache.identity(for: Data([42]), at: 5) == nil)
         }
 
         @Test func wrongIssuerAlgNoneAndTamperingAreRefused() throws {

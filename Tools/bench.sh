@@ -275,8 +275,13 @@ else
     kas_phase cold-1000 cold 1000 "$WORK/pool-cold.bin" 32 $(( 600 * LOAD_SECONDS ))
     kas_phase cold-saturation cold 0 "$WORK/pool-cold.bin" 16 $(( 1600 * LOAD_SECONDS ))
 
-    step "first clear byte from a cold start (composite: see the report)"
-    "$PY" "$HERE/first_byte.py" "$PORT" "$WORK/pkg" "$(head -n 1 "$WORK/tokens.txt")" "$PLAYER" --runs 5 >> "$RESULTS"
+    step "first clear byte: player play from a cold process start, $RUNS runs per case (file warm/cold, http origin)"
+    # kas serve is plain http on loopback (the player allows plain http only there). Clear media
+    # goes to a pipe read by first_byte.py (never -o /dev/null).
+    record_command first-byte "$PLAYER" play "$WORK/ours.zip" --kas "$KASURL" --token TOKEN --json
+    record_command first-byte-http "$PLAYER" play "http://127.0.0.1:ORIGIN_PORT/ours.zip" --kas "$KASURL" --token TOKEN --json
+    "$PY" "$HERE/first_byte.py" "$PLAYER" "$KASURL" "$(head -n 1 "$WORK/tokens.txt")" "$WORK/ours.zip" "$WORK/pkg" \
+        --origin-server "$ROOT/Tools/python/range_server.py" --runs "$RUNS" >> "$RESULTS"
 
     step "profile: kas serve at warm saturation (perf, cpu-clock, DWARF call graphs)"
     perf record -e cpu-clock -F 499 --call-graph dwarf,16384 -p "$KAS_PID" -o "$WORK/kas.perf" -- sleep 4 > /dev/null 2>&1 &

@@ -181,23 +181,74 @@ first = one("first_byte")
 w("### Time to first clear byte")
 w("")
 if first:
-    w("A composite, because no `player` verb talks to the KAS yet (`player decrypt` takes keys on the command "
-      "line): `Tools/bench/first_byte.py` opens a new connection to `kas serve`, starts a session, makes the "
-      "key request with a fresh P-256 key, unwraps the answer (python `cryptography`), then starts `player decrypt` "
-      "of the init segment and the first video segment as a new process and stops the clock at its first byte "
-      "on a pipe. Python's start-up is not counted. Warm: the manifest as packaged (the KAS cache already holds "
-      "it); cold: a byte-distinct copy (the KAS unwraps both component keys with RSA).")
+    cases = first["cases"]
+    w("The real player from a cold process start: `Tools/bench/first_byte.py` spawns `player play` "
+      f"({first['runs']} runs per case, alternating cases, after one unrecorded run) against this run's `kas serve` "
+      "(plain http on loopback) and reads its clear fMP4 from stdout through a pipe. The player admits the fps-v2 "
+      "package, starts a media session per component, gets and unwraps every component's key (a fresh P-256 "
+      "client key each), then decrypts and muxes; every key is in hand before its first output byte.")
     w("")
-    w("| Cache | Total median (min–max) | session/start | key-request + unwrap | player start to first byte |")
-    w("|---|---:|---:|---:|---:|")
-    for cache in ("warm", "cold"):
-        s = first[cache]
-        w(f"| {cache} ({first['runs']} runs) | {s['total_ms']['median']} ms ({s['total_ms']['min']}–{s['total_ms']['max']}) | "
-          f"{s['session_ms']['median']} ms | {s['key_ms']['median']} ms | {s['player_first_byte_ms']['median']} ms |")
-    worst = max(first["warm"]["total_ms"]["median"], first["cold"]["total_ms"]["median"])
-    targets.append(("First clear byte < 50 ms (composite)",
-                    f"warm {first['warm']['total_ms']['median']} ms, cold {first['cold']['total_ms']['median']} ms (medians)",
-                    "met" if worst < 50 else f"**missed** by {worst - 50:.1f} ms (worst median)"))
+    w(code("first-byte"))
+    w(code("first-byte-http"))
+    w("")
+    w("- **Spawn → first byte** (measured by the bench, the figure the target is judged on): from just before "
+      "the spawn (fork + exec included) to the first byte of clear media on the pipe (the init segment).")
+    w("- **Spawn → first sample**: to the first byte of the first `mdat` payload (the first decrypted sample).")
+    w("- **Spawn → sessions started**: arrival on the bench's side of the player's last `session-started` line.")
+    w("- **Player: first clear byte / key (component)**: the player's own `--json` figures: `first-clear-byte` "
+      "counts from the start of its playback (after its process start-up and argument parsing); `key-delivered` "
+      "from the start of that component's session start to its unwrapped key (the player reports whole milliseconds).")
+    w("- Cases: **file warm**: the package file as packaged (the KAS content-key cache holds its manifest); "
+      "**file cold**: a copy of the package directory with a byte-distinct manifest per run (the KAS unwraps every "
+      "component key with RSA); **http warm**: the package file from `Tools/python/range_server.py` on loopback "
+      "(Range requests).")
+    w("")
+    key_fields = sorted({f for c in cases.values() for f in c if f.startswith("player_key_")})
+    head = ["Case", "Spawn → first byte", "Spawn → first sample", "Spawn → sessions started",
+            "Player: first clear byte"] + [f"Player: key {f[len('player_key_'):-len('_ms')]}" for f in key_fields]
+    w("Medians (min–max), ms.")
+    w("")
+    w("| " + " | ".join(head) + " |")
+    w("|---|" + "---:|" * (len(head) - 1))
+
+    def cell(s, field):
+        v = s.get(field)
+        return f"{v['median']} ({v['min']}–{v['max']})" if v else "–"
+
+    names = {"file-warm": "file, warm", "file-cold": "file, cold", "http-warm": "http origin, warm"}
+    for case, s in cases.items():
+        w("| " + " | ".join([f"{names.get(case, case)} ({s['spawn_to_first_byte_ms']['n']} runs)"] +
+                            [cell(s, f) for f in ("spawn_to_first_byte_ms", "spawn_to_first_sample_ms",
+                                                  "spawn_to_sessions_started_ms", "player_first_clear_byte_ms")] +
+                            [cell(s, f) for f in key_fields]) + " |")
+    w("")
+    fw = cases["file-warm"]
+    w(f"Process start-up and argument parsing before the player's clock starts (spawn → first byte minus the "
+      f"player's own figure, file warm medians): about "
+      f"{fw['spawn_to_first_byte_ms']['median'] - fw['player_first_clear_byte_ms']['median']:.1f} ms. "
+      f"Output per run: {first['bytes']:,} bytes of clear fMP4.")
+    # The target is judged on the file source (the package on local storage, as the cold start:
+    # session, key, first segment); an http origin adds the origin's transfer, shown on its own line.
+    file_cases = [c for c in cases if c.startswith("file")]
+    worst_case = max(file_cases, key=lambda c: cases[c]["spawn_to_first_byte_ms"]["median"])
+    worst = cases[worst_case]["spawn_to_first_byte_ms"]["median"]
+    targets.append(("First clear byte < 50 ms (`player play` of the package file, spawn to first byte)",
+                    ", ".join(f"{names.get(c, c)} {cases[c]['spawn_to_first_byte_ms']['median']} ms "
+                              f"({cases[c]['spawn_to_first_byte_ms']['min']}–{cases[c]['spawn_to_first_byte_ms']['max']})"
+                              for c in file_cases) + " (medians, min–max)",
+                    "met" if worst < 50 else f"**missed** by {worst - 50:.1f} ms ({names.get(worst_case, worst_case)} median)"))
+    if "http-warm" in cases:
+        h = cases["http-warm"]
+        hm = h["spawn_to_first_byte_ms"]["median"]
+        w("")
+        w(f"Over the http origin the player's own first-clear-byte figure ({h['player_first_clear_byte_ms']['median']} ms) "
+          f"is almost all before its sessions start (sessions started {h['spawn_to_sessions_started_ms']['median']} ms "
+          f"after the spawn, keys then {h['player_key_video_ms']['median'] if 'player_key_video_ms' in h else '–'} ms): "
+          "the time is the admission of the package read through `range_server.py` (a Python test origin) "
+          "with Range requests, not key delivery. Not profiled in this run.")
+        targets.append(("(same, package from the loopback http origin, for reference)",
+                        f"{hm} ms ({h['spawn_to_first_byte_ms']['min']}–{h['spawn_to_first_byte_ms']['max']}) (median, min–max)",
+                        "met" if hm < 50 else f"missed by {hm - 50:.1f} ms"))
 else:
     w("**Not measured:** `kas serve` did not route `/media/v1` in this run (the media routes were not yet wired "
       "into the server on this branch), so there is no session or key to time.")

@@ -8,6 +8,10 @@ public struct AdmissionCheckResult: Sendable, Equatable, CustomStringConvertible
         case notApplicable
         /// A check it depends on did not pass, or admission stopped at an earlier failure.
         case notRun
+        /// Checked as far as admission can without reading the media segments; the rest runs
+        /// when each segment is read, and a failure then fails that read with this check's
+        /// identifier (`FPSv2Admission.Options.LocalHeaders.onRead`). Counts as admitted.
+        case verifiedOnRead = "verified on read"
     }
 
     public let check: AdmissionCheck
@@ -36,7 +40,7 @@ public struct AdmissionReport: Sendable, Equatable, CustomStringConvertible {
 
     /// True when no check failed and none was left unrun.
     public var isAdmitted: Bool {
-        results.allSatisfy { $0.status == .passed || $0.status == .notApplicable }
+        results.allSatisfy { $0.status == .passed || $0.status == .notApplicable || $0.status == .verifiedOnRead }
     }
 
     /// The first check that failed, as admission reports it.

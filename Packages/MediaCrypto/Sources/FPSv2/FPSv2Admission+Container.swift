@@ -62,22 +62,44 @@ extension AdmissionRun {
             return .passed("\(reader.entries.count) stored entries")
         }
 
-        // One pass over the local headers serves both §4.2 and §4.3 (an HTTP source pays one
-        // request per header): a header that disagrees with the directory fails §4.2.
+        // Eager: one pass over the local headers serves both §4.2 and §4.3 (an HTTP source pays
+        // one request per header): a header that disagrees with the directory fails §4.2.
+        // On read: the metadata entries' local headers are verified now (exact layout included),
+        // then the layout is checked from the central directory alone; each segment's local
+        // header is verified by the store when the segment is read (`EntryStore.read`).
+        let deferred = options.localHeaders == .onRead
         var layoutFailure: ZIPError?
         if let reader = zipReader {
-            do { try reader.verifyExactLayout(storedOnly: true) } catch { layoutFailure = error }
+            do throws(ZIPError) {
+                if deferred {
+                    for entry in reader.entries where FPSv2EntryName(entry.name)?.isMetadata ?? true {
+                        try reader.verifiedExactEntry(entry)
+                    }
+                    try reader.verifyExactLayout(storedOnly: true, readingLocalHeaders: false)
+                } else {
+                    try reader.verifyExactLayout(storedOnly: true)
+                }
+            } catch {
+                layoutFailure = error
+            }
         }
         step(.headersAgree, requires: opened + [.zip32, .storedEntries]) { () throws(FPSv2Error) -> Outcome in
             guard zipReader != nil else { return .notApplicable("a directory package has no local headers") }
             if let failure = layoutFailure, failure.code == .headerMismatch || failure.code == .badSignature || failure.code == .truncated {
                 throw refuse(.headersAgree, failure.reason)
             }
+            if deferred {
+                return .verifiedOnRead("the metadata entries' local headers agree; each segment's is verified when it is read")
+            }
             return .passed("every local header read agrees")
         }
         step(.exactLayout, requires: [.headersAgree]) { () throws(FPSv2Error) -> Outcome in
             guard zipReader != nil else { return .notApplicable("a directory package has no archive layout") }
             if let failure = layoutFailure { throw refuse(.exactLayout, failure.reason) }
+            if deferred {
+                return .verifiedOnRead("the central directory lays the entries back to back from offset 0, directory and end "
+                    + "record after them; each segment's local header is checked to have no extra field when it is read")
+            }
             return .passed("entries back to back from offset 0, directory and end record after them")
         }
     }

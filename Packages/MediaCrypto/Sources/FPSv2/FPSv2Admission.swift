@@ -18,12 +18,28 @@ public enum FPSv2Admission {
         /// §6.4: an unreadable (or missing) `arkavo:classification` makes a package unsupported.
         /// Turning this off makes the check not applicable; the classification is still read.
         public var requireReadableClassification: Bool
+        /// When the §4.2/§4.3 local-header checks of the media segments run. See `LocalHeaders`.
+        public var localHeaders: LocalHeaders
+
+        /// `eager` (the default): admission reads and verifies every entry's local header (one
+        /// small read per entry, one request each over HTTP). `onRead`: admission checks the
+        /// exact layout from the central directory alone (every local header taken as 30 bytes
+        /// plus its name, entries back to back), reads and verifies the local headers of the
+        /// metadata entries (manifest, playlists, inits), and leaves each segment's local header
+        /// to be verified when the segment is read, before any of its bytes are used; a header
+        /// that disagrees then fails that read with the §4.2 (or §4.3) check identifier. The
+        /// report shows both checks as `verifiedOnRead`.
+        public enum LocalHeaders: String, Sendable, Equatable {
+            case eager
+            case onRead
+        }
 
         public init(limits: FPSv2Limits = .default, acceptedKeyServiceURLs: [String] = [KeyServiceURL.platform],
-                    requireReadableClassification: Bool = true) {
+                    requireReadableClassification: Bool = true, localHeaders: LocalHeaders = .eager) {
             self.limits = limits
             self.acceptedKeyServiceURLs = acceptedKeyServiceURLs
             self.requireReadableClassification = requireReadableClassification
+            self.localHeaders = localHeaders
         }
 
         public static let `default` = Options()
@@ -61,6 +77,9 @@ final class AdmissionRun {
         case notApplicable(String)
         /// An earlier failure this check cannot be judged without.
         case notRun(String)
+        /// Checked as far as the central directory allows; the rest is verified when an entry
+        /// is read (`Options.LocalHeaders.onRead`).
+        case verifiedOnRead(String)
     }
 
     let package: FPSv2Package
@@ -114,7 +133,7 @@ final class AdmissionRun {
         }
         for prerequisite in requires {
             let status = statuses[prerequisite]
-            guard status == .passed || status == .notApplicable else {
+            guard status == .passed || status == .notApplicable || status == .verifiedOnRead else {
                 record(check, .notRun, "needs \(prerequisite.section) (\(prerequisite.rawValue)) to pass first")
                 return
             }
@@ -124,6 +143,7 @@ final class AdmissionRun {
             case .passed(let detail): record(check, .passed, detail)
             case .notApplicable(let detail): record(check, .notApplicable, detail)
             case .notRun(let detail): record(check, .notRun, detail)
+            case .verifiedOnRead(let detail): record(check, .verifiedOnRead, detail)
             }
         } catch {
             record(check, .failed, error.reason)

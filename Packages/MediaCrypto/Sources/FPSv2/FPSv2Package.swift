@@ -61,8 +61,10 @@ struct EntryInfo: Sendable {
     let size: UInt64
 }
 
-/// Read access to an opened package's entries. Archive reads verify the local header and the
-/// CRC-32 (§4 #2); directory reads verify the size listed when the directory was opened.
+/// Read access to an opened package's entries. Archive reads verify the local header (against
+/// the central directory, and with no extra field: the exact layout) and the CRC-32 (§4 #2)
+/// before returning any byte; a local header that fails is refused with the §4.2 or §4.3 check
+/// identifier. Directory reads verify the size listed when the directory was opened.
 enum EntryStore: Sendable {
     case archive(ZIPReader)
     case directory(DirectoryEntries)
@@ -73,9 +75,16 @@ enum EntryStore: Sendable {
             guard let entry = reader.entry(named: name) else { throw FPSv2Error(.notFound, "the package has no entry \(name)") }
             guard entry.uncompressedSize <= maxBytes else { throw FPSv2Error(.limitExceeded, "\(name) is larger than allowed") }
             do {
-                return try reader.read(entry)
+                return try reader.read(entry, requireExactLayout: true)
             } catch {
-                throw FPSv2Error(.io, "\(name) could not be read: \(error.reason)")
+                switch error.code {
+                case .headerMismatch, .badSignature:
+                    throw FPSv2Error(.refused, "\(name): \(error.reason)", check: .headersAgree)
+                case .notExactLayout, .outOfBounds:
+                    throw FPSv2Error(.refused, "\(name): \(error.reason)", check: .exactLayout)
+                default:
+                    throw FPSv2Error(.io, "\(name) could not be read: \(error.reason)")
+                }
             }
         case .directory(let directory):
             return try directory.read(name, maxBytes: maxBytes)

@@ -6,4 +6,12 @@ public protocol ZIPRandomAccessSource: Sendable {
     /// Exactly `count` bytes starting at `offset`. Errors that are not `ZIPError` reach the
     /// caller of the reader as `ZIPError(.io)` with the original in `underlying`.
     func read(offset: UInt64, count: Int) throws -> [UInt8]
+    /// A hint that `count` bytes from `offset` are about to be read; see the default below.
+    func willRead(offset: UInt64, count: Int)
+}
+
+extension ZIPRandomAccessSource {
+    /// A hint that `count` bytes from `offset` are about to be read (an entry's header and data);
+    /// a remote source may fetch them in one request. The default does nothing.
+    public func willRead(offset: UInt64, count: Int) {}
 }

@@ -351,8 +351,11 @@ public final class ZIPReader: Sendable {
     }
 
     /// The entry's bytes, returned only after the CRC-32 and size were verified.
-    public func read(_ entry: ZIPEntry) throws(ZIPError) -> Data {
-        let stream = try self.stream(entry)
+    /// With `requireExactLayout`, the local header must also have no extra field (see
+    /// `verifiedExactEntry(_:)`), so an archive whose exact layout was checked from the central
+    /// directory alone has each entry's local header verified before its bytes are used.
+    public func read(_ entry: ZIPEntry, requireExactLayout: Bool = false) throws(ZIPError) -> Data {
+        let stream = try self.stream(entry, requireExactLayout: requireExactLayout)
         var data = Data()
         // Reserve what the entry can really produce: deflate expands at most about 1032:1, so a
         // lying uncompressed size cannot make this allocate more than the data could fill.
@@ -372,9 +375,14 @@ public final class ZIPReader: Sendable {
 
     /// Opens the entry for reading in chunks (pull). The chunks are not verified until `next()`
     /// has returned `nil`: a CRC-32 or size failure is thrown by the final call.
-    public func stream(_ entry: ZIPEntry, chunkSize: Int = 1 << 16) throws(ZIPError) -> ZIPEntryStream {
+    public func stream(_ entry: ZIPEntry, chunkSize: Int = 1 << 16, requireExactLayout: Bool = false) throws(ZIPError) -> ZIPEntryStream {
         guard chunkSize > 0 else { throw ZIPError(.invalidArgument, "the chunk size must be positive") }
-        let verified = try verifiedEntry(entry)
+        let mine = try own(entry)
+        // The header and the data lie between the entry's offset and its boundary: a source that
+        // can (an HTTP Range source) fetches them in one request.
+        let extent = mine.boundary - mine.localHeaderOffset
+        if extent <= UInt64(Int.max) { source.willRead(offset: mine.localHeaderOffset, count: Int(extent)) }
+        let verified = requireExactLayout ? try verifiedExactEntry(mine) : try verifiedEntry(mine)
         return try ZIPEntryStream(source: source, entry: verified, chunkSize: chunkSize)
     }
 
@@ -390,8 +398,13 @@ public final class ZIPReader: Sendable {
     /// archive comment, first local header at 0, entries back to back with no extra fields,
     /// comments, data descriptors or flags, the central directory right after the last entry and
     /// the end record right after it, ending the file. With `storedOnly`, every entry is stored.
-    /// Reads every local header (not the data).
-    public func verifyExactLayout(storedOnly: Bool = true) throws(ZIPError) {
+    /// With `readingLocalHeaders` (the default) every local header is read and verified (not
+    /// the data). Without it the layout is checked from the central directory alone: each entry
+    /// must start where the previous one ends, taking its local header as 30 bytes plus its name
+    /// (the exact layout allows no local extra field). That holds for the archive only once each
+    /// entry's local header is verified with `verifiedExactEntry(_:)` (or a read with
+    /// `requireExactLayout`) before its bytes are used.
+    public func verifyExactLayout(storedOnly: Bool = true, readingLocalHeaders: Bool = true) throws(ZIPError) {
         guard !isZIP64 else { throw ZIPError(.notExactLayout, "the archive uses ZIP64") }
         guard comment.isEmpty else { throw ZIPError(.notExactLayout, "the archive has a comment") }
         guard centralDirectoryOffset + centralDirectorySize == endRecordOffset,
@@ -410,16 +423,23 @@ public final class ZIPReader: Sendable {
             if storedOnly && entry.compressionMethod != .stored {
                 throw ZIPError(.notExactLayout, "an entry is not stored")
             }
-            let verified = try verifiedEntry(entry)
-            let dataOffset = verified.dataOffset ?? 0
-            guard dataOffset == entry.localHeaderOffset + UInt64(ZIPFormat.localHeaderSize + entry.rawName.count) else {
-                throw ZIPError(.notExactLayout, "a local header has an extra field")
-            }
-            expected = dataOffset + entry.compressedSize
+            if readingLocalHeaders { try verifiedExactEntry(entry) }
+            expected = entry.localHeaderOffset + UInt64(ZIPFormat.localHeaderSize + entry.rawName.count) + entry.compressedSize
         }
         guard expected == centralDirectoryOffset else {
             throw ZIPError(.notExactLayout, "bytes lie between the last entry and the central directory")
         }
+    }
+
+    /// `verifiedEntry(_:)`, and the local header has no extra field: the entry's data starts 30
+    /// bytes plus its name after its header (the exact layout, §4.3 of the fps-v2 profile).
+    @discardableResult
+    public func verifiedExactEntry(_ entry: ZIPEntry) throws(ZIPError) -> ZIPEntry {
+        let verified = try verifiedEntry(entry)
+        guard verified.dataOffset == verified.localHeaderOffset + UInt64(ZIPFormat.localHeaderSize + verified.rawName.count) else {
+            throw ZIPError(.notExactLayout, "a local header has an extra field")
+        }
+        return verified
     }
 
     // MARK: Helpers

@@ -99,6 +99,7 @@ struct InspectSummary: Encodable {
         case .failed: "fail"
         case .notApplicable: "n/a"
         case .notRun: "not run"
+        case .verifiedOnRead: "verified on read"
         }
     }
 

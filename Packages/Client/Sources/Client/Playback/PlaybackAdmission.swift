@@ -7,7 +7,7 @@ import Foundation
 /// against the profile's grammar and the init segments. Blocking: call it off the main actor.
 public struct PlaybackAdmissionReport: Sendable, Equatable {
     public struct Check: Sendable, Equatable {
-        public enum Status: String, Sendable, Equatable { case passed, failed, notApplicable, notRun }
+        public enum Status: String, Sendable, Equatable { case passed, failed, notApplicable, notRun, verifiedOnRead }
         /// The spec row (fps-v2: the `AdmissionCheck` raw value).
         public let name: String
         public let status: Status
@@ -20,7 +20,9 @@ public struct PlaybackAdmissionReport: Sendable, Equatable {
     public let checks: [Check]
 
     /// No check failed and none was left unrun.
-    public var isAdmitted: Bool { checks.allSatisfy { $0.status == .passed || $0.status == .notApplicable } }
+    public var isAdmitted: Bool {
+        checks.allSatisfy { $0.status == .passed || $0.status == .notApplicable || $0.status == .verifiedOnRead }
+    }
 
     public static func check(_ source: PlaybackSource, keyServiceURL: String?, client: HTTPClient) -> PlaybackAdmissionReport {
         let options = keyServiceURL.map { FPSv2Admission.Options(acceptedKeyServiceURLs: [$0]) } ?? .default
@@ -65,6 +67,7 @@ public struct PlaybackAdmissionReport: Sendable, Equatable {
             case .failed: status = .failed
             case .notApplicable: status = .notApplicable
             case .notRun: status = .notRun
+            case .verifiedOnRead: status = .verifiedOnRead
             }
             return Check(name: result.check.rawValue, status: status, detail: result.detail)
         })

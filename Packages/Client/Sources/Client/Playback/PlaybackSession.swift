@@ -84,7 +84,9 @@ public final class PlaybackSession: @unchecked Sendable {
                 } catch {
                     throw PlaybackError(.io, "the package URL could not be opened: \((error as? TransportError)?.reason ?? "unreadable")")
                 }
-                return try Self.admit(FPSv2Package(archive: range), configuration, progress)
+                // Central directory first, then only the entries needed: each segment's local
+                // header is verified when the segment is read (one request with its data).
+                return try Self.admit(FPSv2Package(archive: range), configuration, progress, localHeaders: .onRead)
             case .tdfHLSMasterURL(let url):
                 let loader = HTTPResourceLoader(siblingsOf: url, client: configuration.client)
                 var name = Substring(url)
@@ -103,11 +105,12 @@ public final class PlaybackSession: @unchecked Sendable {
     }
 
     private static func admit(_ package: FPSv2Package, _ configuration: PlaybackConfiguration,
-                              _ progress: (@Sendable (PlaybackEvent) -> Void)?) throws(PlaybackError) -> Presentation {
+                              _ progress: (@Sendable (PlaybackEvent) -> Void)?,
+                              localHeaders: FPSv2Admission.Options.LocalHeaders = .eager) throws(PlaybackError) -> Presentation {
         let admitted: FPSv2AdmittedPackage
         do {
             admitted = try FPSv2Admission.admit(package, options: FPSv2Admission.Options(
-                acceptedKeyServiceURLs: [configuration.keyServiceURL]))
+                acceptedKeyServiceURLs: [configuration.keyServiceURL], localHeaders: localHeaders))
         } catch {
             if let check = error.check {
                 throw PlaybackError(.refused, "the package is not a playable fps-v2 package (check \(check.rawValue))",
@@ -268,6 +271,11 @@ struct FPSv2Segments: ComponentSegments {
         do {
             return [UInt8](try package.read(.segment(component: components[component], number: index)))
         } catch {
+            if let check = error.check {
+                // A local header verified on read that disagrees (§4.2) or breaks the layout (§4.3).
+                throw PlaybackError(.refused, "\(components[component]) segment \(index) is refused (check \(check.rawValue))",
+                                    check: check.rawValue)
+            }
             throw PlaybackError(.io, "\(components[component]) segment \(index) could not be read")
         }
     }

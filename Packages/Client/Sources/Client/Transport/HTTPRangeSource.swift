@@ -139,6 +139,21 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
         try readBytes(offset: offset, count: count)
     }
 
+    /// Fetches the whole range in one request when it fits the cache and is not cached yet (an
+    /// entry's local header and data, before the reader verifies the header and streams the
+    /// data). A failure is left for the read that follows to meet.
+    public func willRead(offset: UInt64, count: Int) {
+        guard count > 0, count <= options.maxCachedBytes, offset <= size, UInt64(count) <= size - offset else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        let end = offset + UInt64(count)
+        if segments.contains(where: { $0.offset <= offset && end <= $0.end }) { return }
+        guard let segment = try? fetch(first: offset, count: UInt64(count)) else { return }
+        store(segment)
+        lastReadEnd = nil
+        readAhead = 0
+    }
+
     /// `read(offset:count:)` with its error type spelled out.
     public func readBytes(offset: UInt64, count: Int) throws(TransportError) -> [UInt8] {
         guard count >= 0, offset <= size, UInt64(count) <= size - offset else {

@@ -1,8 +1,8 @@
-import Encoding
+import MediaDRMEncoding
 import Foundation
-import JSON
+import MediaDRMJSON
 import Testing
-import ZIP
+import MediaDRMZIP
 
 /// Package -> publish on the origin -> keys from the KAS over TLS -> decrypt and mux: the whole
 /// chain with the protocol spoken by the test's own reference viewer (curl + Crypto) and the

@@ -1,6 +1,6 @@
 import Client
 import Foundation
-import ToolSupport
+import MediaDRMToolSupport
 
 /// `player admit`: every admission check of a source, each with its outcome; no key request.
 enum AdmitVerb {

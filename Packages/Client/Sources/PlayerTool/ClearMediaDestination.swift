@@ -1,6 +1,6 @@
 import Client
 import Foundation
-import ToolSupport
+import MediaDRMToolSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,7 +1,7 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import ToolSupport
+import MediaDRMToolSupport
 
 /// A `--key KID:KEY` value, as Bento4's mp4decrypt takes it: both 32 hex digits.
 struct ContentKeyArgument {

@@ -1,8 +1,8 @@
 import Client
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import ToolSupport
+import MediaDRMToolSupport
 
 /// `player decrypt`: the cbcs decryptor on its own, as Bento4's mp4decrypt.
 enum DecryptVerb {

@@ -1,7 +1,7 @@
 import Client
 import Dispatch
 import Foundation
-import ToolSupport
+import MediaDRMToolSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,4 +1,4 @@
-import ToolSupport
+import MediaDRMToolSupport
 
 /// `player`: admit, acquire keys, decrypt and present fps-v2 and tdf-hls content. Each verb
 /// lives in its own file and declares a `static let verb`; add it to `verbs` here.

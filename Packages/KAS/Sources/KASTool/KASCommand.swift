@@ -1,5 +1,5 @@
 import Foundation
-import ToolSupport
+import MediaDRMToolSupport
 
 /// The `kas` tool: `keys`, `token`, `serve`.
 enum KASCommand {

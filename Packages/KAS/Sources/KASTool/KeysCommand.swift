@@ -1,6 +1,6 @@
 import Foundation
 import KAS
-import ToolSupport
+import MediaDRMToolSupport
 
 /// `kas keys generate | rotate | list | export-public | remove`.
 enum KeysCommand {

@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-import JSON
+import MediaDRMJSON
 import KAS
-import ToolSupport
+import MediaDRMToolSupport
 
 /// `kas serve`: loads the configuration and the key ring, starts the server, and runs until
 /// SIGTERM or SIGINT (graceful shutdown) ; SIGHUP reloads the key ring after a rotation.

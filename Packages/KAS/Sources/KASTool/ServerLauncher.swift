@@ -1,7 +1,7 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 import KAS
-import ToolSupport
+import MediaDRMToolSupport
 
 /// Starts the whole KAS (`KASInstance`: server, media store, audit log, every route) and blocks
 /// until SIGTERM or SIGINT; then shuts down gracefully (no new connections, in-flight requests

@@ -1,7 +1,7 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 import KAS
-import ToolSupport
+import MediaDRMToolSupport
 
 /// `kas token --sub alice [--ttl 3600] [--claims JSON]`: a bearer token from the dev issuer.
 enum TokenCommand {

@@ -1,5 +1,5 @@
 import Foundation
-import ToolSupport
+import MediaDRMToolSupport
 
 // `kas keys <action>` is a tool of its own so each action has its own options and --help;
 // the top-level tool lists `keys` for discovery.

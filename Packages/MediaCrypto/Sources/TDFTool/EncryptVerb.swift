@@ -1,6 +1,6 @@
 import Foundation
-import TDF
-import ToolSupport
+import MediaDRMTDF
+import MediaDRMToolSupport
 
 enum EncryptVerb {
     static let verb = ToolVerb(

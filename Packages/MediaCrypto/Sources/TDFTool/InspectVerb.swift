@@ -1,6 +1,6 @@
 import Foundation
-import TDF
-import ToolSupport
+import MediaDRMTDF
+import MediaDRMToolSupport
 
 enum InspectVerb {
     static let verb = ToolVerb(

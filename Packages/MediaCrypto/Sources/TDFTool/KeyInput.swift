@@ -1,5 +1,5 @@
-import TDF
-import ToolSupport
+import MediaDRMTDF
+import MediaDRMToolSupport
 
 /// Reads the KAS keys named on the command line, with errors that name the file and its role.
 enum KeyInput {

@@ -1,4 +1,4 @@
-import TDF
+import MediaDRMTDF
 
 /// What `tdf inspect` reports. Public facts only: the wrapped keys, policy bindings, segment
 /// hashes and root signature are represented by their algorithms, never their values.

@@ -1,7 +1,7 @@
 import Foundation
-import JSON
-import TDF
-import ToolSupport
+import MediaDRMJSON
+import MediaDRMTDF
+import MediaDRMToolSupport
 
 /// Builds the policy a new TDF is bound to from `--policy` and `--attribute`.
 enum PolicyInput {

@@ -1,4 +1,4 @@
-import ToolSupport
+import MediaDRMToolSupport
 
 /// `tdf`: Standard TDF (OpenTDF 4.3.0) files without a server. Encrypt to a KAS public key,
 /// decrypt offline as the KAS key holder, and inspect a manifest without any key.

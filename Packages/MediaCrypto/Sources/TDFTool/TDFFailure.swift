@@ -1,5 +1,5 @@
-import TDF
-import ToolSupport
+import MediaDRMTDF
+import MediaDRMToolSupport
 
 extension ToolFailure {
     /// A TDF module failure as a tool message that names the file; the module's reasons are

@@ -1,8 +1,8 @@
-import Crypto
+import MediaDRMCrypto
 import Foundation
-import MP4
+import MediaDRMMP4
 import Testing
-@testable import CENC
+@testable import MediaDRMCENC
 
 @Suite("cbcs sample encryption")
 struct CBCSSampleCipherTests {

@@ -1,8 +1,8 @@
-import Crypto
+import MediaDRMCrypto
 import Foundation
-import MP4
+import MediaDRMMP4
 import Testing
-@testable import CENC
+@testable import MediaDRMCENC
 
 /// Encrypts ffmpeg's clear fragmented MP4 into a `cbcs` one (encv/sinf/tenc 1:9 with a constant
 /// IV, senc with subsamples, saiz, saio) with this module's subsample maps and cipher, then asks

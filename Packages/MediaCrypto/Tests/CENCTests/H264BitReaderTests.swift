@@ -1,5 +1,5 @@
 import Testing
-@testable import CENC
+@testable import MediaDRMCENC
 
 @Suite("exp-Golomb bit reader")
 struct H264BitReaderTests {

@@ -1,5 +1,5 @@
 import Testing
-@testable import CENC
+@testable import MediaDRMCENC
 
 @Suite("NAL units of length-prefixed samples")
 struct H264NALUnitTests {

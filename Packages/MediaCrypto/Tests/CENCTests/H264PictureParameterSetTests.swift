@@ -1,5 +1,5 @@
 import Testing
-@testable import CENC
+@testable import MediaDRMCENC
 
 @Suite("picture parameter sets")
 struct H264PictureParameterSetTests {

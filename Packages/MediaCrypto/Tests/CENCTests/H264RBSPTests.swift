@@ -1,5 +1,5 @@
 import Testing
-@testable import CENC
+@testable import MediaDRMCENC
 
 @Suite("emulation prevention removal")
 struct H264RBSPTests {

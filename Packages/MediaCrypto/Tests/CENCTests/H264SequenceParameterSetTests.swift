@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import CENC
+@testable import MediaDRMCENC
 
 @Suite("sequence parameter sets")
 struct H264SequenceParameterSetTests {

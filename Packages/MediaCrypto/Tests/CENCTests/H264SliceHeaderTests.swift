@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import CENC
+@testable import MediaDRMCENC
 
 /// Escaped bytes of `nal` (header byte included) that carry its first `bitCount` RBSP bits (the
 /// header byte's 8 included), counted independently of `H264.RBSP`.

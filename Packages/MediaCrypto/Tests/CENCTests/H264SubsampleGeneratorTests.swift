@@ -1,7 +1,7 @@
 import Foundation
-import MP4
+import MediaDRMMP4
 import Testing
-@testable import CENC
+@testable import MediaDRMCENC
 
 @Suite("cbcs subsample maps of H.264 samples")
 struct H264SubsampleGeneratorTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import CENC
+@testable import MediaDRMCENC
 
 /// Runs a tool, returning its exit status, standard output and standard error.
 @discardableResult

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Crypto
+@testable import MediaDRMCrypto
 
 @Suite struct HKDFTests {
     struct Vector: Sendable, CustomTestStringConvertible {

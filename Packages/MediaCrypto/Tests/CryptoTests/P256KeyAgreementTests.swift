@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Crypto
+@testable import MediaDRMCrypto
 
 @Suite struct P256KeyAgreementTests {
     private func secretBytes(_ secret: P256.SharedSecret) -> [UInt8] { secret.withUnsafeBytes { Array($0) } }

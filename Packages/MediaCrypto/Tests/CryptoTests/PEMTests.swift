@@ -1,7 +1,7 @@
 import COpenSSL
 import Foundation
 import Testing
-@testable import Crypto
+@testable import MediaDRMCrypto
 
 @Suite struct PEMTests {
     // MARK: armour

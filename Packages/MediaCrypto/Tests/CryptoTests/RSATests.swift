@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Crypto
+@testable import MediaDRMCrypto
 
 @Suite struct RSATests {
     private static let paddings: [RSA.Padding] = [.oaepSHA1, .oaepSHA256]

@@ -1,5 +1,5 @@
 import Testing
-@testable import Crypto
+@testable import MediaDRMCrypto
 
 @Suite struct SecureRandomTests {
     @Test func returnsRequestedCountAndDiffers() throws {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Encoding
+@testable import MediaDRMEncoding
 
 /// RFC 4648 §10 test vectors.
 let rfc4648Vectors: [(plain: String, base64: String, base16: String)] = [

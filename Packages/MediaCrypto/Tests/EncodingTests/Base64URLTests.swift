@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Encoding
+@testable import MediaDRMEncoding
 
 @Suite struct Base64URLTests {
     private static func urlForm(_ standard: String) -> String {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Encoding
+@testable import MediaDRMEncoding
 
 @Suite struct HexTests {
     @Test(arguments: rfc4648Vectors.map { ($0.plain, $0.base16) })

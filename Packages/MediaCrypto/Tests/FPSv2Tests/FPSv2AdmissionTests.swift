@@ -1,11 +1,11 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JSON
-import TDF
+import MediaDRMJSON
+import MediaDRMTDF
 import Testing
-import ZIP
-@testable import FPSv2
+import MediaDRMZIP
+@testable import MediaDRMFPSv2
 
 /// One change to the valid Appendix A package and the check that must be the first to fail.
 struct Mutation: Sendable, CustomTestStringConvertible {

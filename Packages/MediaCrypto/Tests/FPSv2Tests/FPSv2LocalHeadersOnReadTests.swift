@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import ZIP
-@testable import FPSv2
+import MediaDRMZIP
+@testable import MediaDRMFPSv2
 
 /// Counts the reads a source answers (each one a Range request for an HTTP source without cache).
 final class CountingSource: ZIPRandomAccessSource, @unchecked Sendable {

@@ -1,10 +1,10 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JSON
-import TDF
+import MediaDRMJSON
+import MediaDRMTDF
 import Testing
-@testable import FPSv2
+@testable import MediaDRMFPSv2
 
 struct FPSv2ManifestTests {
     static let keys = [FPSv2Manifest.ComponentKey(kind: .video, key: Vectors.videoKey, wrappedKey: PackageFixture.placeholderWrappedKey),

@@ -1,12 +1,12 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JSON
-import MP4
-import TDF
+import MediaDRMJSON
+import MediaDRMMP4
+import MediaDRMTDF
 import Testing
-import ZIP
-@testable import FPSv2
+import MediaDRMZIP
+@testable import MediaDRMFPSv2
 
 /// draft-arkavo-tdf-fairplay-01 Appendix A, byte for byte.
 enum Vectors {

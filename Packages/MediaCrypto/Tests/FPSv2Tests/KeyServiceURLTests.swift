@@ -1,5 +1,5 @@
 import Testing
-@testable import FPSv2
+@testable import MediaDRMFPSv2
 
 struct KeyServiceURLTests {
     @Test(arguments: [

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HLS
+@testable import MediaDRMHLS
 
 @Suite struct HLSAttributeListTests {
     private func parse(_ text: String, max: Int = 64) throws(HLSError) -> HLSAttributeList {

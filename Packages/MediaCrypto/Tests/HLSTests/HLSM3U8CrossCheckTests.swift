@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HLS
+@testable import MediaDRMHLS
 
 /// Playlists written here are read by an independent parser, PyPI `m3u8`, which must see the same
 /// segments (count, durations, URIs, titles, byte ranges, keys) and the same variants.

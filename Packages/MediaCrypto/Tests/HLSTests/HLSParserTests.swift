@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HLS
+@testable import MediaDRMHLS
 
 /// Lenient (general HLS) reading: the RFC 8216 §8 example playlists with their expected values,
 /// and the lenient line grammar.

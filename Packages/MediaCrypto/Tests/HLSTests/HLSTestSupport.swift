@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HLS
+@testable import MediaDRMHLS
 
 /// Fixtures and helpers shared by the HLS tests.
 enum HLSFixtures {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HLS
+@testable import MediaDRMHLS
 
 /// Every prefix of a valid playlist either parses or throws HLSError, never traps. In strict mode
 /// every proper prefix throws; in lenient mode a prefix may be a valid shorter (live) playlist,

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HLS
+@testable import MediaDRMHLS
 
 @Suite struct HLSWriterTests {
     typealias F = HLSFixtures

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-import Crypto
-import Encoding
-import JSON
-@testable import JOSE
+import MediaDRMCrypto
+import MediaDRMEncoding
+import MediaDRMJSON
+@testable import MediaDRMJOSE
 
 @Suite struct JWTValidatorTests {
     static let issuer = "https://idp.example"

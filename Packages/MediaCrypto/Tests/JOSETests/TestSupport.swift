@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-import Crypto
-import Encoding
-import JSON
-@testable import JOSE
+import MediaDRMCrypto
+import MediaDRMEncoding
+import MediaDRMJSON
+@testable import MediaDRMJOSE
 
 /// RFC 7515 Appendix A vectors (the compact strings exactly as the RFC prints them, joined).
 enum RFC7515 {

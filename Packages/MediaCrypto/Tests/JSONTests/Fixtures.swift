@@ -1,5 +1,5 @@
 import Foundation
-@testable import JSON
+@testable import MediaDRMJSON
 
 /// An OpenTDF-like manifest: nested objects, arrays, \u escapes (BMP and a surrogate pair), raw
 /// UTF-8, integers, a negative, a fraction and an exponent, booleans and null.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import JSON
+@testable import MediaDRMJSON
 
 @Suite struct JSONNumberTests {
     @Test func integerViews() {

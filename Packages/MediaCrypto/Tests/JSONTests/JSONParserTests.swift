@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import JSON
+@testable import MediaDRMJSON
 
 private func parse(_ text: String, limits: JSONLimits = .default) throws(JSONError) -> JSONValue {
     try JSONParser.parse(Array(text.utf8), limits: limits)

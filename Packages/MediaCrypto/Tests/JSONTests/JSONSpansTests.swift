@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import JSON
+@testable import MediaDRMJSON
 
 private func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import JSON
+@testable import MediaDRMJSON
 
 private func written(_ value: JSONValue, _ options: JSONWriter.Options = [.sortedKeys]) -> String {
     String(decoding: JSONWriter.write(value, options: options), as: UTF8.self)

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MP4
+@testable import MediaDRMMP4
 
 @Suite struct FragmentBoxTests {
     @Test func trackExtends() throws {

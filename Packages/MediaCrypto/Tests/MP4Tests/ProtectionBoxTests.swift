@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MP4
+@testable import MediaDRMMP4
 
 @Suite struct ProtectionBoxTests {
     static let kid: [UInt8] = Array(0x10 ..< 0x20)

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MP4
+@testable import MediaDRMMP4
 
 /// Files made by ffmpeg (libx264 + AAC) during the test run: parsed fully, re-serialised byte for
 /// byte, and truncated at every length.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MP4
+@testable import MediaDRMMP4
 
 @Suite struct SampleEntryTests {
     static let avcC = AVCConfigurationBox(profileIndication: 0x64, profileCompatibility: 0, levelIndication: 0x0A,

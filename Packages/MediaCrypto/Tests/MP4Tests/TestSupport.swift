@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MP4
+@testable import MediaDRMMP4
 
 /// Writes `box`, reads it back and checks both directions: the value survives, and the bytes
 /// read re-serialise to the same bytes.

@@ -1,7 +1,7 @@
-import Crypto
+import MediaDRMCrypto
 import Foundation
 import Testing
-@testable import TDF
+@testable import MediaDRMTDF
 
 @Suite("arkavo:components insertion (fps-v2 §5.3)")
 struct PolicyComponentsInsertionTests {

@@ -1,9 +1,9 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
 import Testing
-import ZIP
-@testable import TDF
+import MediaDRMZIP
+@testable import MediaDRMTDF
 
 @Suite("Standard TDF archive: write, read, tamper")
 struct TDFArchiveTests {

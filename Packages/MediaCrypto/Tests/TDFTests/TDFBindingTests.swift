@@ -1,8 +1,8 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
 import Testing
-@testable import TDF
+@testable import MediaDRMTDF
 
 @Suite("Policy bindings and keyBinding")
 struct TDFBindingTests {

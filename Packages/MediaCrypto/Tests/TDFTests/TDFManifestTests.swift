@@ -1,7 +1,7 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 import Testing
-@testable import TDF
+@testable import MediaDRMTDF
 
 @Suite("TDF manifest model")
 struct TDFManifestTests {

@@ -1,8 +1,8 @@
-import Encoding
+import MediaDRMEncoding
 import Foundation
-import JSON
+import MediaDRMJSON
 import Testing
-@testable import TDF
+@testable import MediaDRMTDF
 
 @Suite("TDF policy model")
 struct TDFPolicyTests {

@@ -1,9 +1,9 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
 import Testing
-import ZIP
-@testable import TDF
+import MediaDRMZIP
+@testable import MediaDRMTDF
 
 /// Runs /usr/bin/openssl with `arguments`, feeding `input` on stdin; returns stdout. Used as the
 /// independent implementation in cross-checks.

@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 import Testing
-@testable import ToolSupport
+@testable import MediaDRMToolSupport
 
 @Suite struct AtomicFileWriterTests {
     func scratchDirectory() throws -> URL {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ToolSupport
+@testable import MediaDRMToolSupport
 
 @Suite struct ConsoleTests {
     struct Summary: Encodable { let name: String; let count: Int; let url: String }

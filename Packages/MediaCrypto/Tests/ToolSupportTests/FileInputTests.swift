@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ToolSupport
+@testable import MediaDRMToolSupport
 
 @Suite struct FileInputTests {
     @Test func readsAndLimits() throws {

@@ -1,4 +1,4 @@
-@testable import ToolSupport
+@testable import MediaDRMToolSupport
 
 /// A small tool shaped like `tdf`, used by the parser and dispatch tests.
 enum Fixtures {

@@ -1,5 +1,5 @@
 import Testing
-@testable import ToolSupport
+@testable import MediaDRMToolSupport
 
 @Suite struct HelpFormatterTests {
     @Test func usageLineListsRequiredThenOptional() {

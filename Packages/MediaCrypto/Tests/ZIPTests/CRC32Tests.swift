@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ZIP
+@testable import MediaDRMZIP
 
 @Suite struct CRC32Tests {
     @Test func knownAnswers() {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ZIP
+@testable import MediaDRMZIP
 
 /// Cross-checks with independent implementations: Python's zipfile (and Info-ZIP `unzip -t` when
 /// installed) read what this module writes, and this module reads what Python writes.

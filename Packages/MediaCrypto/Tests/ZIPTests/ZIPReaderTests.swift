@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ZIP
+@testable import MediaDRMZIP
 
 /// A source that records every read, to prove what the reader touches.
 final class CountingSource: ZIPRandomAccessSource, @unchecked Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ZIP
+@testable import MediaDRMZIP
 import CZlib
 
 /// Helpers shared by the ZIP tests: deterministic content, raw archive construction for

@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 import Testing
-@testable import ZIP
+@testable import MediaDRMZIP
 
 @Suite struct ZIPWriterTests {
     @Test func roundTripManyEntries() throws {

@@ -1,6 +1,6 @@
-import CENC
-import Crypto
-import MP4
+import MediaDRMCENC
+import MediaDRMCrypto
+import MediaDRMMP4
 
 /// One component's media as it is written: the source track, its cbcs subsample maps (video),
 /// and the segment plan. Segments are built one at a time, reading their samples from the file
@@ -79,10 +79,10 @@ public final class ComponentStream {
         kind == .video ? segment.videoDecodeTime : segment.audioDecodeTime
     }
 
-    func fragmentSamples(_ range: Range<Int>) -> [FragmentSample] {
+    func fragmentSamples(_ range: Range<Int>) -> [SegmentSample] {
         let s = track.samples
         return range.map { i in
-            FragmentSample(size: s.sizes[i], duration: s.durations[i], isSync: s.isSync[i],
+            SegmentSample(size: s.sizes[i], duration: s.durations[i], isSync: s.isSync[i],
                            compositionOffset: kind == .video ? Int64(s.compositionOffsets[i]) - compositionShift : nil,
                            subsamples: kind == .video ? subsampleMaps[i] : [])
         }

@@ -1,4 +1,4 @@
-import MP4
+import MediaDRMMP4
 
 /// What a track's edit list does to its timing: leading empty edits delay the media, and one
 /// media edit chooses where in the media presentation starts and how long it lasts. Times are in

@@ -1,12 +1,12 @@
-import CENC
-import FPSv2
-import Crypto
-import Encoding
+import MediaDRMCENC
+import MediaDRMFPSv2
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import HLS
-import JSON
-import MP4
-import TDF
+import MediaDRMHLS
+import MediaDRMJSON
+import MediaDRMMP4
+import MediaDRMTDF
 
 /// What to package and how.
 public struct PackageOptions: Sendable {
@@ -22,7 +22,7 @@ public struct PackageOptions: Sendable {
     /// The creator's classification given apart from the policy (`--classification`); fps-v2
     /// needs one there or in the policy (§6.4).
     public var classification: FPSv2Classification?
-    public var media: MediaPolicy?
+    public var media: PackagedMediaRules?
     /// Target segment duration in seconds.
     public var segmentDuration: Double = 6
     /// Write a standard-layout ZIP64 archive (fps-v2 readers refuse it); without it an archive

@@ -1,5 +1,5 @@
 import Foundation
-import HLS
+import MediaDRMHLS
 
 /// `master.m3u8` and each `<id>.m3u8` (§7), with the attributes computed from the media:
 /// BANDWIDTH and AVERAGE-BANDWIDTH summed over the renditions, CODECS from the avcC, RESOLUTION

@@ -1,4 +1,4 @@
-import MP4
+import MediaDRMMP4
 
 /// The one-track CMAF init segment of a component (fps-v2 §8): `ftyp`, and a `moov` whose only
 /// track carries the protected sample entry (`encv` with `tenc` version 1 and pattern 1:9 for

@@ -1,8 +1,8 @@
-import CENC
-import MP4
+import MediaDRMCENC
+import MediaDRMMP4
 
 /// One sample of a fragment as `trun` and `senc` describe it.
-public struct FragmentSample: Sendable, Equatable {
+public struct SegmentSample: Sendable, Equatable {
     public var size: UInt32
     public var duration: UInt32
     public var isSync: Bool
@@ -33,7 +33,7 @@ public enum MediaSegment {
     static let nonSyncFlags: UInt32 = 0x0101_0000
 
     /// - Parameter protected: false writes a clear fragment (tdf-hls): no `senc`, `saiz` or `saio`.
-    public static func header(sequenceNumber: UInt32, decodeTime: UInt64, samples: [FragmentSample],
+    public static func header(sequenceNumber: UInt32, decodeTime: UInt64, samples: [SegmentSample],
                               isVideo: Bool, protected: Bool = true) throws(PackagerError) -> [UInt8] {
         let payload = samples.reduce(UInt64(0)) { $0 + UInt64($1.size) }
         let runSamples = samples.map { s in

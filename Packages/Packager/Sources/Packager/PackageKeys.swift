@@ -1,4 +1,4 @@
-import Crypto
+import MediaDRMCrypto
 import Foundation
 
 /// The secrets of one package: per component a 16-byte key and a 16-byte KID, and one IV for

@@ -1,5 +1,5 @@
 import Foundation
-import ZIP
+import MediaDRMZIP
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import MP4
+import MediaDRMMP4
 
 /// Where every sample of a progressive track lies and when it is decoded and presented, expanded
 /// from `stts`, `ctts`, `stss`, `stsc`, `stsz` and `stco`/`co64`. About 25 bytes per sample, so a

@@ -1,4 +1,4 @@
-import MP4
+import MediaDRMMP4
 
 /// A progressive MP4 or MOV opened for packaging: its `moov` parsed, every track's tables
 /// expanded, and the file kept open for reading samples on demand.

@@ -1,4 +1,4 @@
-import MP4
+import MediaDRMMP4
 
 /// One track of a progressive source: its description, sample tables and edit timing.
 public struct SourceTrack: Sendable {

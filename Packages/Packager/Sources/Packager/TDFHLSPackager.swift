@@ -1,7 +1,7 @@
 import Foundation
-import HLS
-import JSON
-import TDF
+import MediaDRMHLS
+import MediaDRMJSON
+import MediaDRMTDF
 
 /// Writes tdf-hls streams: clear CMAF init segments, every media segment its own Standard TDF
 /// archive (`<id>-segment<N>.tdf`: a fresh AES-256-GCM payload key per segment, wrapped to the

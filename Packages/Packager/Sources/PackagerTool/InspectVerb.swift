@@ -1,7 +1,7 @@
-import FPSv2
+import MediaDRMFPSv2
 import Foundation
 import Packager
-import ToolSupport
+import MediaDRMToolSupport
 
 enum InspectVerb {
     static let verb = ToolVerb(

@@ -1,7 +1,7 @@
-import FPSv2
+import MediaDRMFPSv2
 import Foundation
 import Packager
-import ToolSupport
+import MediaDRMToolSupport
 
 enum PackageVerb {
     static let verb = ToolVerb(
@@ -74,20 +74,20 @@ enum PackageVerb {
             }
             options.segmentDuration = seconds
         }
-        var media = MediaPolicy()
+        var media = PackagedMediaRules()
         if let n = try arguments.integer("rental-purchase-window", in: 1 ... Int(Int32.max)) { media.rentalPurchaseWindow = Int64(n) }
         if let n = try arguments.integer("rental-playback-window", in: 1 ... Int(Int32.max)) { media.rentalPlaybackWindow = Int64(n) }
         media.maxConcurrentStreams = try arguments.integer("max-streams", in: 1 ... 1000)
-        media.allowedRegions = arguments.value("allowed-regions").map(MediaPolicy.regions)
-        media.blockedRegions = arguments.value("blocked-regions").map(MediaPolicy.regions)
+        media.allowedRegions = arguments.value("allowed-regions").map(PackagedMediaRules.regions)
+        media.blockedRegions = arguments.value("blocked-regions").map(PackagedMediaRules.regions)
         if let text = arguments.value("hdcp") {
-            guard let level = MediaPolicy.HDCP(rawValue: text) else {
+            guard let level = PackagedMediaRules.HDCP(rawValue: text) else {
                 throw UsageError("invalid value '\(text)' for '--hdcp': expected none, type0 or type1")
             }
             media.hdcp = level
         }
         if let text = arguments.value("min-security-level") {
-            guard let level = MediaPolicy.SecurityLevel(rawValue: text) else {
+            guard let level = PackagedMediaRules.SecurityLevel(rawValue: text) else {
                 throw UsageError("invalid value '\(text)' for '--min-security-level': expected software, baseline or main")
             }
             media.minimumSecurityLevel = level

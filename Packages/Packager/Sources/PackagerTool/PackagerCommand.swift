@@ -1,4 +1,4 @@
-import ToolSupport
+import MediaDRMToolSupport
 
 /// `packager`: MP4 (H.264 + AAC) to protected HLS packages.
 enum PackagerCommand {

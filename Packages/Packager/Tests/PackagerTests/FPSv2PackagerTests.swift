@@ -1,11 +1,11 @@
-import CENC
-import Encoding
-import FPSv2
+import MediaDRMCENC
+import MediaDRMEncoding
+import MediaDRMFPSv2
 import Foundation
-import HLS
-import JSON
+import MediaDRMHLS
+import MediaDRMJSON
 import Testing
-import ZIP
+import MediaDRMZIP
 @testable import Packager
 
 @Suite struct FPSv2PackagerTests {

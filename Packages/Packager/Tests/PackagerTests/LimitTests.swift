@@ -1,8 +1,8 @@
-import CENC
-import FPSv2
+import MediaDRMCENC
+import MediaDRMFPSv2
 import Foundation
 import Testing
-import ZIP
+import MediaDRMZIP
 @testable import Packager
 
 /// The writer refusals of fps-v2 §4 #6 and §8.1 #11, and the ZIP64 escape hatch.
@@ -80,8 +80,8 @@ import ZIP
     }
 
     @Test func sencEntriesOver255BytesAreRefused() throws {
-        func sample(_ subsamples: Int) -> FragmentSample {
-            FragmentSample(size: UInt32(subsamples * 100), duration: 1, isSync: true, compositionOffset: 0,
+        func sample(_ subsamples: Int) -> SegmentSample {
+            SegmentSample(size: UInt32(subsamples * 100), duration: 1, isSync: true, compositionOffset: 0,
                            subsamples: Array(repeating: CENCSubsample(bytesOfClearData: 20, bytesOfProtectedData: 80), count: subsamples))
         }
         // 2 + 6 × 42 = 254 bytes fits; 43 subsamples need 260.

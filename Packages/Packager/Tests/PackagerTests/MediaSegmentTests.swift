@@ -1,8 +1,8 @@
-import CENC
-import Crypto
-import Encoding
+import MediaDRMCENC
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import MP4
+import MediaDRMMP4
 import Testing
 @testable import Packager
 

@@ -1,10 +1,10 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JSON
-import TDF
+import MediaDRMJSON
+import MediaDRMTDF
 import Testing
-import ZIP
+import MediaDRMZIP
 @testable import Packager
 
 /// A KAS key pair made with the openssl CLI once per process, and helpers that open a package

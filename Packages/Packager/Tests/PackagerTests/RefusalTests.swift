@@ -1,6 +1,6 @@
-import FPSv2
+import MediaDRMFPSv2
 import Foundation
-import MP4
+import MediaDRMMP4
 import Testing
 @testable import Packager
 

@@ -1,4 +1,4 @@
-import MP4
+import MediaDRMMP4
 import Testing
 @testable import Packager
 

@@ -1,8 +1,8 @@
-import Encoding
+import MediaDRMEncoding
 import Foundation
-import HLS
-import JSON
-import TDF
+import MediaDRMHLS
+import MediaDRMJSON
+import MediaDRMTDF
 import Testing
 @testable import Packager
 

@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 import KAS
 
 /// The whole KAS in process, assembled as `kas serve` and `KASTestHarness` assemble it

@@ -1,9 +1,9 @@
 import Client
-import Crypto
+import MediaDRMCrypto
 import Foundation
-import JSON
-import Encoding
-import ZIP
+import MediaDRMJSON
+import MediaDRMEncoding
+import MediaDRMZIP
 
 /// A remote fps-v2 package read with Range requests (curl), as a player reads it: the end of the
 /// archive first, then only the entries it needs.

@@ -29,9 +29,9 @@ final class StaticOrigin: Sendable {
     var bytesServed: [String: Int] { ledger.snapshot().bytes }
     var rangeRequests: Int { ledger.snapshot().ranges }
 
-    private static func respond(to request: HTTPRequest, root: String, ledger: Ledger) -> HTTPResponse {
+    private static func respond(to request: ServerRequest, root: String, ledger: Ledger) -> ServerResponse {
         guard request.method == .get || request.method == .head else {
-            return HTTPResponse(status: .methodNotAllowed, headers: ["Allow": "GET, HEAD"])
+            return ServerResponse(status: .methodNotAllowed, headers: ["Allow": "GET, HEAD"])
         }
         let relative = request.path.split(separator: "/").map(String.init)
         guard !relative.isEmpty, !relative.contains(where: { $0 == ".." || $0 == "." || $0.hasPrefix(".") }) else {
@@ -47,7 +47,7 @@ final class StaticOrigin: Sendable {
         }
         defer { try? handle.close() }
         let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-        var headers: HTTPHeaders = ["Accept-Ranges": "bytes", "ETag": "\"\(size)-\(Int(modified * 1000))\"",
+        var headers: ServerHeaders = ["Accept-Ranges": "bytes", "ETag": "\"\(size)-\(Int(modified * 1000))\"",
                                     "Content-Type": contentType(path)]
         var range = 0..<size
         var status: HTTPStatus = .ok
@@ -55,7 +55,7 @@ final class StaticOrigin: Sendable {
             guard let requested = byteRange(header, size: size) else {
                 headers["Content-Range"] = "bytes */\(size)"
                 ledger.record(request.path, bytes: 0, range: true)
-                return HTTPResponse(status: 416, headers: headers)
+                return ServerResponse(status: 416, headers: headers)
             }
             range = requested
             status = 206
@@ -69,7 +69,7 @@ final class StaticOrigin: Sendable {
             return .text("read failed", status: 500)
         }
         ledger.record(request.path, bytes: request.method == .head ? 0 : body.count, range: status == 206)
-        return HTTPResponse(status: status, headers: headers, body: body)
+        return ServerResponse(status: status, headers: headers, body: body)
     }
 
     /// One `bytes=` range, clamped to the file; nil when unsatisfiable or not a single range.

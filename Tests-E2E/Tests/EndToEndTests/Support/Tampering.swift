@@ -1,6 +1,6 @@
 import Foundation
-import JSON
-import ZIP
+import MediaDRMJSON
+import MediaDRMZIP
 
 /// Hostile edits of a published package, written back in the fps-v2 exact ZIP layout.
 enum Tampering {

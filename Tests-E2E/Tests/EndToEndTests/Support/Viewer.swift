@@ -1,5 +1,5 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
 
 /// A viewer speaking the KAS media protocol on the open path, written from docs/protocol.md

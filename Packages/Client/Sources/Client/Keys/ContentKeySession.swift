@@ -1,7 +1,7 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import TDF
+import MediaDRMTDF
 
 /// Acquires, renews and releases the content keys of one fps-v2 playback on the open path, in
 /// the manner of AVContentKeySession.

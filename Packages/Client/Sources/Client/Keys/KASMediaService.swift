@@ -1,6 +1,6 @@
-import Encoding
+import MediaDRMEncoding
 import Foundation
-import JSON
+import MediaDRMJSON
 
 /// The KAS media routes over `HTTPClient`: bodies JSON with sorted keys, the token only as the
 /// bearer credential, no `userId`, answers checked against fps-v2 §10.2 and statuses mapped by
@@ -74,14 +74,14 @@ public struct KASMediaService: MediaKeyService {
 
     public func heartbeat(sessionID: String) async throws(PlaybackError) {
         guard Self.isSafeSessionID(sessionID) else { throw PlaybackError(.invalidArgument, "the session id is not a safe path segment") }
-        _ = try await send(HTTPRequest(method: .post, url: "\(baseURL)/media/v1/session/\(sessionID)/heartbeat",
+        _ = try await send(TransportRequest(method: .post, url: "\(baseURL)/media/v1/session/\(sessionID)/heartbeat",
                                        headers: ["Content-Type": "application/json"], body: Data("{}".utf8),
                                        credential: credential), route: "heartbeat")
     }
 
     public func endSession(sessionID: String) async throws(PlaybackError) {
         guard Self.isSafeSessionID(sessionID) else { throw PlaybackError(.invalidArgument, "the session id is not a safe path segment") }
-        _ = try await send(HTTPRequest(method: .delete, url: "\(baseURL)/media/v1/session/\(sessionID)", credential: credential),
+        _ = try await send(TransportRequest(method: .delete, url: "\(baseURL)/media/v1/session/\(sessionID)", credential: credential),
                            route: "session end")
     }
 
@@ -103,7 +103,7 @@ public struct KASMediaService: MediaKeyService {
     }
 
     private func post(_ route: String, _ body: JSONValue) async throws(PlaybackError) -> JSONObject {
-        let response = try await send(HTTPRequest(method: .post, url: "\(baseURL)/media/v1/\(route)",
+        let response = try await send(TransportRequest(method: .post, url: "\(baseURL)/media/v1/\(route)",
                                                   headers: ["Content-Type": "application/json"],
                                                   body: JSONWriter.write(body, options: [.sortedKeys]),
                                                   credential: credential, maxResponseBytes: 1 << 20), route: route)
@@ -116,13 +116,13 @@ public struct KASMediaService: MediaKeyService {
     /// The FairPlay application certificate (`GET /media/v1/certificate`), fetched WITHOUT the
     /// credential; nil when the service has none configured (404).
     public func certificate() async throws(PlaybackError) -> Data? {
-        let request = HTTPRequest(url: "\(baseURL)/media/v1/certificate", maxResponseBytes: 1 << 20,
+        let request = TransportRequest(url: "\(baseURL)/media/v1/certificate", maxResponseBytes: 1 << 20,
                                   extraAcceptedStatuses: [404])
         let response = try await send(request, route: "certificate")
         return response.status == 404 ? nil : response.body
     }
 
-    private func send(_ request: HTTPRequest, route: String) async throws(PlaybackError) -> HTTPResponse {
+    private func send(_ request: TransportRequest, route: String) async throws(PlaybackError) -> TransportResponse {
         do {
             return try await client.send(request)
         } catch {

@@ -1,10 +1,10 @@
-import Crypto
-import Encoding
-import FPSv2
+import MediaDRMCrypto
+import MediaDRMEncoding
+import MediaDRMFPSv2
 import Foundation
-import JOSE
-import JSON
-import TDF
+import MediaDRMJOSE
+import MediaDRMJSON
+import MediaDRMTDF
 
 /// The KAS's OpenTDF REST rewrap (`POST /kas/v2/rewrap`) for many key access objects at once.
 ///
@@ -74,9 +74,9 @@ struct OpenTDFRewrapClient: Sendable {
             throw PlaybackError(.invalidArgument, "the signed request token could not be made")
         }
         let body = JSONWriter.write(.object(JSONObject([("signedRequestToken", .string(token))])), options: [.sortedKeys])
-        let response: HTTPResponse
+        let response: TransportResponse
         do {
-            response = try client.sendSynchronously(HTTPRequest(
+            response = try client.sendSynchronously(TransportRequest(
                 method: .post, url: baseURL + "/kas/v2/rewrap", headers: ["Content-Type": "application/json"],
                 body: body, credential: credential, maxResponseBytes: 4 << 20))
         } catch {

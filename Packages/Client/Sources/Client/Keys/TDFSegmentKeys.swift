@@ -1,7 +1,7 @@
-import Crypto
-import FPSv2
+import MediaDRMCrypto
+import MediaDRMFPSv2
 import Foundation
-import TDF
+import MediaDRMTDF
 
 /// The Standard TDF segments of a tdf-hls stream: fetched, keyed and verified ahead of the
 /// output. When a segment's key is missing, the archives of the next `lookahead` segments of

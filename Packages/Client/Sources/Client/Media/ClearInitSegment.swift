@@ -1,4 +1,4 @@
-import MP4
+import MediaDRMMP4
 
 /// An init segment rewritten to clear, with what its protected tracks need for decryption.
 public struct ClearInitSegment: Sendable {

@@ -1,5 +1,5 @@
-import Crypto
-import MP4
+import MediaDRMCrypto
+import MediaDRMMP4
 
 /// Decrypts the media segments of one init segment's tracks, one segment at a time, and
 /// rewrites their fragments as clear: `senc`, `saiz`, `saio` and `seig` sample groups removed,

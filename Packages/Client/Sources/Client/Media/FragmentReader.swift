@@ -1,4 +1,4 @@
-import MP4
+import MediaDRMMP4
 
 /// Splits a media segment held in memory into its fragments (`moof` each followed by the `mdat`
 /// that holds all its samples) and resolves every sample's offset, size, duration, flags and

@@ -1,4 +1,4 @@
-import MP4
+import MediaDRMMP4
 
 /// Combines single-track clear components (video, audio) into ONE fragmented MP4: one `moov`
 /// with a `trak` and a `trex` per component (track IDs 1, 2, ... in the order given), then each

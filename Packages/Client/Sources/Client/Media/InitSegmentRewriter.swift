@@ -1,4 +1,4 @@
-import MP4
+import MediaDRMMP4
 
 /// Turns an encrypted init segment into a clear one, as Bento4's mp4decrypt does: each `encv` or
 /// `enca` sample entry takes back the format its `frma` names and loses its `sinf`; `pssh` boxes

@@ -1,4 +1,4 @@
-import MP4
+import MediaDRMMP4
 
 extension MediaError {
     /// An MP4 module failure as a media error; its reason names the box and field, never bytes.

@@ -1,4 +1,4 @@
-import MP4
+import MediaDRMMP4
 
 /// One sample of a track fragment with every default resolved (`trun`, then `tfhd`, then `trex`).
 public struct FragmentSample: Sendable, Equatable {

@@ -1,5 +1,5 @@
-import Crypto
-import MP4
+import MediaDRMCrypto
+import MediaDRMMP4
 
 /// What an encrypted track's `sinf` said, kept after its init segment was rewritten to clear:
 /// enough to decrypt its fragments.

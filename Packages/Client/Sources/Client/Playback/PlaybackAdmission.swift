@@ -1,4 +1,4 @@
-import FPSv2
+import MediaDRMFPSv2
 import Foundation
 
 /// Every admission check of a source, each with its outcome, without any key-service request

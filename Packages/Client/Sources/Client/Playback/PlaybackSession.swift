@@ -1,7 +1,7 @@
-import Crypto
-import FPSv2
+import MediaDRMCrypto
+import MediaDRMFPSv2
 import Foundation
-import HLS
+import MediaDRMHLS
 
 /// One playback of an fps-v2 package or a tdf-hls stream, presented as ONE clear fragmented MP4
 /// (video and audio tracks) written in order to a `MediaOutput`.

@@ -59,7 +59,7 @@ struct HTTPResourceLoader: ResourceLoader {
     func load(_ name: String, maxBytes: Int) throws(PlaybackError) -> Data {
         try ResourceName.validate(name)
         do {
-            return try client.sendSynchronously(HTTPRequest(url: baseURL + name, maxResponseBytes: maxBytes)).body
+            return try client.sendSynchronously(TransportRequest(url: baseURL + name, maxResponseBytes: maxBytes)).body
         } catch {
             if error.code == .httpStatus { throw PlaybackError(.io, "\(name) could not be fetched (HTTP \(error.status ?? 0))") }
             throw PlaybackError(.io, "\(name) could not be fetched: \(error.reason)")

@@ -1,5 +1,5 @@
 import Foundation
-import HLS
+import MediaDRMHLS
 
 /// A tdf-hls stream (docs/formats.md): a master playlist with the profile marker
 /// `#EXT-X-SESSION-DATA:DATA-ID="net.arkavo.profile",VALUE="tdf-hls"`, one variant (video) and

@@ -118,7 +118,7 @@ struct CurlTransfer {
     let pool: CurlHandlePool
     let counter: TransferCounter
 
-    func run(_ request: HTTPRequest, cancellation: CancellationFlag?) throws(TransportError) -> HTTPResponse {
+    func run(_ request: TransportRequest, cancellation: CancellationFlag?) throws(TransportError) -> TransportResponse {
         // Everything that can be refused is refused before a handle (let alone a socket) exists.
         let url = try TransportURL.validate(request.url)
         try HeaderRules.validate(request.headers)
@@ -233,12 +233,12 @@ struct CurlTransfer {
         if (300..<400).contains(status) {
             throw TransportError(.redirectRefused, "the server answered with a redirect, which is never followed", status: status)
         }
-        let headers = HTTPHeaders(state.fields)
+        let headers = TransportHeaders(state.fields)
         guard (200..<300).contains(status) || request.extraAcceptedStatuses.contains(status) else {
             throw TransportError(.httpStatus, "the server answered with an error status", status: status,
                                  retryAfterSeconds: status == 429 || status == 503 ? Self.retryAfter(headers) : nil)
         }
-        return HTTPResponse(status: status, headers: headers, body: state.body)
+        return TransportResponse(status: status, headers: headers, body: state.body)
     }
 
     private static func map(_ code: CURLcode) -> TransportError {
@@ -264,7 +264,7 @@ struct CurlTransfer {
         }
     }
 
-    private static func retryAfter(_ headers: HTTPHeaders) -> Int? {
+    private static func retryAfter(_ headers: TransportHeaders) -> Int? {
         guard let value = headers["retry-after"], (1...6).contains(value.count),
               value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let seconds = Int(value) else { return nil }
         return min(seconds, 86_400)

@@ -23,11 +23,11 @@ public final class HTTPClient: Sendable {
     /// Runs the blocking transfer on a thread of its own (never on the cooperative pool or a
     /// width-limited dispatch queue, which slow transfers would starve); cancelling the task
     /// aborts the transfer at libcurl's next callback with `cancelled`.
-    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         let flag = CancellationFlag()
         let transfer = CurlTransfer(configuration: configuration, pool: pool, counter: transfers)
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<TransportResponse, TransportError>, Never>) in
                 let thread = Thread {
                     continuation.resume(returning: Result { () throws(TransportError) in
                         try transfer.run(request, cancellation: flag)
@@ -45,7 +45,7 @@ public final class HTTPClient: Sendable {
     /// Requests that passed validation and reached libcurl.
     var transfersStarted: Int { transfers.value }
 
-    public func sendSynchronously(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+    public func sendSynchronously(_ request: TransportRequest) throws(TransportError) -> TransportResponse {
         try CurlTransfer(configuration: configuration, pool: pool, counter: transfers).run(request, cancellation: nil)
     }
 }

@@ -1,4 +1,4 @@
-import Encoding
+import MediaDRMEncoding
 import Foundation
 
 /// Settings shared by every request of one `HTTPClient`.

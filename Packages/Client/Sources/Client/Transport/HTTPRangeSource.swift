@@ -1,5 +1,5 @@
 import Foundation
-import ZIP
+import MediaDRMZIP
 
 /// A remote archive read with HTTP Range requests, for `ZIPReader`.
 ///
@@ -75,7 +75,7 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
 
         let range = options.tailPrefetchBytes > 0 ? "bytes=-\(options.tailPrefetchBytes)" : "bytes=0-0"
         let asked = max(1, options.tailPrefetchBytes)
-        let response = try Self.send(client, HTTPRequest(
+        let response = try Self.send(client, TransportRequest(
             method: .get, url: url, headers: ["Range": range], credential: credential,
             maxResponseBytes: max(asked, options.maxWholeResourceBytes), extraAcceptedStatuses: [416]))
         requests = 1
@@ -205,7 +205,7 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
         guard count <= UInt64(Int.max / 2) else { throw TransportError(.invalidRange, "a range request is too large") }
         let last = first + count - 1
         requests += 1
-        let response = try Self.send(client, HTTPRequest(
+        let response = try Self.send(client, TransportRequest(
             method: .get, url: url, headers: ["Range": "bytes=\(first)-\(last)"], credential: credential,
             maxResponseBytes: Int(count)))
         received += UInt64(response.body.count)
@@ -239,7 +239,7 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
 
     /// A body longer than the range asked for (or than a small whole resource) is a range
     /// failure, whichever way the server framed it.
-    private static func send(_ client: HTTPClient, _ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+    private static func send(_ client: HTTPClient, _ request: TransportRequest) throws(TransportError) -> TransportResponse {
         do {
             return try client.sendSynchronously(request)
         } catch {
@@ -248,7 +248,7 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
         }
     }
 
-    private static func contentRange(_ response: HTTPResponse) throws(TransportError) -> ContentRange {
+    private static func contentRange(_ response: TransportResponse) throws(TransportError) -> ContentRange {
         let values = response.headers.values(for: "content-range")
         guard values.count == 1, let value = values.first else {
             throw TransportError(.invalidRange, "a range answer lacks exactly one Content-Range header", status: response.status)
@@ -256,7 +256,7 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
         return try ContentRange(parsing: value)
     }
 
-    private static func strongTag(_ response: HTTPResponse) -> String? {
+    private static func strongTag(_ response: TransportResponse) -> String? {
         guard let tag = response.headers["etag"], !tag.hasPrefix("W/") else { return nil }
         return tag
     }

@@ -1,7 +1,7 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import MP4
+import MediaDRMMP4
 import Testing
 @testable import Client
 

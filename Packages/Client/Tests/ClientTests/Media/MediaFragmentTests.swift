@@ -1,6 +1,6 @@
-import Crypto
+import MediaDRMCrypto
 import Foundation
-import MP4
+import MediaDRMMP4
 import Testing
 @testable import Client
 

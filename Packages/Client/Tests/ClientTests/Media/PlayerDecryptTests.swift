@@ -1,4 +1,4 @@
-import Encoding
+import MediaDRMEncoding
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
-import Crypto
+import MediaDRMCrypto
 import Foundation
-import JSON
-import TDF
+import MediaDRMJSON
+import MediaDRMTDF
 import Testing
 @testable import Client
 

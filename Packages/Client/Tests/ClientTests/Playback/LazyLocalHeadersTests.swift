@@ -1,6 +1,6 @@
 import Foundation
-import FPSv2
-import ZIP
+import MediaDRMFPSv2
+import MediaDRMZIP
 import Testing
 @testable import Client
 
@@ -10,7 +10,7 @@ import Testing
 enum LazyLocalHeaders {
     /// Range requests the origin saw for `path`.
     static func hits(_ fixture: PlaybackFixture, _ path: String) throws -> Int {
-        let response = try HTTPClient().sendSynchronously(HTTPRequest(url: fixture.originURL + "/__hits"))
+        let response = try HTTPClient().sendSynchronously(TransportRequest(url: fixture.originURL + "/__hits"))
         let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
         let hits = try #require(object["hits"] as? [String: Any])
         return (hits[path] as? NSNumber)?.intValue ?? 0

@@ -1,4 +1,4 @@
-import JSON
+import MediaDRMJSON
 import Testing
 @testable import Client
 

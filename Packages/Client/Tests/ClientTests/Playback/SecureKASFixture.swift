@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ZIP
+import MediaDRMZIP
 @testable import Client
 
 /// A second BUILT `kas`, serving HTTPS with a certificate from the private test CA made by the

@@ -1,7 +1,7 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JSON
+import MediaDRMJSON
 import Testing
 @testable import Client
 
@@ -41,13 +41,13 @@ import Testing
         client = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .seconds(5), totalTimeout: .seconds(10)))
     }
 
-    private func echo(_ response: HTTPResponse) throws -> JSONObject {
+    private func echo(_ response: TransportResponse) throws -> JSONObject {
         let value = try JSONParser.parse(response.body)
         return try #require(value.object)
     }
 
     @Test func getReturnsStatusHeadersAndBody() throws {
-        let response = try client.sendSynchronously(HTTPRequest(url: origin.url("/file.bin")))
+        let response = try client.sendSynchronously(TransportRequest(url: origin.url("/file.bin")))
         #expect(response.status == 200)
         #expect(response.body == fileBytes)
         #expect(response.headers["CONTENT-LENGTH"] == "100000")
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func asyncGetMatchesSync() async throws {
-        let response = try await client.send(HTTPRequest(url: origin.url("/file.bin")))
+        let response = try await client.send(TransportRequest(url: origin.url("/file.bin")))
         #expect(response.status == 200)
         #expect(response.body == fileBytes)
     }
@@ -64,7 +64,7 @@ import Testing
     func methodsWithBodyReachTheServer(method: HTTPMethod) async throws {
         let body = Data("{\"assetId\":\"a\"}".utf8)
         let credential = try Credential(bearerToken: "eyJhbGciOiJIUzI1NiJ9.e30.sig-_~+/==")
-        let response = try await client.send(HTTPRequest(
+        let response = try await client.send(TransportRequest(
             method: method, url: origin.url("/__echo"), headers: ["Content-Type": "application/json", "X-Trace": "1"],
             body: body, credential: credential))
         let info = try echo(response)
@@ -83,22 +83,22 @@ import Testing
     }
 
     @Test func deleteWithoutBodyAndPostWithEmptyBody() throws {
-        let deleted = try echo(try client.sendSynchronously(HTTPRequest(method: .delete, url: origin.url("/__echo"))))
+        let deleted = try echo(try client.sendSynchronously(TransportRequest(method: .delete, url: origin.url("/__echo"))))
         #expect(try deleted.requireString("method") == "DELETE")
         #expect(try deleted.requireInt64("bodyLength") == 0)
-        let posted = try echo(try client.sendSynchronously(HTTPRequest(method: .post, url: origin.url("/__echo"))))
+        let posted = try echo(try client.sendSynchronously(TransportRequest(method: .post, url: origin.url("/__echo"))))
         #expect(try posted.requireString("method") == "POST")
         #expect(try posted.requireInt64("bodyLength") == 0)
         #expect(posted["contentType"] == .null)
     }
 
     @Test func headRequestHasNoBody() throws {
-        let response = try client.sendSynchronously(HTTPRequest(method: .head, url: origin.url("/file.bin")))
+        let response = try client.sendSynchronously(TransportRequest(method: .head, url: origin.url("/file.bin")))
         #expect(response.status == 200)
         #expect(response.body.isEmpty)
         #expect(response.headers["content-length"] == "100000")
         // The announced length of a body that is not sent is not held against the limit.
-        let limited = try client.sendSynchronously(HTTPRequest(method: .head, url: origin.url("/file.bin"), maxResponseBytes: 10))
+        let limited = try client.sendSynchronously(TransportRequest(method: .head, url: origin.url("/file.bin"), maxResponseBytes: 10))
         #expect(limited.status == 200)
     }
 
@@ -107,7 +107,7 @@ import Testing
         let impatient = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .milliseconds(300), totalTimeout: .seconds(20)))
         let clock = ContinuousClock()
         let start = clock.now
-        let error = transportError { try impatient.sendSynchronously(HTTPRequest(url: stalled.url("/"))) }
+        let error = transportError { try impatient.sendSynchronously(TransportRequest(url: stalled.url("/"))) }
         #expect(error?.code == .timedOut)
         // The connect timeout fired, not the 20 s total one.
         #expect(seconds(clock.now - start) < 8)
@@ -119,7 +119,7 @@ import Testing
         let path = "/__redirect/\(status)/redirect-target-\(status).txt"
         try Data("target\n".utf8).write(to: root.appendingPathComponent("redirect-target-\(status).txt"))
         let error = transportError {
-            try client.sendSynchronously(HTTPRequest(url: origin.url(path), credential: credential))
+            try client.sendSynchronously(TransportRequest(url: origin.url(path), credential: credential))
         }
         #expect(error?.code == .redirectRefused)
         #expect(error?.status == status)
@@ -132,7 +132,7 @@ import Testing
     }
 
     @Test func configuredRedirectRuleIsRefusedToo() async throws {
-        let error = await asyncTransportError { try await client.send(HTTPRequest(method: .post, url: origin.url("/moved"), body: Data("x".utf8))) }
+        let error = await asyncTransportError { try await client.send(TransportRequest(method: .post, url: origin.url("/moved"), body: Data("x".utf8))) }
         #expect(error?.code == .redirectRefused)
         #expect(error?.status == 301)
         #expect(try origin.hits(using: client).counts["/target.txt"] == nil)
@@ -140,7 +140,7 @@ import Testing
 
     @Test func errorStatusCarriesStatusButNeitherServerTextNorURL() throws {
         let error = try #require(transportError {
-            try client.sendSynchronously(HTTPRequest(url: origin.url("/broken?token=QUERYSECRET")))
+            try client.sendSynchronously(TransportRequest(url: origin.url("/broken?token=QUERYSECRET")))
         })
         #expect(error.code == .httpStatus)
         #expect(error.status == 500)
@@ -152,21 +152,21 @@ import Testing
     }
 
     @Test func retryAfterIsReportedForRateLimits() throws {
-        let error = transportError { try client.sendSynchronously(HTTPRequest(url: origin.url("/__status/429"))) }
+        let error = transportError { try client.sendSynchronously(TransportRequest(url: origin.url("/__status/429"))) }
         #expect(error?.code == .httpStatus)
         #expect(error?.status == 429)
         #expect(error?.retryAfterSeconds == 7)
-        let notFound = transportError { try client.sendSynchronously(HTTPRequest(url: origin.url("/missing"))) }
+        let notFound = transportError { try client.sendSynchronously(TransportRequest(url: origin.url("/missing"))) }
         #expect(notFound?.status == 404)
         #expect(notFound?.retryAfterSeconds == nil)
     }
 
     @Test func extraAcceptedStatusIsReturned() throws {
-        let response = try client.sendSynchronously(HTTPRequest(url: origin.url("/__status/404"), extraAcceptedStatuses: [404]))
+        let response = try client.sendSynchronously(TransportRequest(url: origin.url("/__status/404"), extraAcceptedStatuses: [404]))
         #expect(response.status == 404)
         // 3xx can never be accepted.
         let error = transportError {
-            try client.sendSynchronously(HTTPRequest(url: origin.url("/__redirect/302/accepted-target.txt"), extraAcceptedStatuses: [302]))
+            try client.sendSynchronously(TransportRequest(url: origin.url("/__redirect/302/accepted-target.txt"), extraAcceptedStatuses: [302]))
         }
         #expect(error?.code == .redirectRefused)
     }
@@ -178,10 +178,10 @@ import Testing
         let credential = try Credential(bearerToken: "abc")
         let clock = ContinuousClock()
         let start = clock.now
-        let syncError = transportError { try slow.sendSynchronously(HTTPRequest(url: url, credential: credential)) }
+        let syncError = transportError { try slow.sendSynchronously(TransportRequest(url: url, credential: credential)) }
         // Measured on this thread: a connection attempt to TEST-NET would wait out the 20 s connect timeout.
         #expect(seconds(clock.now - start) < 2)
-        let asyncError = await asyncTransportError { try await slow.send(HTTPRequest(method: .post, url: url, body: Data())) }
+        let asyncError = await asyncTransportError { try await slow.send(TransportRequest(method: .post, url: url, body: Data())) }
         #expect(syncError?.code == .insecureURL)
         #expect(asyncError?.code == .insecureURL)
         #expect(syncError?.curlCode == nil)
@@ -210,16 +210,16 @@ import Testing
     }
 
     @Test func headersThatCouldInjectOrSmuggleAreRefused() throws {
-        let cases: [HTTPHeaders] = [
+        let cases: [TransportHeaders] = [
             ["X-A": "ok\r\nAuthorization: Bearer stolen"], ["X-A": "nul\u{0}"], ["Bad Name": "v"], ["": "v"],
             ["Authorization": "Bearer t"], ["authorization": "Basic x"], ["Host": "evil"], ["Content-Length": "0"],
             ["Transfer-Encoding": "chunked"], ["X-A": "caf\u{e9}"],
         ]
         for headers in cases {
-            let error = transportError { try client.sendSynchronously(HTTPRequest(url: origin.url("/__echo"), headers: headers)) }
+            let error = transportError { try client.sendSynchronously(TransportRequest(url: origin.url("/__echo"), headers: headers)) }
             #expect(error?.code == .invalidRequest)
         }
-        #expect(transportError { try client.sendSynchronously(HTTPRequest(url: origin.url("/__echo"), body: Data("x".utf8))) }?.code == .invalidRequest)
+        #expect(transportError { try client.sendSynchronously(TransportRequest(url: origin.url("/__echo"), body: Data("x".utf8))) }?.code == .invalidRequest)
         #expect(client.transfersStarted == 0)
     }
 
@@ -228,7 +228,7 @@ import Testing
         let credential = try Credential(bearerToken: token)
         var dumped = ""
         dump(credential, to: &dumped)
-        let request = HTTPRequest(url: "https://kas.example.com/", credential: credential)
+        let request = TransportRequest(url: "https://kas.example.com/", credential: credential)
         var dumpedRequest = ""
         dump(request, to: &dumpedRequest)
         for text in ["\(credential)", String(describing: credential), String(reflecting: credential), dumped,
@@ -245,36 +245,36 @@ import Testing
         let clock = ContinuousClock()
         let start = clock.now
         let error = transportError {
-            try client.sendSynchronously(HTTPRequest(url: origin.url("/__delay/10000/file.bin"), timeout: .milliseconds(400)))
+            try client.sendSynchronously(TransportRequest(url: origin.url("/__delay/10000/file.bin"), timeout: .milliseconds(400)))
         }
         #expect(error?.code == .timedOut)
         // Well before the server would have answered (generous: the test machine is shared).
         #expect(seconds(clock.now - start) < 5)
         let asyncError = await asyncTransportError {
-            try await client.send(HTTPRequest(url: origin.url("/__delay/10000/file.bin"), timeout: .milliseconds(400)))
+            try await client.send(TransportRequest(url: origin.url("/__delay/10000/file.bin"), timeout: .milliseconds(400)))
         }
         #expect(asyncError?.code == .timedOut)
-        let ruled = transportError { try client.sendSynchronously(HTTPRequest(url: origin.url("/slow"), timeout: .milliseconds(300))) }
+        let ruled = transportError { try client.sendSynchronously(TransportRequest(url: origin.url("/slow"), timeout: .milliseconds(300))) }
         #expect(ruled?.code == .timedOut)
     }
 
     @Test func responseLimitAbortsDeclaredAndChunkedBodies() throws {
         for path in ["/__big/2000000", "/__chunked/2000000"] {
-            let error = transportError { try client.sendSynchronously(HTTPRequest(url: origin.url(path), maxResponseBytes: 100_000)) }
+            let error = transportError { try client.sendSynchronously(TransportRequest(url: origin.url(path), maxResponseBytes: 100_000)) }
             #expect(error?.code == .responseTooLarge, "\(path)")
         }
         // The client-wide default applies as well; at the limit exactly the body is accepted.
         let small = try HTTPClient(configuration: HTTPClientConfiguration(maxResponseBytes: 65_536))
-        #expect(transportError { try small.sendSynchronously(HTTPRequest(url: origin.url("/__chunked/65537"))) }?.code == .responseTooLarge)
-        #expect(try small.sendSynchronously(HTTPRequest(url: origin.url("/__chunked/65536"))).body.count == 65_536)
-        #expect(try small.sendSynchronously(HTTPRequest(url: origin.url("/__big/65536"))).body.count == 65_536)
+        #expect(transportError { try small.sendSynchronously(TransportRequest(url: origin.url("/__chunked/65537"))) }?.code == .responseTooLarge)
+        #expect(try small.sendSynchronously(TransportRequest(url: origin.url("/__chunked/65536"))).body.count == 65_536)
+        #expect(try small.sendSynchronously(TransportRequest(url: origin.url("/__big/65536"))).body.count == 65_536)
     }
 
     @Test func closedPortFailsToConnect() throws {
         let closed = try LocalOrigin(root: try makeTemporaryDirectory())
         let url = closed.url("/file.bin")
         closed.stop()
-        let error = transportError { try client.sendSynchronously(HTTPRequest(url: url)) }
+        let error = transportError { try client.sendSynchronously(TransportRequest(url: url)) }
         #expect(error?.code == .connectionFailed)
     }
 
@@ -283,7 +283,7 @@ import Testing
         let url = origin.url("/__delay/10000/file.bin")
         let clock = ContinuousClock()
         let start = clock.now
-        let task = Task { await asyncTransportError { try await client.send(HTTPRequest(url: url)) } }
+        let task = Task { await asyncTransportError { try await client.send(TransportRequest(url: url)) } }
         try await Task.sleep(for: .milliseconds(200))
         task.cancel()
         let error = await task.value
@@ -298,7 +298,7 @@ import Testing
         let expected = fileBytes
         let results = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<16 {
-                group.addTask { (try? await client.send(HTTPRequest(url: url)))?.body == expected }
+                group.addTask { (try? await client.send(TransportRequest(url: url)))?.body == expected }
             }
             var all: [Bool] = []
             for await ok in group { all.append(ok) }
@@ -308,7 +308,7 @@ import Testing
 
         let flags = ThreadResults(count: 8)
         DispatchQueue.concurrentPerform(iterations: 8) { index in
-            flags.set(index, (try? client.sendSynchronously(HTTPRequest(url: url)))?.body == expected)
+            flags.set(index, (try? client.sendSynchronously(TransportRequest(url: url)))?.body == expected)
         }
         #expect(flags.all)
     }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ZIP
+import MediaDRMZIP
 @testable import Client
 
 /// A deterministic byte generator, so archives differ per entry without a random source.

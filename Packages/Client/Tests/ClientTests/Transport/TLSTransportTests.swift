@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 import Testing
 @testable import Client
 
@@ -37,56 +37,56 @@ import Testing
 
     @Test func theRightCAIsTrusted() async throws {
         let client = try client(ca: fixture.caPEM)
-        let response = try await client.send(HTTPRequest(url: origin.url("/hello.txt")))
+        let response = try await client.send(TransportRequest(url: origin.url("/hello.txt")))
         #expect(response.body == Data("hello over tls\n".utf8))
-        let byName = try client.sendSynchronously(HTTPRequest(url: "https://localhost:\(origin.port)/hello.txt"))
+        let byName = try client.sendSynchronously(TransportRequest(url: "https://localhost:\(origin.port)/hello.txt"))
         #expect(byName.status == 200)
     }
 
     @Test func withoutTheCAVerificationFails() throws {
-        let error = transportError { try client(ca: nil).sendSynchronously(HTTPRequest(url: origin.url("/no-ca"))) }
+        let error = transportError { try client(ca: nil).sendSynchronously(TransportRequest(url: origin.url("/no-ca"))) }
         #expect(error?.code == .tlsFailure)
         #expect(try requestsSeen("/no-ca") == 0)
     }
 
     @Test func anUnrelatedCAIsNotEnough() throws {
-        let error = transportError { try client(ca: fixture.otherCAPEM).sendSynchronously(HTTPRequest(url: origin.url("/other-ca"))) }
+        let error = transportError { try client(ca: fixture.otherCAPEM).sendSynchronously(TransportRequest(url: origin.url("/other-ca"))) }
         #expect(error?.code == .tlsFailure)
         #expect(try requestsSeen("/other-ca") == 0)
     }
 
     @Test func theRightPinIsAccepted() throws {
-        let response = try client(ca: fixture.caPEM, pin: fixture.serverPin).sendSynchronously(HTTPRequest(url: origin.url("/hello.txt")))
+        let response = try client(ca: fixture.caPEM, pin: fixture.serverPin).sendSynchronously(TransportRequest(url: origin.url("/hello.txt")))
         #expect(response.status == 200)
         // Any pin of a list may match (rotation).
         let listed = try client(ca: fixture.caPEM, pin: fixture.otherPin + ";" + fixture.serverPin)
-        #expect(try listed.sendSynchronously(HTTPRequest(url: origin.url("/hello.txt"))).status == 200)
+        #expect(try listed.sendSynchronously(TransportRequest(url: origin.url("/hello.txt"))).status == 200)
     }
 
     @Test func aWrongPinIsRefusedBeforeTheRequestIsSent() throws {
         let credential = try Credential(bearerToken: "must-not-arrive")
         let error = transportError {
             try client(ca: fixture.caPEM, pin: fixture.otherPin).sendSynchronously(
-                HTTPRequest(method: .post, url: origin.url("/wrong-pin"), body: Data("wrong-pin".utf8), credential: credential))
+                TransportRequest(method: .post, url: origin.url("/wrong-pin"), body: Data("wrong-pin".utf8), credential: credential))
         }
         #expect(error?.code == .pinMismatch)
         #expect(try requestsSeen("/wrong-pin") == 0)
     }
 
     @Test func aPinNeverReplacesCertificateVerification() throws {
-        let error = transportError { try client(ca: nil, pin: fixture.serverPin).sendSynchronously(HTTPRequest(url: origin.url("/hello.txt"))) }
+        let error = transportError { try client(ca: nil, pin: fixture.serverPin).sendSynchronously(TransportRequest(url: origin.url("/hello.txt"))) }
         #expect(error?.code == .tlsFailure)
     }
 
     @Test func postWithCredentialAndRedirectRefusalOverTLS() async throws {
         let client = try client(ca: fixture.caPEM, pin: fixture.serverPin)
         let credential = try Credential(bearerToken: "tls-token")
-        let response = try await client.send(HTTPRequest(method: .post, url: origin.url("/__echo"), body: Data("{}".utf8), credential: credential))
+        let response = try await client.send(TransportRequest(method: .post, url: origin.url("/__echo"), body: Data("{}".utf8), credential: credential))
         let info = try #require(try JSONParser.parse(response.body).object)
         #expect(try info.requireString("authorization") == "Bearer tls-token")
 
         let error = await asyncTransportError {
-            try await client.send(HTTPRequest(url: origin.url("/__redirect/302/tls-target.txt"), credential: credential))
+            try await client.send(TransportRequest(url: origin.url("/__redirect/302/tls-target.txt"), credential: credential))
         }
         #expect(error?.code == .redirectRefused)
         let hits = try origin.hits(using: client)

@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 
 /// The whole KAS for one (bound) configuration: the media state (SQLite store and audit log in
 /// the data directory), the media service, and the router with every route. `KASInstance` binds

@@ -1,6 +1,6 @@
 import Foundation
-import JOSE
-import JSON
+import MediaDRMJOSE
+import MediaDRMJSON
 
 /// The whole KAS in process, as `kas serve` assembles it, on 127.0.0.1 and a port the kernel
 /// picks: a fresh data directory with a generated key ring (RSA-2048, P-256, the dev token

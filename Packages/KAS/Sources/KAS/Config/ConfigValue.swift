@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 
 /// Checks of single configuration values. `source` names where the value came from (a file
 /// key such as `'limits.maxBodyBytes' in kas.json`, an environment variable, a flag).

@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 
 extension KASConfiguration {
     static let fileKeys: Set<String> = [

@@ -1,4 +1,4 @@
-import JSON
+import MediaDRMJSON
 
 extension KASConfiguration {
     /// The configuration in the file format, every key written (defaults included), so it can

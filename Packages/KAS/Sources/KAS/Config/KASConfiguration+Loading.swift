@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 
 extension KASConfiguration {
     /// One layer of settings (the file, the environment or the flags); nil means "not set here".

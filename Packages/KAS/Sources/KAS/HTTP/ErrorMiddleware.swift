@@ -1,4 +1,4 @@
-import JSON
+import MediaDRMJSON
 
 /// Turns a thrown `HTTPError` into its JSON response and any other error into a 500 with a fixed
 /// reason. Other errors' text is never sent: it can hold paths, key ids or library messages. When
@@ -8,8 +8,8 @@ public struct ErrorMiddleware: HTTPMiddleware {
 
     public init(sink: (any LogSink)? = nil) { self.sink = sink }
 
-    public func handle(_ request: HTTPRequest, context: inout RequestContext,
-                       next: (HTTPRequest, inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
+    public func handle(_ request: ServerRequest, context: inout RequestContext,
+                       next: (ServerRequest, inout RequestContext) throws -> ServerResponse) throws -> ServerResponse {
         do {
             return try next(request, &context)
         } catch {

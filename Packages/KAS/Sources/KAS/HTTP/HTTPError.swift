@@ -1,4 +1,4 @@
-import JSON
+import MediaDRMJSON
 
 /// An error a handler throws to answer with a status and a fixed reason. Rendered as
 /// `{"error": reason}`. The reason is written by the server's code and never contains request
@@ -7,15 +7,15 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     public let status: HTTPStatus
     public let reason: String
     /// Extra response headers, such as `Allow` on a 405 or `Retry-After` on a 429.
-    public var headers: HTTPHeaders
+    public var headers: ServerHeaders
 
-    public init(_ status: HTTPStatus, reason: String, headers: HTTPHeaders = HTTPHeaders()) {
+    public init(_ status: HTTPStatus, reason: String, headers: ServerHeaders = ServerHeaders()) {
         self.status = status
         self.reason = reason
         self.headers = headers
     }
 
-    public var response: HTTPResponse {
+    public var response: ServerResponse {
         .json(.object(JSONObject([("error", .string(reason))])), status: status, headers: headers)
     }
 

@@ -1,22 +1,22 @@
 /// Handles a request: the type of every route handler. Handlers are synchronous and run on the
 /// libmicrohttpd worker thread that owns the connection. See `HTTPServer` for why.
-public typealias HTTPHandler = @Sendable (HTTPRequest, inout RequestContext) throws -> HTTPResponse
+public typealias HTTPHandler = @Sendable (ServerRequest, inout RequestContext) throws -> ServerResponse
 
 /// Wraps the handlers of a router or a route group. Call `next` to go on (possibly with a changed
 /// request or context); return without calling it to answer early; throw `HTTPError` to refuse.
 public protocol HTTPMiddleware: Sendable {
-    func handle(_ request: HTTPRequest, context: inout RequestContext,
-                next: (HTTPRequest, inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse
+    func handle(_ request: ServerRequest, context: inout RequestContext,
+                next: (ServerRequest, inout RequestContext) throws -> ServerResponse) throws -> ServerResponse
 }
 
 extension HTTPMiddleware {
     /// Runs `next` and reports the status the request ended with (a thrown `HTTPError`'s, 500 for
     /// any other error) before passing the response or the error on: for middleware that only
     /// observes (logs, metrics).
-    func observing(_ request: HTTPRequest, context: inout RequestContext,
-                   next: (HTTPRequest, inout RequestContext) throws -> HTTPResponse,
-                   report: (HTTPStatus, RequestContext) -> Void) throws -> HTTPResponse {
-        let response: HTTPResponse
+    func observing(_ request: ServerRequest, context: inout RequestContext,
+                   next: (ServerRequest, inout RequestContext) throws -> ServerResponse,
+                   report: (HTTPStatus, RequestContext) -> Void) throws -> ServerResponse {
+        let response: ServerResponse
         do {
             response = try next(request, &context)
         } catch {
@@ -33,11 +33,11 @@ struct MiddlewareChain: Sendable {
     let middleware: [any HTTPMiddleware]
     let endpoint: HTTPHandler
 
-    func run(_ request: HTTPRequest, _ context: inout RequestContext) throws -> HTTPResponse {
+    func run(_ request: ServerRequest, _ context: inout RequestContext) throws -> ServerResponse {
         try run(from: 0, request, &context)
     }
 
-    private func run(from index: Int, _ request: HTTPRequest, _ context: inout RequestContext) throws -> HTTPResponse {
+    private func run(from index: Int, _ request: ServerRequest, _ context: inout RequestContext) throws -> ServerResponse {
         guard index < middleware.count else { return try endpoint(request, &context) }
         return try middleware[index].handle(request, context: &context) { nextRequest, nextContext in
             try self.run(from: index + 1, nextRequest, &nextContext)

@@ -233,7 +233,7 @@ final class ServerCore: @unchecked Sendable {
         inFlight.add(1, ordering: .acquiringAndReleasing)
         // Headers are complete at the first call: take them now and judge the framing before
         // any body byte is read.
-        state.headers = Self.values(of: .HEADER_KIND, on: connection).reduce(into: HTTPHeaders()) {
+        state.headers = Self.values(of: .HEADER_KIND, on: connection).reduce(into: ServerHeaders()) {
             $0.add(name: $1.0, value: $1.1 ?? "")
         }
         if let refusal = framingRefusal(state.headers) {
@@ -246,7 +246,7 @@ final class ServerCore: @unchecked Sendable {
     /// libmicrohttpd 0.9.75 checks that Content-Length is a number but accepts it twice, or
     /// together with Transfer-Encoding; both are request-smuggling shapes (RFC 9112 §6.3), so
     /// they are refused here. A declared length over the limit is refused before reading.
-    private func framingRefusal(_ headers: HTTPHeaders) -> HTTPError? {
+    private func framingRefusal(_ headers: ServerHeaders) -> HTTPError? {
         let lengths = headers.values(for: "Content-Length")
         guard !lengths.isEmpty else { return nil }
         guard lengths.count == 1 else { return HTTPError(.badRequest, reason: "repeated Content-Length") }
@@ -278,7 +278,7 @@ final class ServerCore: @unchecked Sendable {
             return String(cString: base)
         }
 
-        let request = HTTPRequest(method: HTTPMethod(state.method), path: state.path, queryItems: query,
+        let request = ServerRequest(method: HTTPMethod(state.method), path: state.path, queryItems: query,
                                   headers: state.headers, body: state.body, remoteAddress: remote)
         state.body = []
         var context = RequestContext(remoteAddress: remote)
@@ -286,7 +286,7 @@ final class ServerCore: @unchecked Sendable {
         return queue(response, requestID: context.requestID, on: connection)
     }
 
-    func queue(_ response: HTTPResponse, requestID: String?, on connection: OpaquePointer) -> MHD_Result {
+    func queue(_ response: ServerResponse, requestID: String?, on connection: OpaquePointer) -> MHD_Result {
         let body = response.body
         let created: OpaquePointer? = body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
@@ -319,7 +319,7 @@ final class ServerCore: @unchecked Sendable {
 final class RequestState {
     let method: String
     let path: String
-    var headers = HTTPHeaders()
+    var headers = ServerHeaders()
     var body: [UInt8] = []
     var answered = false
 

@@ -133,7 +133,7 @@ public final class Metrics: Sendable {
     }
 
     /// `render()` as a response for a `/metrics` route.
-    public func response() -> HTTPResponse {
+    public func response() -> ServerResponse {
         .bytes(Data(render().utf8), contentType: Self.contentType)
     }
 

@@ -5,8 +5,8 @@ public struct MetricsMiddleware: HTTPMiddleware {
 
     public init(metrics: Metrics) { self.metrics = metrics }
 
-    public func handle(_ request: HTTPRequest, context: inout RequestContext,
-                       next: (HTTPRequest, inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
+    public func handle(_ request: ServerRequest, context: inout RequestContext,
+                       next: (ServerRequest, inout RequestContext) throws -> ServerResponse) throws -> ServerResponse {
         try observing(request, context: &context, next: next) { status, context in
             metrics.recordRequest(route: context.route ?? "unmatched", method: request.method, status: status,
                                   latency: context.elapsed)

@@ -1,4 +1,4 @@
-import JSON
+import MediaDRMJSON
 
 /// Who made the request, once a token verifier has accepted its bearer token.
 public struct AuthenticatedIdentity: Sendable, Equatable {

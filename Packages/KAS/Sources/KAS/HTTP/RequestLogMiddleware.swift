@@ -1,4 +1,4 @@
-import JSON
+import MediaDRMJSON
 
 /// Writes one JSON line per request:
 /// `{"ts","event":"request","requestId","method","route","status","latencyMs","viewer"?}`.
@@ -12,14 +12,14 @@ public struct RequestLogMiddleware: HTTPMiddleware {
 
     public init(sink: any LogSink) { self.sink = sink }
 
-    public func handle(_ request: HTTPRequest, context: inout RequestContext,
-                       next: (HTTPRequest, inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
+    public func handle(_ request: ServerRequest, context: inout RequestContext,
+                       next: (ServerRequest, inout RequestContext) throws -> ServerResponse) throws -> ServerResponse {
         try observing(request, context: &context, next: next) { status, context in
             log(request: request, context: context, status: status)
         }
     }
 
-    private func log(request: HTTPRequest, context: RequestContext, status: HTTPStatus) {
+    private func log(request: ServerRequest, context: RequestContext, status: HTTPStatus) {
         let millis = Double(context.elapsed.components.attoseconds) / 1e15
             + Double(context.elapsed.components.seconds) * 1000
         var members: [(String, JSONValue)] = [

@@ -155,7 +155,7 @@ public struct HTTPResponder: Sendable {
         self.direct = handler
     }
 
-    public func respond(to request: HTTPRequest, context: inout RequestContext) -> HTTPResponse {
+    public func respond(to request: ServerRequest, context: inout RequestContext) -> ServerResponse {
         var endpoint: HTTPHandler
         switch match(request.method, path: request.path) {
         case .found(let route, let parameters):

@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 
 /// Requires a valid `Authorization: Bearer <JWT>` on every route it wraps. Without one the
 /// request is answered 401 with the fixed reason `unauthorized` and `WWW-Authenticate: Bearer`
@@ -21,8 +21,8 @@ public struct AuthenticationMiddleware: HTTPMiddleware {
         self.metrics = metrics
     }
 
-    public func handle(_ request: HTTPRequest, context: inout RequestContext,
-                       next: (HTTPRequest, inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
+    public func handle(_ request: ServerRequest, context: inout RequestContext,
+                       next: (ServerRequest, inout RequestContext) throws -> ServerResponse) throws -> ServerResponse {
         let identity: Identity
         do {
             identity = try verifier.verify(authorizationHeaderValues: request.headers.values(for: "Authorization"))

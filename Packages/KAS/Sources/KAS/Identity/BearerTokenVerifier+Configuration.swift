@@ -1,6 +1,6 @@
 import Foundation
-import Crypto
-import JOSE
+import MediaDRMCrypto
+import MediaDRMJOSE
 
 extension BearerTokenVerifier {
     /// The verifier `kas serve` uses: every configured issuer with its keys loaded now (JWKS

@@ -1,7 +1,7 @@
-import Crypto
+import MediaDRMCrypto
 import Foundation
-import JOSE
-import JSON
+import MediaDRMJOSE
+import MediaDRMJSON
 import Synchronization
 
 /// Verifies `Authorization: Bearer <JWT>` against the configured issuers: the token's `iss`

@@ -1,7 +1,7 @@
 import Foundation
-import Crypto
-import Encoding
-import JSON
+import MediaDRMCrypto
+import MediaDRMEncoding
+import MediaDRMJSON
 
 /// The viewer a verified bearer token speaks for (DESIGN §4): `sub`, the attribute values it is
 /// entitled to (`entitlements`), its rentals (`rentals`: policy uuid -> purchase time in Unix

@@ -1,4 +1,4 @@
-import JOSE
+import MediaDRMJOSE
 
 /// Why a request carries no acceptable identity. Every case answers 401 with the same fixed
 /// reason; the code (and the JOSE code behind an invalid token) is for logs and metrics only.

@@ -1,7 +1,7 @@
 import Foundation
-import Crypto
-import JOSE
-import JSON
+import MediaDRMCrypto
+import MediaDRMJOSE
+import MediaDRMJSON
 
 /// The development token issuer kept in the key ring: an ES256 (P-256) key that `kas token`
 /// signs with and that `kas serve` trusts unless the configuration sets `"devIssuer": false`.

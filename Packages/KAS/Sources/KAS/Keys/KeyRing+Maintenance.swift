@@ -1,5 +1,5 @@
 import Foundation
-import Crypto
+import MediaDRMCrypto
 
 /// The operations behind `kas keys generate | rotate | remove`. Each takes the ring's lock,
 /// re-reads the index, writes new private keys before the index that names them (a crash in

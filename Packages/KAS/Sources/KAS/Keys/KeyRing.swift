@@ -1,5 +1,5 @@
 import Foundation
-import Crypto
+import MediaDRMCrypto
 
 /// The KAS's key-access keys, loaded from `<data dir>/keys/`:
 ///

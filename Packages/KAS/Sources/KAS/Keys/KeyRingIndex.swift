@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 
 /// The index file `keys/index.json`: which keys exist, which one is active per algorithm, and
 /// the last serial used per algorithm (so a removed kid is never handed out again, and an old

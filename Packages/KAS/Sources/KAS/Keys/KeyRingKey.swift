@@ -1,5 +1,5 @@
 import Foundation
-import Crypto
+import MediaDRMCrypto
 
 /// One key-access key of the ring: its index entry and its private key.
 public struct KeyRingKey: Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Crypto
+import MediaDRMCrypto
 import Foundation
 
 /// Admitted manifests kept in memory by manifest digest, so a popular asset costs one RSA

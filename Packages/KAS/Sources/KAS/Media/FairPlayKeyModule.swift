@@ -1,7 +1,7 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JSON
+import MediaDRMJSON
 
 /// What a FairPlay SPC says about the device, from the SDK's `get-client-info`: where the
 /// policy's security-level, HDCP and virtual-machine rules are decided for FairPlay clients

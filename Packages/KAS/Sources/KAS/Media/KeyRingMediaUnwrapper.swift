@@ -1,6 +1,6 @@
-import Crypto
-import Encoding
-import TDF
+import MediaDRMCrypto
+import MediaDRMEncoding
+import MediaDRMTDF
 
 /// Unwraps `wrapped` key access objects with the server's key ring: the kid the object names,
 /// or (without one) the active RSA key and then retired ones, so content packaged before a

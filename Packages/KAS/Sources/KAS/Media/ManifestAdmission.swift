@@ -1,9 +1,9 @@
-import Crypto
-import Encoding
-import FPSv2
+import MediaDRMCrypto
+import MediaDRMEncoding
+import MediaDRMFPSv2
 import Foundation
-import JSON
-import TDF
+import MediaDRMJSON
+import MediaDRMTDF
 
 /// One component of an admitted manifest, with its unwrapped content key.
 public struct AdmittedComponent: Sendable, CustomStringConvertible {

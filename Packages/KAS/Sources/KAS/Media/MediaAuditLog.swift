@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 
 /// One key or session decision.
 public struct MediaAuditEvent: Sendable, Equatable {

@@ -1,5 +1,5 @@
-import Crypto
-import TDF
+import MediaDRMCrypto
+import MediaDRMTDF
 
 /// Unwraps the content key of one `wrapped` key access object with the KAS's private keys.
 /// Implemented over the key ring (kid lookup, rotation) by the app assembly, and over plain

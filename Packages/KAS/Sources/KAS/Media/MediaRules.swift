@@ -1,8 +1,8 @@
-import JSON
+import MediaDRMJSON
 
 /// The bound `arkavo:media` policy member: playback rules the KAS enforces. It sits inside the
 /// policy, so every policy binding covers it; the KAS reads it only from a policy whose bindings
-/// verified. The packager writes it (Packages/Packager `MediaPolicy`) in this shape, with only the
+/// verified. The packager writes it (Packages/Packager `MediaRuleEvaluator`) in this shape, with only the
 /// rules that were given:
 ///
 /// ```json

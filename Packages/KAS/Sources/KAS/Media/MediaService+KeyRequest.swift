@@ -1,8 +1,8 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JSON
-import TDF
+import MediaDRMJSON
+import MediaDRMTDF
 
 /// Why a key request ended without a key: the answer, and the audit reason code.
 struct KeyRequestFailure: Error {
@@ -36,7 +36,7 @@ extension MediaService {
     /// 403 `"manifest refused"` for every §10.7 failure (and a session that is not live, not this
     /// viewer's or not this asset's), 403 `"platform refused"` for a policy denial, 429 rate limit,
     /// 503 FairPlay or store unavailable.
-    public func keyRequest(_ request: HTTPRequest, context: inout RequestContext) throws(HTTPError) -> HTTPResponse {
+    public func keyRequest(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
         let began = ContinuousClock.now
         let viewer = try authenticate(&context)
         var event = MediaAuditEvent.denied("key_request", viewer: viewer, reason: "", time: clock())
@@ -59,8 +59,8 @@ extension MediaService {
         }
     }
 
-    private func deliverKey(_ request: HTTPRequest, viewer: MediaViewer,
-                            event: inout MediaAuditEvent) throws(KeyRequestFailure) -> HTTPResponse {
+    private func deliverKey(_ request: ServerRequest, viewer: MediaViewer,
+                            event: inout MediaAuditEvent) throws(KeyRequestFailure) -> ServerResponse {
         let now = clock()
         // The rate limit comes first: a flood costs one store write per request, nothing more.
         let rate: RateLimitDecision
@@ -180,7 +180,7 @@ extension MediaService {
             policyUUID: manifest.policyUUID, dataAttributes: manifest.dataAttributes, dissem: manifest.dissem,
             rules: manifest.rules, viewer: viewer, region: configuration.regionSource.region(for: request),
             device: device, firstPlay: firstPlay, playbackRank: rank, now: now)
-        if let denial = MediaPolicy.evaluate(input) {
+        if let denial = MediaRuleEvaluator.evaluate(input) {
             if denial == .concurrentStreams {
                 // The playback will never get a key: free what it holds, and say so in the audit
                 // log, which must account for every session that ends.

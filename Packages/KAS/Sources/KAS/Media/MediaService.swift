@@ -1,9 +1,9 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JSON
+import MediaDRMJSON
 import Synchronization
-import TDF
+import MediaDRMTDF
 
 /// The media service behind `/media/v1` (DESIGN.md §4, fps-v2 §10): sessions, key requests with
 /// every §10.7 check and the media policy, the open (P-256 rewrap) and FairPlay delivery paths.
@@ -53,7 +53,7 @@ public final class MediaService: Sendable {
 
     // MARK: Certificate
 
-    public func certificate(_ request: HTTPRequest, context: inout RequestContext) throws(HTTPError) -> HTTPResponse {
+    public func certificate(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
         guard let certificate = configuration.certificate else { throw HTTPError(.notFound, reason: "no certificate") }
         return .bytes(certificate, contentType: "application/octet-stream")
     }
@@ -62,7 +62,7 @@ public final class MediaService: Sendable {
 
     static let startMembers: Set<String> = ["assetId", "protocol", "playbackId", "device", "component"]
 
-    public func startSession(_ request: HTTPRequest, context: inout RequestContext) throws(HTTPError) -> HTTPResponse {
+    public func startSession(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
         let began = ContinuousClock.now
         let viewer = try authenticate(&context)
         var event = MediaAuditEvent.denied("session_start", viewer: viewer, reason: "malformed_request", time: clock())
@@ -135,7 +135,7 @@ public final class MediaService: Sendable {
         }
     }
 
-    public func heartbeat(_ request: HTTPRequest, context: inout RequestContext) throws(HTTPError) -> HTTPResponse {
+    public func heartbeat(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
         let viewer = try authenticate(&context)
         guard let id = context.parameters["id"], Self.isSessionID(id) else { throw HTTPError(.notFound, reason: "no such session") }
         let record: MediaSessionRecord?
@@ -153,7 +153,7 @@ public final class MediaService: Sendable {
         ])))
     }
 
-    public func endSession(_ request: HTTPRequest, context: inout RequestContext) throws(HTTPError) -> HTTPResponse {
+    public func endSession(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
         let began = ContinuousClock.now
         let viewer = try authenticate(&context)
         guard let id = context.parameters["id"], Self.isSessionID(id) else { throw HTTPError(.notFound, reason: "no such session") }

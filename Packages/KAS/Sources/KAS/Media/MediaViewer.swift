@@ -1,7 +1,7 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JSON
+import MediaDRMJSON
 
 /// The viewer behind a verified bearer token, as the media service needs it: `sub`, the attribute
 /// value FQNs it is entitled to (`entitlements`), and its rentals (`rentals`: policy uuid ->

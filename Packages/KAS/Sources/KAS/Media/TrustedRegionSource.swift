@@ -27,7 +27,7 @@ public struct TrustedRegionSource: Sendable {
     public static let none = TrustedRegionSource(header: nil, blocks: [])
 
     /// The region (ISO 3166-1 alpha-2, upper-cased) or nil when unknown or untrusted.
-    public func region(for request: HTTPRequest) -> String? {
+    public func region(for request: ServerRequest) -> String? {
         guard let header, let value = request.headers[header] else { return nil }
         guard isTrustedPeer(request.remoteAddress) else { return nil }
         let code = value.trimmingCharacters(in: .whitespaces).uppercased()

@@ -1,8 +1,8 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JOSE
-import JSON
+import MediaDRMJOSE
+import MediaDRMJSON
 
 /// A DPoP proof (RFC 9449) presented with a rewrap: its embedded public key is the one the
 /// signed request token must verify with. Checked: `typ` dpop+jwt, an asymmetric `jwk` in the

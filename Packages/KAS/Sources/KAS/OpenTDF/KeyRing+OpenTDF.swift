@@ -1,5 +1,5 @@
 import Foundation
-import TDF
+import MediaDRMTDF
 
 extension KeyRingKey {
     var kasPrivateKey: KASPrivateKey {

@@ -1,5 +1,5 @@
 import Foundation
-import TDF
+import MediaDRMTDF
 
 /// Who asks for a rewrap, as the bearer token says.
 public struct OpenTDFEntity: Sendable, Equatable {

@@ -1,6 +1,6 @@
-import Crypto
+import MediaDRMCrypto
 import Foundation
-import TDF
+import MediaDRMTDF
 
 extension KeyAlgorithm {
     /// Reads the `algorithm` of a public-key request: empty means RSA (the OpenTDF default).

@@ -1,8 +1,8 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JOSE
-import TDF
+import MediaDRMJOSE
+import MediaDRMTDF
 
 /// The rewrap of OpenTDF key access objects to a client's key, as a pure value: no HTTP, no
 /// clock or key ring it does not get handed.

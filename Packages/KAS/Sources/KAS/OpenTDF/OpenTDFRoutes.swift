@@ -1,6 +1,6 @@
 import Foundation
-import JOSE
-import JSON
+import MediaDRMJOSE
+import MediaDRMJSON
 
 /// Settings of the OpenTDF routes beyond the key ring and the token verifier.
 public struct OpenTDFRouteOptions: Sendable {
@@ -78,7 +78,7 @@ struct OpenTDFRouteHandlers: Sendable {
 
     // MARK: REST
 
-    func restPublicKey(_ request: HTTPRequest) throws(HTTPError) -> HTTPResponse {
+    func restPublicKey(_ request: ServerRequest) throws(HTTPError) -> ServerResponse {
         do {
             let message = PublicKeyRequest(algorithm: request.queryValue("algorithm") ?? "",
                                            fmt: request.queryValue("fmt") ?? "", v: request.queryValue("v") ?? "")
@@ -88,7 +88,7 @@ struct OpenTDFRouteHandlers: Sendable {
         }
     }
 
-    func restRewrap(_ request: HTTPRequest, _ context: inout RequestContext) throws(HTTPError) -> HTTPResponse {
+    func restRewrap(_ request: ServerRequest, _ context: inout RequestContext) throws(HTTPError) -> ServerResponse {
         do {
             let entity = try authenticate(request, &context)
             let body = try decodedBody(request)
@@ -105,7 +105,7 @@ struct OpenTDFRouteHandlers: Sendable {
 
     // MARK: Connect
 
-    func connect(_ method: ConnectMethod, _ request: HTTPRequest, _ context: inout RequestContext) -> HTTPResponse {
+    func connect(_ method: ConnectMethod, _ request: ServerRequest, _ context: inout RequestContext) -> ServerResponse {
         do throws(OpenTDFError) {
             let codec = try Self.codec(request.headers["Content-Type"])
             if let version = request.headers["Connect-Protocol-Version"], version != "1" {
@@ -166,7 +166,7 @@ struct OpenTDFRouteHandlers: Sendable {
         }
     }
 
-    static func connectResponse(_ codec: Codec, proto: Data, json: JSONValue) -> HTTPResponse {
+    static func connectResponse(_ codec: Codec, proto: Data, json: JSONValue) -> ServerResponse {
         switch codec {
         case .proto: .bytes(proto, contentType: codec.contentType)
         case .json: .bytes(JSONWriter.write(json, options: [.sortedKeys]), contentType: codec.contentType)
@@ -175,7 +175,7 @@ struct OpenTDFRouteHandlers: Sendable {
 
     /// Connect's error body. Content-Type and HTTP status follow the Connect protocol, except that
     /// a body the server cannot read at all (media type) answers 415 as Connect servers do.
-    static func connectError(_ error: OpenTDFError) -> HTTPResponse {
+    static func connectError(_ error: OpenTDFError) -> ServerResponse {
         let status = error.code == .unsupportedMediaType ? 415 : error.connectCode.httpStatus
         return .json(.object(JSONObject([("code", .string(error.connectCode.rawValue)), ("message", .string(error.reason))])),
                      status: HTTPStatus(code: status))
@@ -184,7 +184,7 @@ struct OpenTDFRouteHandlers: Sendable {
     // MARK: Shared
 
     /// The body, inflated when `Content-Encoding` (or `Connect-Content-Encoding`) is gzip.
-    func decodedBody(_ request: HTTPRequest) throws(OpenTDFError) -> [UInt8] {
+    func decodedBody(_ request: ServerRequest) throws(OpenTDFError) -> [UInt8] {
         let encodings = request.headers.values(for: "Content-Encoding") + request.headers.values(for: "Connect-Content-Encoding")
         var gzip = false
         for value in encodings {
@@ -208,7 +208,7 @@ struct OpenTDFRouteHandlers: Sendable {
     }
 
     /// The bearer token, verified; the DPoP key when a proof is presented.
-    func authenticate(_ request: HTTPRequest, _ context: inout RequestContext) throws(OpenTDFError) -> Caller {
+    func authenticate(_ request: ServerRequest, _ context: inout RequestContext) throws(OpenTDFError) -> Caller {
         let authorizations = request.headers.values(for: "Authorization")
         let identity: Identity
         do {
@@ -239,7 +239,7 @@ struct OpenTDFRouteHandlers: Sendable {
 
     /// What OpenTDF SDKs read: `platform_issuer` (otdf-python discovers its token endpoint from
     /// it when it uses client credentials) and where the KAS and health check are.
-    func wellKnown() -> HTTPResponse {
+    func wellKnown() -> ServerResponse {
         var configuration: [(String, JSONValue)] = [
             ("health", .object(JSONObject([("endpoint", .string("/healthz"))]))),
         ]

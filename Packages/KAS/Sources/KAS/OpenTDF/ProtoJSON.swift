@@ -1,6 +1,6 @@
-import Encoding
+import MediaDRMEncoding
 import Foundation
-import JSON
+import MediaDRMJSON
 
 /// Reading proto3 JSON (protojson) for the few OpenTDF messages: a field may be spelled with
 /// its JSON name or its proto name (not both), `null` means the default, unknown members are

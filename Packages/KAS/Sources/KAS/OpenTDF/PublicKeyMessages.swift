@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 
 /// `kas.PublicKeyRequest`: `algorithm` = 1 (`rsa:2048` | `ec:secp256r1`), `fmt` = 2, `v` = 3.
 public struct PublicKeyRequest: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 
 /// `kas.RewrapRequest`: `signed_request_token` = 1 (field 2, the old `bearer`, is reserved and
 /// skipped like any unknown field).

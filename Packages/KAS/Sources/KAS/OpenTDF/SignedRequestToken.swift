@@ -1,6 +1,6 @@
 import Foundation
-import JOSE
-import JSON
+import MediaDRMJOSE
+import MediaDRMJSON
 
 /// The OpenTDF signed request token: a JWT whose `requestBody` claim is the JSON text of an
 /// `UnsignedRewrapRequest`, signed by the client's DPoP key.

@@ -1,6 +1,6 @@
 import Foundation
-import JSON
-import TDF
+import MediaDRMJSON
+import MediaDRMTDF
 
 /// The `requestBody` of a signed request token: `kas.UnsignedRewrapRequest` in proto3 JSON.
 ///

@@ -1,7 +1,7 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JSON
+import MediaDRMJSON
 @testable import KAS
 
 /// Requests to a `KASTestHarness` through the curl CLI (never URLSession: DESIGN.md §2), trusting

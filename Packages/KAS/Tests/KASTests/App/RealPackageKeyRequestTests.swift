@@ -1,10 +1,10 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import FPSv2
-import JSON
+import MediaDRMFPSv2
+import MediaDRMJSON
 import Testing
-import TDF
+import MediaDRMTDF
 @testable import KAS
 
 /// A mutated copy of the real package (or of the request made with it) that fps-v2 §10.7 makes

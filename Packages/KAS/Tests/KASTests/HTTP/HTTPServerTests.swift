@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import JSON
+import MediaDRMJSON
 import Synchronization
 import Testing
 @testable import KAS

@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 import Testing
 @testable import KAS
 
@@ -7,8 +7,8 @@ import Testing
 /// header on the way out, so a test can read both orders.
 struct TraceMiddleware: HTTPMiddleware {
     let name: String
-    func handle(_ request: HTTPRequest, context: inout RequestContext,
-                next: (HTTPRequest, inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
+    func handle(_ request: ServerRequest, context: inout RequestContext,
+                next: (ServerRequest, inout RequestContext) throws -> ServerResponse) throws -> ServerResponse {
         var request = request
         request.headers["X-Order"] = (request.headers["X-Order"].map { $0 + "," } ?? "") + name
         var response = try next(request, &context)
@@ -18,8 +18,8 @@ struct TraceMiddleware: HTTPMiddleware {
 }
 
 struct SetViewerMiddleware: HTTPMiddleware {
-    func handle(_ request: HTTPRequest, context: inout RequestContext,
-                next: (HTTPRequest, inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
+    func handle(_ request: ServerRequest, context: inout RequestContext,
+                next: (ServerRequest, inout RequestContext) throws -> ServerResponse) throws -> ServerResponse {
         context.identity = AuthenticatedIdentity(subject: "alice", claims: JSONObject([("sub", .string("alice"))]))
         context.viewerHash = "vh-0123abcd"
         return try next(request, &context)
@@ -27,8 +27,8 @@ struct SetViewerMiddleware: HTTPMiddleware {
 }
 
 struct RefuseMiddleware: HTTPMiddleware {
-    func handle(_ request: HTTPRequest, context: inout RequestContext,
-                next: (HTTPRequest, inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
+    func handle(_ request: ServerRequest, context: inout RequestContext,
+                next: (ServerRequest, inout RequestContext) throws -> ServerResponse) throws -> ServerResponse {
         guard request.headers["Authorization"] != nil else { throw HTTPError.unauthorized }
         return try next(request, &context)
     }

@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 import Testing
 @testable import KAS
 
@@ -96,12 +96,12 @@ struct HTTPRouterTests {
     @Test func respondersMatchWithoutAServer() {
         let responder = Self.makeRouter().responder()
         var context = RequestContext()
-        let response = responder.respond(to: HTTPRequest(method: .delete, path: "/media/v1/session/zz"), context: &context)
+        let response = responder.respond(to: ServerRequest(method: .delete, path: "/media/v1/session/zz"), context: &context)
         #expect(response.status == .ok)
         #expect(context.route == "/media/v1/session/{id}")
         #expect(context.parameters["id"] == "zz")
         var missing = RequestContext()
-        let notFound = responder.respond(to: HTTPRequest(method: .get, path: "/media/v2/x"), context: &missing)
+        let notFound = responder.respond(to: ServerRequest(method: .get, path: "/media/v2/x"), context: &missing)
         #expect(notFound.status == .notFound)
         #expect(missing.route == nil)
     }

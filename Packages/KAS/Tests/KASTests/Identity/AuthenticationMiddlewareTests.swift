@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 import Synchronization
 import Testing
 @testable import KAS
@@ -93,10 +93,10 @@ extension IdentityTests {
             let verifier = BearerTokenVerifier(issuers: [])
             let middleware = AuthenticationMiddleware(verifier: verifier)
             var context = RequestContext()
-            for headers: HTTPHeaders in [[:], ["Authorization": "Bearer a.b.c"], ["Authorization": "Negotiate x"]] {
-                let request = HTTPRequest(method: .get, path: "/x", headers: headers)
+            for headers: ServerHeaders in [[:], ["Authorization": "Bearer a.b.c"], ["Authorization": "Negotiate x"]] {
+                let request = ServerRequest(method: .get, path: "/x", headers: headers)
                 let error = #expect(throws: HTTPError.self) {
-                    try middleware.handle(request, context: &context) { _, _ in HTTPResponse() }
+                    try middleware.handle(request, context: &context) { _, _ in ServerResponse() }
                 }
                 #expect(error?.status == .unauthorized)
                 #expect(error?.reason == "unauthorized")

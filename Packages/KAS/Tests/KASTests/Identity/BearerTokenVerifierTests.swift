@@ -1,8 +1,8 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JOSE
-import JSON
+import MediaDRMJOSE
+import MediaDRMJSON
 import Synchronization
 import Testing
 @testable import KAS

@@ -1,6 +1,6 @@
-import Crypto
+import MediaDRMCrypto
 import Foundation
-import JSON
+import MediaDRMJSON
 import Testing
 @testable import KAS
 

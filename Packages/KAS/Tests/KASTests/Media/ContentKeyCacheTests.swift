@@ -1,4 +1,4 @@
-import Crypto
+import MediaDRMCrypto
 import Foundation
 import Testing
 @testable import KAS

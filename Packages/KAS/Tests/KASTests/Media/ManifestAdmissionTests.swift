@@ -1,9 +1,9 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JSON
+import MediaDRMJSON
 import Testing
-import TDF
+import MediaDRMTDF
 @testable import KAS
 
 /// The §10.7 manifest mutations, shared with the route tests.

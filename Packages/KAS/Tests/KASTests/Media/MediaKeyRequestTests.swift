@@ -1,10 +1,10 @@
-import Crypto
+import MediaDRMCrypto
 import Dispatch
-import Encoding
+import MediaDRMEncoding
 import Foundation
-import JSON
+import MediaDRMJSON
 import Testing
-import TDF
+import MediaDRMTDF
 @testable import KAS
 
 @Suite struct MediaKeyRequestTests {

@@ -1,9 +1,9 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JSON
+import MediaDRMJSON
 import Testing
-import TDF
+import MediaDRMTDF
 @testable import KAS
 
 /// The media routes behind the real bearer-token verifier (dev issuer JWTs) and the real key ring,

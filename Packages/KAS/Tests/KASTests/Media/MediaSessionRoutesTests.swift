@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import JSON
+import MediaDRMJSON
 import Synchronization
 import Testing
 @testable import KAS

@@ -1,9 +1,9 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JSON
+import MediaDRMJSON
 import Synchronization
-import TDF
+import MediaDRMTDF
 @testable import KAS
 
 /// Shared material: one RSA-2048 KAS key per test process (generation is the slow part).
@@ -149,8 +149,8 @@ struct TestAuthentication: HTTPMiddleware {
 
     let identities = Table()
 
-    func handle(_ request: HTTPRequest, context: inout RequestContext,
-                next: (HTTPRequest, inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
+    func handle(_ request: ServerRequest, context: inout RequestContext,
+                next: (ServerRequest, inout RequestContext) throws -> ServerResponse) throws -> ServerResponse {
         guard let header = request.headers["Authorization"], header.hasPrefix("Bearer "),
               let identity = identities.get(String(header.dropFirst(7)))
         else { throw HTTPError.unauthorized }

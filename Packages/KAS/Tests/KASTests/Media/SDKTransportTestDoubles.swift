@@ -1,6 +1,6 @@
-import Encoding
+import MediaDRMEncoding
 import Foundation
-import JSON
+import MediaDRMJSON
 @testable import KAS
 
 /// TEST DOUBLES for the two transports to the FairPlay Streaming Server SDK's JSON interface.

@@ -1,9 +1,9 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import JOSE
-import JSON
-import TDF
+import MediaDRMJOSE
+import MediaDRMJSON
+import MediaDRMTDF
 import Testing
 @testable import KAS
 

@@ -1,6 +1,6 @@
 import Foundation
-import JOSE
-import JSON
+import MediaDRMJOSE
+import MediaDRMJSON
 @testable import KAS
 
 /// A real server (TestServer on port 0) with the OpenTDF routes over a freshly generated key

@@ -1,8 +1,8 @@
-import Crypto
-import Encoding
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Foundation
-import FPSv2
-import JSON
+import MediaDRMFPSv2
+import MediaDRMJSON
 import Testing
 @testable import KAS
 

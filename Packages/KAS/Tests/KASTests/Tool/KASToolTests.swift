@@ -1,5 +1,5 @@
 import Foundation
-import JSON
+import MediaDRMJSON
 import Testing
 @testable import KAS
 

@@ -1,6 +1,6 @@
 import Client
 import Foundation
-import JSON
+import MediaDRMJSON
 
 struct TestSupportError: Error, CustomStringConvertible {
     let description: String
@@ -74,7 +74,7 @@ final class LocalOrigin: @unchecked Sendable {
     }
 
     func hits(using client: HTTPClient) throws -> Hits {
-        let response = try client.sendSynchronously(HTTPRequest(url: url("/__hits")))
+        let response = try client.sendSynchronously(TransportRequest(url: url("/__hits")))
         let value = try JSONParser.parse(response.body)
         guard let object = value.object else { throw TestSupportError("hits are not an object") }
         var counts: [String: Int] = [:]

@@ -1,0 +1,124 @@
+import Foundation
+
+/// What a device can show: its security level, its output protection, and whether it runs in a
+/// virtual machine (nil: unknown).
+public struct DeviceCapabilities: Sendable, Equatable {
+    public var securityLevel: SecurityLevel
+    public var hdcp: HDCPLevel
+    public var virtualMachine: Bool?
+
+    public init(securityLevel: SecurityLevel, hdcp: HDCPLevel, virtualMachine: Bool?) {
+        self.securityLevel = securityLevel
+        self.hdcp = hdcp
+        self.virtualMachine = virtualMachine
+    }
+
+    /// An open-path (software) client. Its own report cannot raise its trust: it is `software`
+    /// with no provable output protection whatever it claims, and it is unknown whether it runs
+    /// in a virtual machine unless it says that it does.
+    public static func software(reportedVirtualMachine: Bool?) -> DeviceCapabilities {
+        DeviceCapabilities(securityLevel: .software, hdcp: .unprotected, virtualMachine: reportedVirtualMachine == true ? true : nil)
+    }
+}
+
+/// Everything one policy decision reads.
+public struct MediaPolicyInput: Sendable {
+    public var policyUUID: String
+    /// `body.dataAttributes[].attribute`, all of which the viewer must be entitled to.
+    public var dataAttributes: [String]
+    /// `body.dissem`: when non-empty, only these subjects.
+    public var dissem: [String]
+    public var rules: MediaRules?
+    public var viewer: MediaViewer
+    /// ISO 3166-1 alpha-2, from a trusted source only; nil when unknown.
+    public var region: String?
+    public var device: DeviceCapabilities
+    /// The first key delivered to this viewer for this asset (for a rental: this purchase).
+    public var firstPlay: Date?
+    /// The position of the session's playback among the viewer's live playbacks of the asset.
+    public var playbackRank: Int?
+    public var now: Date
+
+    public init(policyUUID: String, dataAttributes: [String], dissem: [String], rules: MediaRules?, viewer: MediaViewer,
+                region: String?, device: DeviceCapabilities, firstPlay: Date?, playbackRank: Int?, now: Date) {
+        self.policyUUID = policyUUID
+        self.dataAttributes = dataAttributes
+        self.dissem = dissem
+        self.rules = rules
+        self.viewer = viewer
+        self.region = region
+        self.device = device
+        self.firstPlay = firstPlay
+        self.playbackRank = playbackRank
+        self.now = now
+    }
+}
+
+/// The media policy decision: nil allows; otherwise the first rule that refuses.
+///
+/// - Entitlement: every `body.dataAttributes` value FQN appears in the token's `entitlements`
+///   (compared case-insensitively, as attribute FQNs are).
+/// - Dissemination: a non-empty `body.dissem` lists the viewer's `sub` (case-insensitively).
+/// - Rental (when `arkavo:media.rental` is present): the token's `rentals[<policy uuid>]` gives the
+///   purchase time, required and not in the future (60 s skew); the first key must come within
+///   `purchaseWindowSeconds` of it; keys come for `playbackWindowSeconds` after the first one.
+/// - Regions: with either list, an unknown region is refused (fail closed); a region outside
+///   `allowedRegions` or inside `blockedRegions` is refused.
+/// - Device: the level at least `minSecurityLevel` (ordered); HDCP at least `hdcp`;
+///   `allowVirtualMachines: false` refuses a virtual machine and a device that cannot show it is
+///   not one.
+/// - Concurrency: the session's playback is among the `maxConcurrentStreams` oldest live ones.
+public enum MediaRuleEvaluator {
+    public static let clockSkew: TimeInterval = 60
+
+    public static func evaluate(_ input: MediaPolicyInput) -> MediaDenial? {
+        let entitled = Set(input.viewer.entitlements.map { $0.lowercased() })
+        for attribute in input.dataAttributes where !entitled.contains(attribute.lowercased()) {
+            return .notEntitled
+        }
+        if !input.dissem.isEmpty {
+            let subject = input.viewer.subject.lowercased()
+            guard input.dissem.contains(where: { $0.lowercased() == subject }) else { return .dissemExcluded }
+        }
+        guard let rules = input.rules else { return nil }
+
+        if rules.isRental {
+            guard let purchase = input.viewer.rentalPurchaseTime(policyUUID: input.policyUUID) else {
+                return .rentalNotPurchased
+            }
+            let purchased = Date(timeIntervalSince1970: TimeInterval(purchase))
+            guard purchased <= input.now.addingTimeInterval(clockSkew) else { return .rentalNotPurchased }
+            if let window = rules.rentalPurchaseWindowSeconds, input.firstPlay == nil,
+               input.now > purchased.addingTimeInterval(TimeInterval(window)) {
+                return .rentalPurchaseWindowClosed
+            }
+            if let window = rules.rentalPlaybackWindowSeconds, let first = input.firstPlay,
+               input.now > first.addingTimeInterval(TimeInterval(window)) {
+                return .rentalPlaybackWindowClosed
+            }
+        }
+
+        if rules.allowedRegions != nil || rules.blockedRegions != nil {
+            guard let region = input.region else { return .regionUnknown }
+            if let allowed = rules.allowedRegions, !allowed.contains(region) { return .regionNotAllowed }
+            if let blocked = rules.blockedRegions, blocked.contains(region) { return .regionBlocked }
+        }
+
+        if let minimum = rules.minSecurityLevel, input.device.securityLevel < minimum {
+            return .securityLevelInsufficient
+        }
+        if let hdcp = rules.hdcp, input.device.hdcp < hdcp { return .hdcpInsufficient }
+        if rules.allowVirtualMachines == false {
+            switch input.device.virtualMachine {
+            case .some(true): return .virtualMachine
+            case .none: return .virtualMachineUnverified
+            case .some(false): break
+            }
+        }
+
+        if let limit = rules.maxConcurrentStreams {
+            guard let rank = input.playbackRank, rank < limit else { return .concurrentStreams }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import MediaDRMJSON
+import Testing
+@testable import KAS
+
+@Suite struct MediaRuleEvaluatorTests {
+    static let uuid = "3f1c9e2a-7b4d-4e8f-9a21-5c6d7e8f9a0b"
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let mainDevice = DeviceCapabilities(securityLevel: .main, hdcp: .type1, virtualMachine: false)
+
+    private func input(rules: MediaRules? = nil, entitlements: [String] = [MediaFixture.attribute],
+                       rentals: [String: Int64] = [:], dissem: [String] = [], subject: String = "alice@example.com",
+                       region: String? = "US", device: DeviceCapabilities = mainDevice, firstPlay: Date? = nil,
+                       rank: Int? = 0) -> MediaPolicyInput {
+        MediaPolicyInput(policyUUID: Self.uuid, dataAttributes: [MediaFixture.attribute], dissem: dissem, rules: rules,
+                         viewer: MediaViewer(subject: subject, entitlements: entitlements, rentals: rentals),
+                         region: region, device: device, firstPlay: firstPlay, playbackRank: rank, now: Self.now)
+    }
+
+    @Test func entitlementIsRequiredForEveryAttribute() {
+        #expect(MediaRuleEvaluator.evaluate(input()) == nil)
+        #expect(MediaRuleEvaluator.evaluate(input(entitlements: [MediaFixture.attribute.uppercased()])) == nil)
+        #expect(MediaRuleEvaluator.evaluate(input(entitlements: [])) == .notEntitled)
+        #expect(MediaRuleEvaluator.evaluate(input(entitlements: ["https://example.com/attr/tier/value/silver"])) == .notEntitled)
+    }
+
+    @Test func dissemListsTheViewer() {
+        #expect(MediaRuleEvaluator.evaluate(input(dissem: ["Alice@Example.com"])) == nil)
+        #expect(MediaRuleEvaluator.evaluate(input(dissem: ["bob@example.com"])) == .dissemExcluded)
+    }
+
+    @Test func rentalPurchaseWindow() {
+        let rules = MediaRules(rentalPurchaseWindowSeconds: 3600)
+        let purchase = Int64(Self.now.timeIntervalSince1970)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules)) == .rentalNotPurchased)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, rentals: [Self.uuid.uppercased(): purchase - 3599])) == nil)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, rentals: [Self.uuid: purchase - 3601])) == .rentalPurchaseWindowClosed)
+        // Once playback started within the window, the purchase window no longer matters.
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, rentals: [Self.uuid: purchase - 7200],
+                                           firstPlay: Self.now.addingTimeInterval(-4000))) == nil)
+        // A purchase time in the future (beyond skew) is no purchase.
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, rentals: [Self.uuid: purchase + 3600])) == .rentalNotPurchased)
+    }
+
+    @Test func rentalPlaybackWindow() {
+        let rules = MediaRules(rentalPlaybackWindowSeconds: 172_800)
+        let rentals = [Self.uuid: Int64(Self.now.timeIntervalSince1970) - 10]
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, rentals: rentals, firstPlay: nil)) == nil)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, rentals: rentals, firstPlay: Self.now.addingTimeInterval(-172_800))) == nil)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, rentals: rentals, firstPlay: Self.now.addingTimeInterval(-172_801)))
+                == .rentalPlaybackWindowClosed)
+    }
+
+    @Test func regions() {
+        let allowed = MediaRules(allowedRegions: ["US", "CA"])
+        #expect(MediaRuleEvaluator.evaluate(input(rules: allowed, region: "CA")) == nil)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: allowed, region: "FR")) == .regionNotAllowed)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: allowed, region: nil)) == .regionUnknown)
+        let blocked = MediaRules(blockedRegions: ["KP"])
+        #expect(MediaRuleEvaluator.evaluate(input(rules: blocked, region: "US")) == nil)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: blocked, region: "KP")) == .regionBlocked)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: blocked, region: nil)) == .regionUnknown)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: MediaRules(), region: nil)) == nil)
+    }
+
+    @Test func securityLevelsAreOrderedNotCompared() {
+        #expect(SecurityLevel.software < .baseline && SecurityLevel.baseline < .main)
+        // "main" < "software" as strings: a string comparison would get this wrong.
+        #expect("main" < "software")
+        let rules = MediaRules(minSecurityLevel: .baseline)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, device: Self.mainDevice)) == nil)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, device: .init(securityLevel: .baseline, hdcp: .type1, virtualMachine: false))) == nil)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, device: .software(reportedVirtualMachine: false)))
+                == .securityLevelInsufficient)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: MediaRules(minSecurityLevel: .software),
+                                           device: .software(reportedVirtualMachine: false))) == nil)
+    }
+
+    @Test func hdcp() {
+        let rules = MediaRules(hdcp: .type1)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules)) == nil)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, device: .init(securityLevel: .main, hdcp: .type0, virtualMachine: false)))
+                == .hdcpInsufficient)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: MediaRules(hdcp: .type0),
+                                           device: .init(securityLevel: .main, hdcp: .type0, virtualMachine: false))) == nil)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: MediaRules(hdcp: .unprotected), device: .software(reportedVirtualMachine: nil))) == nil)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: MediaRules(hdcp: .type0), device: .software(reportedVirtualMachine: nil)))
+                == .hdcpInsufficient)
+    }
+
+    @Test func virtualMachines() {
+        let rules = MediaRules(allowVirtualMachines: false)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules)) == nil)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, device: .init(securityLevel: .main, hdcp: .type1, virtualMachine: true)))
+                == .virtualMachine)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, device: .software(reportedVirtualMachine: true))) == .virtualMachine)
+        // A software client's "not a VM" is only a claim.
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, device: .software(reportedVirtualMachine: false)))
+                == .virtualMachineUnverified)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: MediaRules(allowVirtualMachines: true),
+                                           device: .software(reportedVirtualMachine: true))) == nil)
+    }
+
+    @Test func concurrentStreams() {
+        let rules = MediaRules(maxConcurrentStreams: 2)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, rank: 0)) == nil)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, rank: 1)) == nil)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, rank: 2)) == .concurrentStreams)
+        #expect(MediaRuleEvaluator.evaluate(input(rules: rules, rank: nil)) == .concurrentStreams)
+    }
+}
+
+@Suite struct MediaRulesTests {
+    private func parse(_ text: String) throws(ManifestRefusal) -> MediaRules {
+        guard let value = try? JSONParser.parse(Data(text.utf8)) else { throw .malformedMediaRules }
+        return try MediaRules(json: value)
+    }
+
+    @Test func readsThePackagerShape() throws {
+        let rules = try parse(#"{"v":1,"rental":{"purchaseWindowSeconds":2592000,"playbackWindowSeconds":172800},"maxConcurrentStreams":2,"allowedRegions":["US","CA"],"blockedRegions":["KP"],"hdcp":"type1","minSecurityLevel":"main","allowVirtualMachines":false}"#)
+        #expect(rules == MediaRules(rentalPurchaseWindowSeconds: 2_592_000, rentalPlaybackWindowSeconds: 172_800,
+                                    maxConcurrentStreams: 2, allowedRegions: ["US", "CA"], blockedRegions: ["KP"],
+                                    hdcp: .type1, minSecurityLevel: .main, allowVirtualMachines: false))
+        #expect(try parse(#"{"v":1}"#) == MediaRules())
+    }
+
+    @Test(arguments: [
+        #"{}"#, #"{"v":2}"#, #"{"v":1.0}"#, #"{"v":1,"unknown":true}"#, #"{"v":1,"rental":{}}"#,
+        #"{"v":1,"rental":{"purchaseWindowSeconds":0}}"#, #"{"v":1,"rental":{"other":1}}"#,
+        #"{"v":1,"maxConcurrentStreams":-1}"#, #"{"v":1,"maxConcurrentStreams":1.5}"#, #"{"v":1,"maxConcurrentStreams":"2"}"#,
+        #"{"v":1,"allowedRegions":[]}"#, #"{"v":1,"allowedRegions":["us"]}"#, #"{"v":1,"allowedRegions":["USA"]}"#,
+        #"{"v":1,"blockedRegions":["KP","KP"]}"#, #"{"v":1,"hdcp":"type2"}"#, #"{"v":1,"minSecurityLevel":"MAIN"}"#,
+        #"{"v":1,"allowVirtualMachines":"no"}"#, #"[]"#,
+    ])
+    func refusesAnythingOutsideTheSchema(_ text: String) {
+        #expect(throws: ManifestRefusal.malformedMediaRules) { _ = try parse(text) }
+    }
+}

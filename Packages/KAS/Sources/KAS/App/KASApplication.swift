@@ -96,7 +96,10 @@ public final class KASApplication: Sendable {
             return .bytes(Data(text.utf8), contentType: Metrics.contentType)
         }
         registerOpenTDFRoutes(on: router, keyRing: keyRing, verifier: verifier,
-                              options: OpenTDFRouteOptions(publicURL: configuration.publicURL))
+                              options: OpenTDFRouteOptions(publicURL: configuration.publicURL, rewrapLimit: media.map {
+                                  RewrapRateLimit(perMinute: configuration.limits.rewrapRequestsPerMinute, store: $0.store,
+                                                  clock: $0.clock)
+                              }))
         if let media {
             registerMediaRoutes(on: router, service: media,
                                 authentication: AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics))

@@ -98,7 +98,8 @@ extension KASConfiguration {
     private static func refuseUnknownKeys(_ root: JSONObject, file: String) throws(KASConfigurationError) {
         var unknown = root.keys.filter { !fileKeys.contains($0) }
         let sections: [(String, Set<String>)] = [
-            ("limits", ["maxBodyBytes", "maxConnections", "maxConnectionsPerIP", "requestTimeoutSeconds"]),
+            ("limits", ["maxBodyBytes", "maxConnections", "maxConnectionsPerIP", "requestTimeoutSeconds",
+                        "requestDeadlineSeconds", "reservedConnections", "rewrapRequestsPerMinute"]),
             ("rateLimits", ["keyRequestsPerMinute"]),
             ("media", ["heartbeatSeconds", "sessionTimeoutSeconds", "maxLiveSessionsPerViewer", "auditMaxBytes", "auditKeepFiles"]),
             ("fairplay", fairPlayKeys),

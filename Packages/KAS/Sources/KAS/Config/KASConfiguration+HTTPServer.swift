@@ -12,6 +12,9 @@ extension KASConfiguration {
         server.maxConnections = limits.maxConnections
         server.maxConnectionsPerIP = limits.maxConnectionsPerIP
         server.requestTimeout = .seconds(limits.requestTimeoutSeconds)
+        server.requestDeadline = .seconds(limits.requestDeadlineSeconds)
+        server.reservedConnections = limits.reservedConnections
+        server.trustedProxies = trustedProxies
         if let tls {
             server.tls = TLSConfiguration(certificatePEM: try Self.readPEM(tls.certificateFile, "tlsCert"),
                                           privateKeyPEM: try Self.readPEM(tls.keyFile, "tlsKey"))

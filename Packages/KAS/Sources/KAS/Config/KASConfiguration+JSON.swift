@@ -35,6 +35,10 @@ extension KASConfiguration {
             ("maxConnections", number(limits.maxConnections)),
             ("maxConnectionsPerIP", number(limits.maxConnectionsPerIP)),
             ("requestTimeoutSeconds", number(limits.requestTimeoutSeconds)),
+            ("requestDeadlineSeconds", number(limits.requestDeadlineSeconds)),
+            ("reservedConnections", number(limits.reservedConnections
+                ?? HTTPServerConfiguration.defaultReservedConnections(maxConnections: limits.maxConnections))),
+            ("rewrapRequestsPerMinute", number(limits.rewrapRequestsPerMinute)),
         ]))))
         members.append(("leaseSeconds", number(leaseSeconds)))
         members.append(("rateLimits", .object(JSONObject([("keyRequestsPerMinute", number(rateLimits.keyRequestsPerMinute))]))))

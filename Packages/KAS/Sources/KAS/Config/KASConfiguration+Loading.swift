@@ -16,6 +16,9 @@ extension KASConfiguration {
         public var maxConnections: Int?
         public var maxConnectionsPerIP: Int?
         public var requestTimeoutSeconds: Int?
+        public var requestDeadlineSeconds: Int?
+        public var reservedConnections: Int?
+        public var rewrapRequestsPerMinute: Int?
         public var leaseSeconds: Int?
         public var keyRequestsPerMinute: Int?
         public var trustedProxies: [String]?
@@ -38,7 +41,8 @@ extension KASConfiguration {
     public static let environmentVariables: [String] = [
         "KAS_CONFIG", "KAS_LISTEN", "KAS_DATA_DIR", "KAS_PUBLIC_URL", "KAS_ACCEPTED_KAS_URLS",
         "KAS_TLS_CERT", "KAS_TLS_KEY", "KAS_DEV_ISSUER", "KAS_MAX_BODY_BYTES", "KAS_MAX_CONNECTIONS",
-        "KAS_MAX_CONNECTIONS_PER_IP", "KAS_REQUEST_TIMEOUT_SECONDS", "KAS_LEASE_SECONDS",
+        "KAS_MAX_CONNECTIONS_PER_IP", "KAS_REQUEST_TIMEOUT_SECONDS", "KAS_REQUEST_DEADLINE_SECONDS",
+        "KAS_RESERVED_CONNECTIONS", "KAS_REWRAP_REQUESTS_PER_MINUTE", "KAS_LEASE_SECONDS",
         "KAS_KEY_REQUESTS_PER_MINUTE", "KAS_TRUSTED_PROXIES", "KAS_REGION_HEADER",
         "KAS_HEARTBEAT_SECONDS", "KAS_SESSION_TIMEOUT_SECONDS", "KAS_MAX_LIVE_SESSIONS_PER_VIEWER",
         "KAS_AUDIT_MAX_BYTES", "KAS_AUDIT_KEEP_FILES", "KAS_FAIRPLAY_CERTIFICATE_FILE", "KAS_FAIRPLAY_SDK_COMMAND",
@@ -73,6 +77,9 @@ extension KASConfiguration {
         if let value = merged.maxConnections { configuration.limits.maxConnections = value }
         if let value = merged.maxConnectionsPerIP { configuration.limits.maxConnectionsPerIP = value }
         if let value = merged.requestTimeoutSeconds { configuration.limits.requestTimeoutSeconds = value }
+        if let value = merged.requestDeadlineSeconds { configuration.limits.requestDeadlineSeconds = value }
+        if let value = merged.reservedConnections { configuration.limits.reservedConnections = value }
+        if let value = merged.rewrapRequestsPerMinute { configuration.limits.rewrapRequestsPerMinute = value }
         if let value = merged.leaseSeconds { configuration.leaseSeconds = value }
         if let value = merged.keyRequestsPerMinute { configuration.rateLimits.keyRequestsPerMinute = value }
         if let value = merged.trustedProxies { configuration.trustedProxies = value }
@@ -82,6 +89,9 @@ extension KASConfiguration {
         if let value = merged.maxLiveSessionsPerViewer { configuration.media.maxLiveSessionsPerViewer = value }
         if let value = merged.auditMaxBytes { configuration.media.auditMaxBytes = value }
         if let value = merged.auditKeepFiles { configuration.media.auditKeepFiles = value }
+        guard (configuration.limits.reservedConnections ?? 0) < configuration.limits.maxConnections else {
+            throw KASConfigurationError(.conflict, "limits.reservedConnections must be below limits.maxConnections")
+        }
         guard configuration.media.sessionTimeoutSeconds >= configuration.media.heartbeatSeconds else {
             throw KASConfigurationError(.conflict, "media.sessionTimeoutSeconds must be at least media.heartbeatSeconds")
         }
@@ -214,6 +224,9 @@ extension KASConfiguration.Overrides {
         if let value = other.maxConnections { maxConnections = value }
         if let value = other.maxConnectionsPerIP { maxConnectionsPerIP = value }
         if let value = other.requestTimeoutSeconds { requestTimeoutSeconds = value }
+        if let value = other.requestDeadlineSeconds { requestDeadlineSeconds = value }
+        if let value = other.reservedConnections { reservedConnections = value }
+        if let value = other.rewrapRequestsPerMinute { rewrapRequestsPerMinute = value }
         if let value = other.leaseSeconds { leaseSeconds = value }
         if let value = other.keyRequestsPerMinute { keyRequestsPerMinute = value }
         if let value = other.trustedProxies { trustedProxies = value }

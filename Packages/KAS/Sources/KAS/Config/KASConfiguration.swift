@@ -17,6 +17,9 @@ import Foundation
 /// | `limits.maxConnections` | `KAS_MAX_CONNECTIONS` | | 1024 (1 ... 100000) |
 /// | `limits.maxConnectionsPerIP` | `KAS_MAX_CONNECTIONS_PER_IP` | | 64 (1 ... 100000) |
 /// | `limits.requestTimeoutSeconds` | `KAS_REQUEST_TIMEOUT_SECONDS` | | 30 (1 ... 3600) |
+/// | `limits.requestDeadlineSeconds` | `KAS_REQUEST_DEADLINE_SECONDS` | | 10 (1 ... 3600) |
+/// | `limits.reservedConnections` (below `maxConnections`) | `KAS_RESERVED_CONNECTIONS` | | an eighth of `maxConnections`, at most 64 (0 ... 100000) |
+/// | `limits.rewrapRequestsPerMinute` | `KAS_REWRAP_REQUESTS_PER_MINUTE` | | 120 (1 ... 1000000) |
 /// | `leaseSeconds` | `KAS_LEASE_SECONDS` | | 3600 (1 ... 31536000) |
 /// | `rateLimits.keyRequestsPerMinute` | `KAS_KEY_REQUESTS_PER_MINUTE` | | 60 (1 ... 1000000) |
 /// | `trustedProxies` [IP or CIDR] | `KAS_TRUSTED_PROXIES` (comma-separated) | | `[]` |
@@ -92,16 +95,28 @@ public struct KASConfiguration: Sendable, Equatable {
         public var maxBodyBytes: Int = 2 << 20
         /// Connections open at once, over all peers.
         public var maxConnections: Int = 1024
-        /// Connections open at once from one IP address.
+        /// Connections open at once from one IP address (for a trusted proxy: requests in
+        /// progress per forwarded client).
         public var maxConnectionsPerIP: Int = 64
-        /// Time a connection may take to send its request.
+        /// A connection that sends or receives nothing for this long is closed.
         public var requestTimeoutSeconds: Int = 30
+        /// A request must have arrived completely (line, headers, body) this long after its
+        /// connection opened or the previous response on it was sent; otherwise the connection
+        /// is closed, however steadily its bytes trickle in.
+        public var requestDeadlineSeconds: Int = 10
+        /// Connection slots kept for addresses holding fewer than 4 connections; nil: an eighth
+        /// of `maxConnections`, at most 64.
+        public var reservedConnections: Int?
+        /// OpenTDF rewrap requests (`/kas/v2/rewrap`, Connect `Rewrap`) per viewer per minute;
+        /// a request counts once however many key access objects it carries.
+        public var rewrapRequestsPerMinute: Int = 120
 
         public init() {}
     }
 
     public struct RateLimits: Sendable, Equatable {
-        /// Key requests (key-request and rewrap) per viewer per minute; more get 429 + Retry-After.
+        /// Media key requests (`/media/v1/key-request`) per viewer per minute; more get 429 +
+        /// Retry-After. Rewraps have their own limit, `limits.rewrapRequestsPerMinute`.
         public var keyRequestsPerMinute: Int = 60
 
         public init() {}

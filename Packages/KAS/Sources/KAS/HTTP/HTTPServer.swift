@@ -4,8 +4,9 @@ import Glibc
 import Synchronization
 
 /// HTTP/1.1 (keep-alive) and HTTPS server on libmicrohttpd: a pool of worker threads, each with
-/// its own epoll loop. Parsing, limits, timeouts and TLS are libmicrohttpd's; this type collects
-/// each request and hands it to an `HTTPResponder`.
+/// its own epoll loop. Parsing, the idle timeout and TLS are libmicrohttpd's; which connections
+/// are taken, the per-address cap and the request deadline are `ConnectionGuard`'s; this type
+/// collects each request and hands it to an `HTTPResponder`.
 ///
 /// Handlers are synchronous and run on the worker thread that owns the connection. The key
 /// server's work per request is short and CPU-bound (JSON, a few crypto operations, an SQLite
@@ -26,7 +27,14 @@ public final class HTTPServer: @unchecked Sendable {
 
     public init(configuration: HTTPServerConfiguration, responder: HTTPResponder) {
         self.configuration = configuration
-        self.core = ServerCore(responder: responder, maxBodyBytes: configuration.maxBodyBytes)
+        let connectionLimit = configuration.maxConnections > 0 ? configuration.maxConnections : Int(Int32.max)
+        let perAddress = configuration.maxConnectionsPerIP > 0 ? configuration.maxConnectionsPerIP : Int(Int32.max)
+        let guardian = ConnectionGuard(
+            limits: ConnectionGuard.Limits(maxConnections: connectionLimit, maxConnectionsPerAddress: perAddress,
+                                           reservedConnections: max(0, configuration.effectiveReservedConnections),
+                                           requestDeadline: max(.seconds(1), configuration.requestDeadline)),
+            proxies: TrustedProxies(configuration.trustedProxies) ?? .none)
+        self.core = ServerCore(responder: responder, maxBodyBytes: configuration.maxBodyBytes, connections: guardian)
     }
 
     public convenience init(configuration: HTTPServerConfiguration, router: Router) {
@@ -54,6 +62,11 @@ public final class HTTPServer: @unchecked Sendable {
     /// Requests received and not yet completely answered.
     public var inFlightRequests: Int { core.inFlight.load(ordering: .acquiring) }
 
+    /// Connections the accept policy refused (over a limit), and connections closed because
+    /// their request had not arrived by the deadline, since start.
+    public var refusedConnections: Int { core.connections.refusedConnections.load(ordering: .relaxed) }
+    public var expiredRequests: Int { core.connections.expiredRequests.load(ordering: .relaxed) }
+
     /// Binds and starts serving. A server starts once; make a new one to serve again.
     public func start() throws(HTTPServerError) {
         lock.lock()
@@ -66,22 +79,35 @@ public final class HTTPServer: @unchecked Sendable {
         guard config.maxConnections >= 0, config.maxConnectionsPerIP >= 0, config.threadPoolSize >= 0 else {
             throw HTTPServerError(.invalidConfiguration, "negative connection or thread limit")
         }
+        let reserve = config.effectiveReservedConnections
+        guard reserve >= 0, config.maxConnections == 0 || reserve < config.maxConnections else {
+            throw HTTPServerError(.invalidConfiguration, "reservedConnections must be from 0 to below maxConnections")
+        }
+        guard TrustedProxies(config.trustedProxies) != nil else {
+            throw HTTPServerError(.invalidConfiguration, "trustedProxies holds an entry that is neither an IP address nor a CIDR block")
+        }
         let timeoutSeconds = max(1, Int(config.requestTimeout.components.seconds))
+        Self.raiseDescriptorLimit(toAtLeast: config.maxConnections + Self.descriptorHeadroom)
 
         var address = try Self.socketAddress(host: config.host, port: config.port)
         var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_ITC.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
 
+        let coreCookie = Unmanaged.passUnretained(core).toOpaque()
         var options: [MHD_OptionItem] = [
-            mediadrm_mhd_option_notify_completed(requestCompletedCallback, Unmanaged.passUnretained(core).toOpaque()),
+            mediadrm_mhd_option_notify_completed(requestCompletedCallback, coreCookie),
+            mediadrm_mhd_option_notify_connection(connectionNotificationCallback, coreCookie),
+            mediadrm_mhd_option_uri_log(requestTargetCallback, coreCookie),
             mediadrm_mhd_option_int(.CONNECTION_MEMORY_LIMIT, config.maxHeaderBytes),
             mediadrm_mhd_option_int(.CONNECTION_TIMEOUT, timeoutSeconds),
+            // The kernel caps this at net.core.somaxconn (4096 on current kernels).
+            mediadrm_mhd_option_int(.LISTEN_BACKLOG_SIZE, Int(SOMAXCONN)),
         ]
         if config.threadPoolSize > 1 { options.append(mediadrm_mhd_option_int(.THREAD_POOL_SIZE, config.threadPoolSize)) }
-        if config.maxConnections > 0 { options.append(mediadrm_mhd_option_int(.CONNECTION_LIMIT, config.maxConnections)) }
-        if config.maxConnectionsPerIP > 0 {
-            options.append(mediadrm_mhd_option_int(.PER_IP_CONNECTION_LIMIT, config.maxConnectionsPerIP))
-        }
+        // The accept policy enforces maxConnections and the per-address cap. libmicrohttpd's own
+        // limit is split evenly over its worker threads; at twice ours, one worker that happens to
+        // hold many connections never refuses a client the policy would take.
+        if config.maxConnections > 0 { options.append(mediadrm_mhd_option_int(.CONNECTION_LIMIT, 2 * config.maxConnections)) }
         if let tls = config.tls {
             guard MHD_is_feature_supported(.FEATURE_TLS) == .YES else {
                 throw HTTPServerError(.tlsUnavailable, "libmicrohttpd was built without TLS")
@@ -99,12 +125,12 @@ public final class HTTPServer: @unchecked Sendable {
             options.append(mediadrm_mhd_option_pointer(.HTTPS_PRIORITIES, priorities))
         }
 
-        let coreCookie = Unmanaged.passUnretained(core).toOpaque()
         let started: OpaquePointer? = withUnsafeMutableBytes(of: &address.storage) { addressBytes in
             options.append(mediadrm_mhd_option_pointer(.SOCK_ADDR, addressBytes.baseAddress))
             options.append(mediadrm_mhd_option_end())
             return options.withUnsafeMutableBufferPointer { items in
-                mediadrm_mhd_start_daemon(flags, UInt16(config.port), accessHandlerCallback, coreCookie, items.baseAddress)
+                mediadrm_mhd_start_daemon(flags, UInt16(config.port), acceptPolicyCallback, coreCookie,
+                                          accessHandlerCallback, coreCookie, items.baseAddress)
             }
         }
         guard let started else {
@@ -114,6 +140,20 @@ public final class HTTPServer: @unchecked Sendable {
         }
         daemon = started
         boundPort = Int(mediadrm_mhd_bound_port(started))
+        core.connections.startWatchdog()
+    }
+
+    /// Descriptors beyond the connections: listening socket, epoll and signalling descriptors
+    /// per worker, the state store, logs.
+    static let descriptorHeadroom = 256
+
+    /// Raises the soft descriptor limit (up to the hard one) so `maxConnections` connections can
+    /// be accepted: the common default of 1024 would fail accepts before the limit is reached.
+    static func raiseDescriptorLimit(toAtLeast wanted: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(wanted) else { return }
+        limit.rlim_cur = min(limit.rlim_max, rlim_t(wanted))
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// Stops accepting connections, lets requests in flight finish (up to `gracePeriod`,
@@ -136,6 +176,7 @@ public final class HTTPServer: @unchecked Sendable {
         while core.inFlight.load(ordering: .acquiring) > 0, ContinuousClock.now < deadline {
             usleep(2_000)
         }
+        core.connections.stopWatchdog()
         MHD_stop_daemon(running)
         daemon = nil
     }
@@ -182,11 +223,19 @@ public final class HTTPServer: @unchecked Sendable {
 final class ServerCore: @unchecked Sendable {
     let responder: HTTPResponder
     let maxBodyBytes: Int
+    let connections: ConnectionGuard
     let inFlight = Atomic<Int>(0)
 
-    init(responder: HTTPResponder, maxBodyBytes: Int) {
+    init(responder: HTTPResponder, maxBodyBytes: Int, connections: ConnectionGuard) {
         self.responder = responder
         self.maxBodyBytes = maxBodyBytes
+        self.connections = connections
+    }
+
+    /// The request line was read: the request's state starts here, with the raw target.
+    func requestTarget(_ uri: UnsafePointer<CChar>?) -> UnsafeMutableRawPointer {
+        let state = RequestState(rawTarget: uri)
+        return Unmanaged.passRetained(state).toOpaque()
     }
 
     /// libmicrohttpd's access handler protocol: the first call (no per-request state yet) sees
@@ -194,12 +243,14 @@ final class ServerCore: @unchecked Sendable {
     /// by setting it to 0); the call with `uploadSize` 0 after the first means the body is
     /// complete, and we answer then.
     func access(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-                upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+                version: UnsafePointer<CChar>?, upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
                 slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
-        guard let existing = slot.pointee else {
-            return begin(connection: connection, url: url, method: method, slot: slot)
-        }
+        if slot.pointee == nil { slot.pointee = requestTarget(nil) }
+        guard let existing = slot.pointee else { return .NO }
         let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+        guard state.headersTaken else {
+            return begin(state, connection: connection, url: url, method: method, version: version)
+        }
         let count = uploadSize.pointee
         if state.answered {
             // A response is queued already; drop whatever still arrives.
@@ -225,32 +276,78 @@ final class ServerCore: @unchecked Sendable {
         return dispatch(state, on: connection)
     }
 
-    private func begin(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-                       slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
-        let state = RequestState(method: method.map { String(cString: $0) } ?? "",
-                                 path: url.map { String(cString: $0) } ?? "/")
-        slot.pointee = Unmanaged.passRetained(state).toOpaque()
+    private func begin(_ state: RequestState, connection: OpaquePointer, url: UnsafePointer<CChar>?,
+                       method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?) -> MHD_Result {
+        state.headersTaken = true
+        state.method = method.map { String(cString: $0) } ?? ""
+        state.path = url.map { String(cString: $0) } ?? "/"
         inFlight.add(1, ordering: .acquiringAndReleasing)
-        // Headers are complete at the first call: take them now and judge the framing before
+        // Headers are complete at the first call: take them now and judge the request before
         // any body byte is read.
         state.headers = Self.values(of: .HEADER_KIND, on: connection).reduce(into: ServerHeaders()) {
             $0.add(name: $1.0, value: $1.1 ?? "")
         }
-        if let refusal = framingRefusal(state.headers) {
+        state.peer = Self.peerAddress(connection)
+        state.client = connections.proxies.client(peer: state.peer, forwardedFor: state.headers.values(for: "X-Forwarded-For"))
+        if let refusal = Self.targetRefusal(state, url: url, version: version) ?? framingRefusal(state.headers) {
             state.answered = true
-            return queue(refusal.response, requestID: nil, on: connection)
+            return queue(refusal.response, requestID: nil, on: connection, closing: true)
+        }
+        if state.client != state.peer {
+            guard connections.beginForwarded(client: state.client) else {
+                state.answered = true
+                return queue(HTTPError(.tooManyRequests, reason: "too many requests in progress for one client").response,
+                             requestID: nil, on: connection)
+            }
+            state.countedForwarded = true
         }
         return .YES
     }
 
+    /// libmicrohttpd reads the request target as a C string, so a NUL byte in it (raw, or
+    /// `%00` once decoded) would silently cut the path (`/healthz\0abc` served as `/healthz`).
+    /// A raw NUL shows as a target shorter than the space libmicrohttpd found for it: the
+    /// version string follows the target and its separator in the request-line buffer.
+    static func targetRefusal(_ state: RequestState, url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?) -> HTTPError? {
+        let nul = HTTPError(.badRequest, reason: "the request target contains a NUL byte (raw or %00)")
+        if state.rawTarget?.contains("%00") == true { return nul }
+        if let start = state.rawTargetStart, let url, let version, UnsafeRawPointer(url) == start, version.pointee != 0,
+           start.distance(to: UnsafeRawPointer(version)) - 1 > state.rawTargetLength {
+            return nul
+        }
+        return nil
+    }
+
+    /// The connection's peer as a numeric address ("" when unknown).
+    static func peerAddress(_ connection: OpaquePointer) -> String {
+        var addressBuffer = [CChar](repeating: 0, count: 64)
+        return addressBuffer.withUnsafeMutableBufferPointer { buffer -> String in
+            guard let base = buffer.baseAddress,
+                  mediadrm_mhd_client_address(connection, base, buffer.count) == 0 else { return "" }
+            return String(cString: base)
+        }
+    }
+
     /// libmicrohttpd 0.9.75 checks that Content-Length is a number but accepts it twice, or
     /// together with Transfer-Encoding; both are request-smuggling shapes (RFC 9112 §6.3), so
-    /// they are refused here. A declared length over the limit is refused before reading.
+    /// they are refused here. A declared length over the limit is refused before reading. It
+    /// reads a body only with exactly `Transfer-Encoding: chunked`; any other coding would make
+    /// it wait for the connection to close, so it is refused: 501 for a coding this server does
+    /// not implement (RFC 9112 §6.1), 400 when chunked is not the final coding (§6.3).
     private func framingRefusal(_ headers: ServerHeaders) -> HTTPError? {
+        let codings = headers.values(for: "Transfer-Encoding")
+            .flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        if !codings.isEmpty, codings != ["chunked"] {
+            guard codings.last == "chunked" else {
+                return HTTPError(.badRequest, reason: "Transfer-Encoding must end with chunked")
+            }
+            return HTTPError(HTTPStatus(code: 501), reason: "only the chunked transfer coding is supported")
+        }
         let lengths = headers.values(for: "Content-Length")
         guard !lengths.isEmpty else { return nil }
         guard lengths.count == 1 else { return HTTPError(.badRequest, reason: "repeated Content-Length") }
-        guard !headers.contains("Transfer-Encoding") else {
+        guard codings.isEmpty else {
             return HTTPError(.badRequest, reason: "both Content-Length and Transfer-Encoding")
         }
         let text = lengths[0].trimmingCharacters(in: .whitespaces)
@@ -270,23 +367,18 @@ final class ServerCore: @unchecked Sendable {
 
     private func dispatch(_ state: RequestState, on connection: OpaquePointer) -> MHD_Result {
         let query = Self.values(of: .GET_ARGUMENT_KIND, on: connection).map { HTTPQueryItem(name: $0.0, value: $0.1) }
-
-        var addressBuffer = [CChar](repeating: 0, count: 64)
-        let remote = addressBuffer.withUnsafeMutableBufferPointer { buffer -> String in
-            guard let base = buffer.baseAddress,
-                  mediadrm_mhd_client_address(connection, base, buffer.count) == 0 else { return "" }
-            return String(cString: base)
-        }
-
         let request = ServerRequest(method: HTTPMethod(state.method), path: state.path, queryItems: query,
-                                  headers: state.headers, body: state.body, remoteAddress: remote)
+                                  headers: state.headers, body: state.body, remoteAddress: state.peer)
         state.body = []
-        var context = RequestContext(remoteAddress: remote)
+        var context = RequestContext(remoteAddress: state.peer, clientAddress: state.client)
         let response = responder.respond(to: request, context: &context)
         return queue(response, requestID: context.requestID, on: connection)
     }
 
-    func queue(_ response: ServerResponse, requestID: String?, on connection: OpaquePointer) -> MHD_Result {
+    /// Queues the answer; `closing` for a request whose framing cannot be trusted, so nothing
+    /// after it on the connection is read as another request.
+    func queue(_ response: ServerResponse, requestID: String?, on connection: OpaquePointer, closing: Bool = false) -> MHD_Result {
+        connections.answering(connection)
         let body = response.body
         let created: OpaquePointer? = body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
@@ -303,29 +395,53 @@ final class ServerCore: @unchecked Sendable {
             _ = MHD_add_response_header(created, "Cache-Control", "no-store")
         }
         if let requestID { _ = MHD_add_response_header(created, "X-Request-ID", requestID) }
+        if closing { _ = MHD_add_response_header(created, "Connection", "close") }
         let status = UInt32(clamping: max(100, min(599, response.status.code)))
         return MHD_queue_response(connection, status, created)
     }
 
-    func completed(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+    func completed(connection: OpaquePointer?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
+        if let connection { connections.requestFinished(connection) }
         guard let slot, let existing = slot.pointee else { return }
-        Unmanaged<RequestState>.fromOpaque(existing).release()
+        let state = Unmanaged<RequestState>.fromOpaque(existing).takeRetainedValue()
         slot.pointee = nil
-        inFlight.subtract(1, ordering: .acquiringAndReleasing)
+        if state.countedForwarded { connections.endForwarded(client: state.client) }
+        if state.headersTaken { inFlight.subtract(1, ordering: .acquiringAndReleasing) }
+    }
+
+    func connectionNotification(_ connection: OpaquePointer, _ code: MHD_ConnectionNotificationCode) {
+        switch code {
+        case MHD_ConnectionNotificationCode(rawValue: 0): // MHD_CONNECTION_NOTIFY_STARTED
+            connections.started(connection, descriptor: mediadrm_mhd_connection_fd(connection),
+                                address: Self.peerAddress(connection))
+        default:
+            connections.closed(connection)
+        }
     }
 }
 
 /// One request's state between access-handler calls; owned by the connection's worker thread.
 final class RequestState {
-    let method: String
-    let path: String
+    /// The request target as received (before percent-decoding), up to its first NUL byte;
+    /// where it starts in libmicrohttpd's buffer, and its length up to that NUL.
+    let rawTarget: String?
+    let rawTargetStart: UnsafeRawPointer?
+    let rawTargetLength: Int
+    var method = ""
+    var path = "/"
     var headers = ServerHeaders()
     var body: [UInt8] = []
+    /// The TCP peer, and whom the request is for (the peer, or a trusted proxy's forwarded client).
+    var peer = ""
+    var client = ""
+    var headersTaken = false
+    var countedForwarded = false
     var answered = false
 
-    init(method: String, path: String) {
-        self.method = method
-        self.path = path
+    init(rawTarget: UnsafePointer<CChar>?) {
+        self.rawTarget = rawTarget.map { String(cString: $0) }
+        self.rawTargetStart = rawTarget.map { UnsafeRawPointer($0) }
+        self.rawTargetLength = rawTarget.map { strlen($0) } ?? 0
     }
 }
 
@@ -341,14 +457,35 @@ private let valueCollectorCallback: MHD_KeyValueIterator = { cls, _, key, value 
     return .YES
 }
 
-private let accessHandlerCallback: MHD_AccessHandlerCallback = { cls, connection, url, method, _, upload, uploadSize, slot in
+private let accessHandlerCallback: MHD_AccessHandlerCallback = { cls, connection, url, method, version, upload, uploadSize, slot in
     guard let cls, let connection, let uploadSize, let slot else { return .NO }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-    return core.access(connection: connection, url: url, method: method, upload: upload,
+    return core.access(connection: connection, url: url, method: method, version: version, upload: upload,
                        uploadSize: uploadSize, slot: slot)
 }
 
-private let requestCompletedCallback: MHD_RequestCompletedCallback = { cls, _, slot, _ in
+private let requestCompletedCallback: MHD_RequestCompletedCallback = { cls, connection, slot, _ in
     guard let cls else { return }
-    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().completed(slot: slot)
+    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().completed(connection: connection, slot: slot)
+}
+
+private let requestTargetCallback: mediadrm_uri_log_callback = { cls, uri, _ in
+    guard let cls else { return nil }
+    return Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestTarget(uri)
+}
+
+private let connectionNotificationCallback: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+    guard let cls, let connection else { return }
+    Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().connectionNotification(connection, code)
+}
+
+private let acceptPolicyCallback: MHD_AcceptPolicyCallback = { cls, address, _ in
+    guard let cls else { return .NO }
+    var buffer = [CChar](repeating: 0, count: 64)
+    let text = buffer.withUnsafeMutableBufferPointer { buffer -> String? in
+        guard let base = buffer.baseAddress, mediadrm_format_address(address, base, buffer.count) == 0 else { return nil }
+        return String(cString: base)
+    }
+    guard let text else { return .NO }
+    return Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().connections.admit(address: text) ? .YES : .NO
 }

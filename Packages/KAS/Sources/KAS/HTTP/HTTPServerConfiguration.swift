@@ -35,15 +35,37 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxHeaderBytes: Int = 32 * 1024
     /// Open connections in total (0 = libmicrohttpd's default, bounded by the fd limit).
     public var maxConnections: Int = 1024
-    /// Open connections from one IP address (0 = unlimited).
+    /// Open connections from one IP address (0 = unlimited). Connections whose client already
+    /// closed its side are not counted. Not applied to trusted proxies; their requests in
+    /// progress are limited to this many per forwarded client instead.
     public var maxConnectionsPerIP: Int = 64
+    /// The last slots of `maxConnections`, given only to addresses holding fewer than 4
+    /// connections, so a flood from a few addresses leaves room for everyone else. Below
+    /// `maxConnections`; nil: `defaultReservedConnections(maxConnections:)`.
+    public var reservedConnections: Int?
     /// A connection idle this long (no bytes received or sent) is closed, whether it is between
     /// requests or in the middle of sending one. Whole seconds, at least 1.
     public var requestTimeout: Duration = .seconds(30)
+    /// A request's line, headers and body must have arrived this long after the connection
+    /// opened or the previous response on it was sent, however steadily the bytes trickle in;
+    /// otherwise the connection is closed. An idle keep-alive connection is closed after this
+    /// long too. At least 1 second.
+    public var requestDeadline: Duration = .seconds(10)
+    /// Peers (IP addresses or CIDR blocks) whose `X-Forwarded-For` names the client: the
+    /// per-address cap applies to the forwarded client, not to the proxy.
+    public var trustedProxies: [String] = []
     /// How long `shutdown()` waits for in-flight requests.
     public var shutdownGracePeriod: Duration = .seconds(10)
     /// HTTPS when set.
     public var tls: TLSConfiguration?
+
+    /// An eighth of the connection limit, at most 64.
+    public static func defaultReservedConnections(maxConnections: Int) -> Int { min(64, maxConnections / 8) }
+
+    /// The reserve in effect.
+    public var effectiveReservedConnections: Int {
+        reservedConnections ?? Self.defaultReservedConnections(maxConnections: maxConnections)
+    }
 
     public init(host: String = "127.0.0.1", port: Int = 8443, tls: TLSConfiguration? = nil) {
         self.host = host

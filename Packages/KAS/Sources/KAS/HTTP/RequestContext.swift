@@ -46,6 +46,9 @@ public struct RequestContext: Sendable {
     /// runs from here, so a slow upload does not count as server time.
     public let startTime: ContinuousClock.Instant
     public let remoteAddress: String
+    /// Whom the request is for: the peer, or the client a trusted proxy named in
+    /// `X-Forwarded-For` (see `TrustedProxies`).
+    public let clientAddress: String
     /// The matched route's pattern (`/media/v1/session/{id}/heartbeat`), nil when no route matched.
     /// Logs and metrics use this, never the raw path, which can carry session ids.
     public var route: String?
@@ -56,10 +59,11 @@ public struct RequestContext: Sendable {
     public var viewerHash: String?
 
     public init(requestID: String = RequestContext.makeRequestID(), remoteAddress: String = "",
-                startTime: ContinuousClock.Instant = .now) {
+                clientAddress: String? = nil, startTime: ContinuousClock.Instant = .now) {
         self.requestID = requestID
         self.startTime = startTime
         self.remoteAddress = remoteAddress
+        self.clientAddress = clientAddress ?? remoteAddress
         self.route = nil
         self.parameters = PathParameters()
         self.identity = nil

@@ -139,7 +139,10 @@ extension MediaService {
             // A session's component is set once and never changes, so a session read above as
             // already bound to this component needs no write (one store write fewer per request).
             if session.component != component {
-                guard try store.bindComponent(idHash: idHash, component: component) else { throw KeyRequestFailure.refused(.sessionComponent) }
+                switch try store.bindComponent(idHash: idHash, component: component, now: now) {
+                case .conflict: throw KeyRequestFailure.refused(.sessionComponent)
+                case .bound(let replaced): auditReplaced(replaced, viewer: viewer, asset: asset, component: component, now: now)
+                }
             }
         } catch let failure as KeyRequestFailure {
             throw failure

@@ -114,9 +114,10 @@ public final class MediaService: Sendable {
         }
         maintain(now: now)
         switch outcome {
-        case .started(let record):
+        case .started(let record, let replaced):
             event.decision = .allow
             event.reason = "started"
+            auditReplaced(replaced, viewer: viewer, asset: asset, component: component, now: now)
             metrics?.increment("media_sessions_started_total", help: "Media sessions started.")
             return .json(.object(JSONObject([
                 ("status", .string("started")),
@@ -137,6 +138,7 @@ public final class MediaService: Sendable {
 
     public func heartbeat(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
         let viewer = try authenticate(&context)
+        guard request.body.isEmpty else { throw HTTPError(.badRequest, reason: "the heartbeat body must be empty") }
         guard let id = context.parameters["id"], Self.isSessionID(id) else { throw HTTPError(.notFound, reason: "no such session") }
         let record: MediaSessionRecord?
         do {
@@ -177,6 +179,19 @@ public final class MediaService: Sendable {
         guard let viewer = viewerResolver(context) else { throw HTTPError.unauthorized }
         context.viewerHash = viewer.viewerHash
         return viewer
+    }
+
+    /// One `session_end` audit line per session a newer session of the same playback and
+    /// component replaced: the audit log accounts for every session that ends.
+    func auditReplaced(_ count: Int, viewer: MediaViewer, asset: String, component: String?, now: Date) {
+        guard count > 0 else { return }
+        var ended = MediaAuditEvent.denied("session_end", viewer: viewer, reason: "replaced", time: now)
+        ended.decision = .allow
+        ended.asset = asset
+        ended.component = component
+        for _ in 0..<count { audit?.record(ended) }
+        metrics?.increment("media_sessions_replaced_total",
+                           help: "Media sessions ended by a newer session of the same playback and component.", by: count)
     }
 
     func countDenial(_ reason: String) {

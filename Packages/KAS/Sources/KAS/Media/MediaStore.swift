@@ -12,7 +12,10 @@ import Foundation
 public protocol MediaStore: Sendable {
     /// Admits and inserts a session unless `limit` live playbacks of this viewer and asset
     /// already exist (a session of an already live playback always joins it), or the viewer has
-    /// `maxLiveSessionsPerViewer` live sessions in all. Count and insert are one transaction.
+    /// `maxLiveSessionsPerViewer` live sessions in all. A playback holds at most one live session
+    /// per component: a session that names its component ends the live sessions of the same
+    /// playback bound to it (`replaced` counts them). Count, replacement and insert are one
+    /// transaction.
     func startSession(_ session: NewMediaSession, limit: Int?, maxLiveSessionsPerViewer: Int,
                       now: Date) throws(StoreError) -> SessionStartOutcome
     /// The session, live or not; nil when unknown.
@@ -22,9 +25,10 @@ public protocol MediaStore: Sendable {
     func heartbeat(idHash: String, viewer: String, now: Date, timeout: TimeInterval) throws(StoreError) -> MediaSessionRecord?
     /// Ends a live session owned by `viewer`; false when there was none.
     func endSession(idHash: String, viewer: String, now: Date) throws(StoreError) -> Bool
-    /// Ties a session to the component its first key request asked for; true when the session
-    /// now has `component` (it had none, or already this one).
-    func bindComponent(idHash: String, component: String) throws(StoreError) -> Bool
+    /// Ties a session to the component its first key request asked for (it had none, or already
+    /// this one) and ends the other live sessions of its playback bound to that component, in
+    /// one transaction; `.conflict` when the session is bound to another component.
+    func bindComponent(idHash: String, component: String, now: Date) throws(StoreError) -> ComponentBinding
     /// The position (0-based) of `playback` among the viewer's live playbacks of `asset`, oldest
     /// first; nil when it has no live session.
     func playbackRank(viewer: String, asset: String, playback: String, now: Date) throws(StoreError) -> Int?
@@ -75,11 +79,21 @@ public struct NewMediaSession: Sendable, Equatable {
 }
 
 public enum SessionStartOutcome: Sendable, Equatable {
-    case started(MediaSessionRecord)
+    /// Started; `replaced` live sessions of the same playback and component were ended for it.
+    case started(MediaSessionRecord, replaced: Int)
     /// `limit` playbacks of this asset are live for the viewer.
     case concurrencyLimit
     /// The viewer holds too many live sessions overall.
     case tooManySessions
+}
+
+/// What binding a session to a component did.
+public enum ComponentBinding: Sendable, Equatable {
+    /// The session holds the component; `replaced` other live sessions of its playback held it
+    /// and were ended.
+    case bound(replaced: Int)
+    /// The session is bound to another component.
+    case conflict
 }
 
 /// A stored session. Times have millisecond precision.

@@ -124,10 +124,19 @@ public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
         let expiresMs = nowMs + Int64((session.timeout * 1000).rounded())
         return try locked { () throws(StoreError) -> SessionStartOutcome in
             try database.transaction { () throws(StoreError) -> SessionStartOutcome in
+                // The sessions this one replaces (same playback and component) do not count
+                // against the viewer's bound: a restarted player is never locked out.
+                var replaceable = 0
+                if let component = session.component {
+                    replaceable = Self.int(try database.query(
+                        "SELECT COUNT(*) FROM media_sessions WHERE \(Self.sameComponentLive)",
+                        [.text(session.viewer), .text(session.asset), .text(session.playback), .text(component),
+                         .integer(nowMs)]).first?.first)
+                }
                 let all = try database.query(
                     "SELECT COUNT(*) FROM media_sessions WHERE viewer = ? AND ended_ms IS NULL AND expires_ms > ?",
                     [.text(session.viewer), .integer(nowMs)])
-                if Self.int(all.first?.first) >= maxLiveSessionsPerViewer { return .tooManySessions }
+                if Self.int(all.first?.first) - replaceable >= maxLiveSessionsPerViewer { return .tooManySessions }
                 if let limit {
                     let joins = try database.query(
                         """
@@ -145,6 +154,11 @@ public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
                         if Self.int(playbacks.first?.first) >= limit { return .concurrencyLimit }
                     }
                 }
+                var replaced = 0
+                if let component = session.component {
+                    replaced = try endLive(sameComponentAs: (session.viewer, session.asset, session.playback, component),
+                                           except: nil, nowMs: nowMs)
+                }
                 _ = try database.query(
                     """
                     INSERT INTO media_sessions (id_hash, viewer, asset, component, protocol, playback, device,
@@ -158,9 +172,26 @@ public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
                 return .started(MediaSessionRecord(
                     idHash: session.idHash, viewer: session.viewer, asset: session.asset, component: session.component,
                     protocol: session.protocol, playback: session.playback, device: session.device,
-                    created: Self.date(nowMs), lastHeartbeat: Self.date(nowMs), expires: Self.date(expiresMs), ended: nil))
+                    created: Self.date(nowMs), lastHeartbeat: Self.date(nowMs), expires: Self.date(expiresMs), ended: nil),
+                    replaced: replaced)
             }
         }
+    }
+
+    /// Live sessions of one viewer's playback of an asset bound to one component; the
+    /// parameters are viewer, asset, playback, component and now.
+    private static let sameComponentLive =
+        "viewer = ? AND asset = ? AND playback = ? AND component = ? AND ended_ms IS NULL AND expires_ms > ?"
+
+    /// Ends the live sessions holding `key`'s component of its playback, but `except`; returns
+    /// how many. Runs inside the caller's transaction.
+    private func endLive(sameComponentAs key: (viewer: String, asset: String, playback: String, component: String),
+                         except idHash: String?, nowMs: Int64) throws(StoreError) -> Int {
+        _ = try database.query(
+            "UPDATE media_sessions SET ended_ms = ? WHERE \(Self.sameComponentLive) AND id_hash IS NOT ?",
+            [.integer(nowMs), .text(key.viewer), .text(key.asset), .text(key.playback), .text(key.component),
+             .integer(nowMs), idHash.map(SQLiteValue.text) ?? .null])
+        return database.changes
     }
 
     private static let sessionColumns =
@@ -219,12 +250,18 @@ public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
         }
     }
 
-    public func bindComponent(idHash: String, component: String) throws(StoreError) -> Bool {
-        try locked { () throws(StoreError) -> Bool in
-            _ = try database.query(
-                "UPDATE media_sessions SET component = ? WHERE id_hash = ? AND (component IS NULL OR component = ?)",
-                [.text(component), .text(idHash), .text(component)])
-            return database.changes == 1
+    public func bindComponent(idHash: String, component: String, now: Date) throws(StoreError) -> ComponentBinding {
+        let nowMs = Self.ms(now)
+        return try locked { () throws(StoreError) -> ComponentBinding in
+            try database.transaction { () throws(StoreError) -> ComponentBinding in
+                _ = try database.query(
+                    "UPDATE media_sessions SET component = ? WHERE id_hash = ? AND (component IS NULL OR component = ?)",
+                    [.text(component), .text(idHash), .text(component)])
+                guard database.changes == 1, let session = try readSession(idHash) else { return .conflict }
+                let replaced = try endLive(sameComponentAs: (session.viewer, session.asset, session.playback, component),
+                                           except: idHash, nowMs: nowMs)
+                return .bound(replaced: replaced)
+            }
         }
     }
 

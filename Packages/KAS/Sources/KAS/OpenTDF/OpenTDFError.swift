@@ -19,10 +19,14 @@ public struct OpenTDFError: Error, Equatable, Sendable, CustomStringConvertible 
         case notFound
         /// A failure on the server side (random generator, key export).
         case internalFailure
+        /// The viewer sent more rewrap requests than `limits.rewrapRequestsPerMinute`.
+        case rateLimited
     }
 
     public let code: Code
     public let reason: String
+    /// Whole seconds until a rate-limited request may be retried (`Retry-After`).
+    public var retryAfter: Int?
 
     public init(_ code: Code, _ reason: String) {
         self.code = code
@@ -37,7 +41,7 @@ public struct OpenTDFError: Error, Equatable, Sendable, CustomStringConvertible 
     public var connectCode: ConnectCode {
         switch code {
         case .malformedRequest, .badCompression, .unsupportedMediaType: .invalidArgument
-        case .tooLarge: .resourceExhausted
+        case .tooLarge, .rateLimited: .resourceExhausted
         case .unauthenticated: .unauthenticated
         case .permissionDenied: .permissionDenied
         case .notFound: .notFound
@@ -55,6 +59,7 @@ public struct OpenTDFError: Error, Equatable, Sendable, CustomStringConvertible 
         case .permissionDenied: 403
         case .notFound: 404
         case .internalFailure: 500
+        case .rateLimited: 429
         }
     }
 

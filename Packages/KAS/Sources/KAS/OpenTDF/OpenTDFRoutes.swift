@@ -13,18 +13,21 @@ public struct OpenTDFRouteOptions: Sendable {
     public var mediaPolicies: OpenTDFRewrapService.MediaPolicyHandling
     public var clock: @Sendable () -> Date
     public var clockSkew: TimeInterval
+    /// The per-viewer rewrap rate limit; nil: none.
+    public var rewrapLimit: RewrapRateLimit?
 
     public init(publicURL: String? = nil, platformIssuer: String? = nil,
                 maximumInflatedBodyBytes: Int = GzipDecoder.defaultMaximumOutput,
                 mediaPolicies: OpenTDFRewrapService.MediaPolicyHandling = .refuse,
                 clock: @escaping @Sendable () -> Date = { Date() },
-                clockSkew: TimeInterval = SignedRequestToken.defaultClockSkew) {
+                clockSkew: TimeInterval = SignedRequestToken.defaultClockSkew, rewrapLimit: RewrapRateLimit? = nil) {
         self.publicURL = publicURL
         self.platformIssuer = platformIssuer
         self.maximumInflatedBodyBytes = maximumInflatedBodyBytes
         self.mediaPolicies = mediaPolicies
         self.clock = clock
         self.clockSkew = clockSkew
+        self.rewrapLimit = rewrapLimit
     }
 }
 
@@ -91,6 +94,7 @@ struct OpenTDFRouteHandlers: Sendable {
     func restRewrap(_ request: ServerRequest, _ context: inout RequestContext) throws(HTTPError) -> ServerResponse {
         do {
             let entity = try authenticate(request, &context)
+            try options.rewrapLimit?.consume(subject: entity.entity.subject ?? "")
             let body = try decodedBody(request)
             let message = try RewrapRequest(json: ProtoJSON.parse(body, "request body"))
             return .json(try rewraps.rewrap(message, entity: entity.entity, dpopKey: entity.dpopKey).jsonValue)
@@ -100,7 +104,13 @@ struct OpenTDFRouteHandlers: Sendable {
     }
 
     static func httpError(_ error: OpenTDFError) -> HTTPError {
-        HTTPError(HTTPStatus(code: error.httpStatus), reason: error.reason)
+        HTTPError(HTTPStatus(code: error.httpStatus), reason: error.reason, headers: retryHeaders(error))
+    }
+
+    static func retryHeaders(_ error: OpenTDFError) -> ServerHeaders {
+        var headers = ServerHeaders()
+        if let seconds = error.retryAfter { headers.add(name: "Retry-After", value: String(seconds)) }
+        return headers
     }
 
     // MARK: Connect
@@ -123,6 +133,7 @@ struct OpenTDFRouteHandlers: Sendable {
                 return Self.connectResponse(codec, proto: response.protobufData, json: response.jsonValue)
             case .rewrap:
                 let entity = try authenticate(request, &context)
+                try options.rewrapLimit?.consume(subject: entity.entity.subject ?? "")
                 let body = try decodedBody(request)
                 let message: RewrapRequest
                 switch codec {
@@ -177,8 +188,11 @@ struct OpenTDFRouteHandlers: Sendable {
     /// a body the server cannot read at all (media type) answers 415 as Connect servers do.
     static func connectError(_ error: OpenTDFError) -> ServerResponse {
         let status = error.code == .unsupportedMediaType ? 415 : error.connectCode.httpStatus
-        return .json(.object(JSONObject([("code", .string(error.connectCode.rawValue)), ("message", .string(error.reason))])),
-                     status: HTTPStatus(code: status))
+        var response = ServerResponse.json(.object(JSONObject([("code", .string(error.connectCode.rawValue)),
+                                                               ("message", .string(error.reason))])),
+                                           status: HTTPStatus(code: status))
+        for (name, value) in retryHeaders(error) { response.headers.add(name: name, value: value) }
+        return response
     }
 
     // MARK: Shared

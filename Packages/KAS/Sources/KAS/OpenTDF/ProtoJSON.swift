@@ -4,9 +4,16 @@ import MediaDRMJSON
 
 /// Reading proto3 JSON (protojson) for the few OpenTDF messages: a field may be spelled with
 /// its JSON name or its proto name (not both), `null` means the default, unknown members are
-/// ignored (as the OpenTDF platform reads them), and `bytes` are base64 in either alphabet,
-/// padded or not.
+/// ignored (as the OpenTDF platform reads them) unless the message refuses them
+/// (`refuseUnknownMembers`), and `bytes` are base64 in either alphabet, padded or not.
 enum ProtoJSON {
+    /// Refuses a member whose name is not in `known` (JSON or proto spellings).
+    static func refuseUnknownMembers(_ object: JSONObject, known: Set<String>, in message: String) throws(OpenTDFError) {
+        guard object.keys.allSatisfy(known.contains) else {
+            throw OpenTDFError(.malformedRequest, "\(message) has an unknown member")
+        }
+    }
+
     static func value(_ object: JSONObject, _ jsonName: String, _ protoName: String? = nil,
                       in message: String) throws(OpenTDFError) -> JSONValue? {
         var found = object[jsonName]

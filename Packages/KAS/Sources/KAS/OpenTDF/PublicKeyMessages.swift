@@ -34,7 +34,10 @@ public struct PublicKeyRequest: Sendable, Equatable {
         return writer.data
     }
 
+    /// Refuses members other than `algorithm`, `fmt` and `v` (the request carries nothing else,
+    /// and a misspelt option must not silently fall back to the default key).
     public init(json object: JSONObject) throws(OpenTDFError) {
+        try ProtoJSON.refuseUnknownMembers(object, known: ["algorithm", "fmt", "v"], in: "PublicKeyRequest")
         self.algorithm = try ProtoJSON.string(object, "algorithm", in: "PublicKeyRequest")
         self.fmt = try ProtoJSON.string(object, "fmt", in: "PublicKeyRequest")
         self.v = try ProtoJSON.string(object, "v", in: "PublicKeyRequest")

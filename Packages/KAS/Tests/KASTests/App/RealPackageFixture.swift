@@ -72,7 +72,8 @@ final class RealPackage: Sendable {
     /// Packages the shared test clip with the project's packager for a KAS (its RSA public key,
     /// kid and URL) into `directory`/out.tdf, and admits it with the FPSv2 reader for that URL:
     /// the package is what players get.
-    static func package(in directory: String, publicKeyPEM: String, kid: String?, kasURL: String) throws -> FPSv2AdmittedPackage {
+    static func package(in directory: String, publicKeyPEM: String, kid: String?, kasURL: String,
+                        packagerArguments: [String] = []) throws -> FPSv2AdmittedPackage {
         let publicKey = directory + "/kas.pub.pem"
         try Data(publicKeyPEM.utf8).write(to: URL(fileURLWithPath: publicKey))
         let policy = directory + "/policy.json"
@@ -82,7 +83,7 @@ final class RealPackage: Sendable {
         try ProjectTools.check(runProcess(try ProjectTools.packager(), [
             "package", try ProjectTools.clip(), "-o", archive, "--kas-url", kasURL, "--kas-public-key", publicKey,
             "--policy", policy, "--segment-duration", "2", "--quiet",
-        ] + (kid.map { ["--kas-kid", $0] } ?? [])), "packager")
+        ] + (kid.map { ["--kas-kid", $0] } ?? []) + packagerArguments), "packager")
         return try FPSv2Admission.admit(try FPSv2Package(archivePath: archive), options: .init(acceptedKeyServiceURLs: [kasURL]))
     }
 

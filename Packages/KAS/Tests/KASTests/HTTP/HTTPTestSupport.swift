@@ -58,11 +58,25 @@ enum Curl {
 final class RawConnection {
     private(set) var fd: Int32
 
-    init(port: Int, receiveTimeout: Int = 10) throws {
+    /// - Parameter source: the local (loopback) address to connect from, so one test can play
+    ///   many clients (every 127.0.0.0/8 address is local on Linux).
+    init(port: Int, receiveTimeout: Int = 10, source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawError.socket }
         var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                closeNow()
+                throw RawError.connect
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -120,6 +134,26 @@ final class RawConnection {
             guard count > 0 else { return out.isEmpty ? nil : String(decoding: out, as: UTF8.self) }
             out.append(contentsOf: buffer[0..<count])
         }
+    }
+
+    /// Without waiting: true when the server has closed the connection (EOF or reset), false
+    /// while it is open with nothing to read.
+    func peerHasClosed() -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
+        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
+    /// Without waiting: whether bytes (or the end of the stream) are there to read.
+    func isReadable() -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
+        return count >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
+    /// Sends without blocking or raising SIGPIPE; false when the connection is gone.
+    func trySend(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) } == bytes.count
     }
 
     /// True when the server closed the connection (EOF or reset) without sending anything.

@@ -33,7 +33,7 @@ import Testing
 
     @Test func sessionLifecycleWithHeartbeatExpiry() throws {
         try withStore { store, _ in
-            guard case .started(let record) = try store.startSession(session("s1"), limit: nil, maxLiveSessionsPerViewer: 10, now: t0)
+            guard case .started(let record, _) = try store.startSession(session("s1"), limit: nil, maxLiveSessionsPerViewer: 10, now: t0)
             else { Issue.record("not started"); return }
             #expect(record.expires == t0.addingTimeInterval(180))
             #expect(try store.session(idHash: "s1")?.isLive(at: t0.addingTimeInterval(179)) == true)
@@ -51,6 +51,44 @@ import Testing
             #expect(try store.endSession(idHash: "s2", viewer: "v1", now: t0) == true)
             #expect(try store.endSession(idHash: "s2", viewer: "v1", now: t0) == false)
             #expect(try store.session(idHash: "s2")?.ended != nil)
+        }
+    }
+
+    /// Issue 21: a playback holds one live session per component. A session naming its
+    /// component at start replaces the live one; one bound at its first key request replaces
+    /// the one that held the component; other components and playbacks are untouched.
+    @Test func aPlaybackHoldsOneLiveSessionPerComponent() throws {
+        try withStore { store, _ in
+            func start(_ id: String, component: String?, playback: String = "shared") throws -> SessionStartOutcome {
+                var new = session(id, playback: playback)
+                new.component = component
+                return try store.startSession(new, limit: 2, maxLiveSessionsPerViewer: 4, now: t0)
+            }
+            guard case .started(_, replaced: 0) = try start("v1", component: "video"),
+                  case .started(_, replaced: 0) = try start("a1", component: "audio") else {
+                Issue.record("first sessions not started"); return
+            }
+            // Nine more video sessions of the same playback: each replaces the previous one, and
+            // the per-viewer bound of 4 never refuses them.
+            for index in 2...10 {
+                #expect(try start("v\(index)", component: "video") != .tooManySessions)
+            }
+            let live = try (1...10).filter { try store.session(idHash: "v\($0)")?.isLive(at: t0) == true }
+            #expect(live == [10])
+            #expect(try store.session(idHash: "a1")?.isLive(at: t0) == true)
+            // The second playback fits the limit of 2; a third does not.
+            guard case .started = try start("other", component: "video", playback: "second") else {
+                Issue.record("second playback refused"); return
+            }
+            #expect(try start("third", component: "video", playback: "third") == .concurrencyLimit)
+
+            // Bound at the first key request: the binding session takes the component over.
+            _ = try start("late", component: nil)
+            #expect(try store.bindComponent(idHash: "late", component: "video", now: t0) == .bound(replaced: 1))
+            #expect(try store.session(idHash: "v10")?.isLive(at: t0) == false)
+            #expect(try store.bindComponent(idHash: "late", component: "video", now: t0) == .bound(replaced: 0))
+            #expect(try store.bindComponent(idHash: "late", component: "audio", now: t0) == .conflict)
+            #expect(try store.session(idHash: "a1")?.isLive(at: t0) == true)
         }
     }
 

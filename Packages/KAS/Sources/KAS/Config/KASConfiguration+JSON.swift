@@ -36,8 +36,7 @@ extension KASConfiguration {
             ("maxConnectionsPerIP", number(limits.maxConnectionsPerIP)),
             ("requestTimeoutSeconds", number(limits.requestTimeoutSeconds)),
             ("requestDeadlineSeconds", number(limits.requestDeadlineSeconds)),
-            ("reservedConnections", number(limits.reservedConnections
-                ?? HTTPServerConfiguration.defaultReservedConnections(maxConnections: limits.maxConnections))),
+            ("reservedConnections", number(limits.reservedConnections)),
             ("rewrapRequestsPerMinute", number(limits.rewrapRequestsPerMinute)),
         ]))))
         members.append(("leaseSeconds", number(leaseSeconds)))

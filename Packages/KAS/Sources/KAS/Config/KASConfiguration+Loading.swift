@@ -78,7 +78,8 @@ extension KASConfiguration {
         if let value = merged.maxConnectionsPerIP { configuration.limits.maxConnectionsPerIP = value }
         if let value = merged.requestTimeoutSeconds { configuration.limits.requestTimeoutSeconds = value }
         if let value = merged.requestDeadlineSeconds { configuration.limits.requestDeadlineSeconds = value }
-        if let value = merged.reservedConnections { configuration.limits.reservedConnections = value }
+        configuration.limits.reservedConnections = merged.reservedConnections
+            ?? HTTPServerConfiguration.defaultReservedConnections(maxConnections: configuration.limits.maxConnections)
         if let value = merged.rewrapRequestsPerMinute { configuration.limits.rewrapRequestsPerMinute = value }
         if let value = merged.leaseSeconds { configuration.leaseSeconds = value }
         if let value = merged.keyRequestsPerMinute { configuration.rateLimits.keyRequestsPerMinute = value }
@@ -89,7 +90,7 @@ extension KASConfiguration {
         if let value = merged.maxLiveSessionsPerViewer { configuration.media.maxLiveSessionsPerViewer = value }
         if let value = merged.auditMaxBytes { configuration.media.auditMaxBytes = value }
         if let value = merged.auditKeepFiles { configuration.media.auditKeepFiles = value }
-        guard (configuration.limits.reservedConnections ?? 0) < configuration.limits.maxConnections else {
+        guard configuration.limits.reservedConnections < configuration.limits.maxConnections else {
             throw KASConfigurationError(.conflict, "limits.reservedConnections must be below limits.maxConnections")
         }
         guard configuration.media.sessionTimeoutSeconds >= configuration.media.heartbeatSeconds else {

@@ -104,9 +104,9 @@ public struct KASConfiguration: Sendable, Equatable {
         /// connection opened or the previous response on it was sent; otherwise the connection
         /// is closed, however steadily its bytes trickle in.
         public var requestDeadlineSeconds: Int = 10
-        /// Connection slots kept for addresses holding fewer than 4 connections; nil: an eighth
-        /// of `maxConnections`, at most 64.
-        public var reservedConnections: Int?
+        /// Connection slots kept for addresses holding fewer than 4 connections; when not
+        /// configured, an eighth of `maxConnections`, at most 64.
+        public var reservedConnections: Int = HTTPServerConfiguration.defaultReservedConnections(maxConnections: 1024)
         /// OpenTDF rewrap requests (`/kas/v2/rewrap`, Connect `Rewrap`) per viewer per minute;
         /// a request counts once however many key access objects it carries.
         public var rewrapRequestsPerMinute: Int = 120

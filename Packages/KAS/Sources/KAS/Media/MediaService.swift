@@ -138,7 +138,10 @@ public final class MediaService: Sendable {
 
     public func heartbeat(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
         let viewer = try authenticate(&context)
-        guard request.body.isEmpty else { throw HTTPError(.badRequest, reason: "the heartbeat body must be empty") }
+        // Empty; `{}` is taken as empty too, as players have sent it.
+        guard request.body.isEmpty || (try? request.jsonBody()) == .object(JSONObject()) else {
+            throw HTTPError(.badRequest, reason: "the heartbeat body must be empty")
+        }
         guard let id = context.parameters["id"], Self.isSessionID(id) else { throw HTTPError(.notFound, reason: "no such session") }
         let record: MediaSessionRecord?
         do {

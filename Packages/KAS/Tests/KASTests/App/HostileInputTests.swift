@@ -152,8 +152,8 @@ extension AppTests {
                 HostileCase(label: "heartbeat: no token", path: "/media/v1/session/\(sessionID)/heartbeat", body: Data(), credential: .none,
                             status: 401, answer: unauthorized),
                 HostileCase(label: "end: malformed id", method: "DELETE", path: "/media/v1/session/abc!", status: 404, answer: noSession),
-                HostileCase(label: "end: NUL in the path", method: "DELETE", path: "/media/v1/session/%00", status: 404,
-                            answer: #"{"error":"not found"}"#),
+                HostileCase(label: "end: NUL in the path", method: "DELETE", path: "/media/v1/session/%00", status: 400,
+                            answer: #"{"error":"the request target contains a NUL byte (raw or %00)"}"#),
                 HostileCase(label: "end: unknown id", method: "DELETE", path: "/media/v1/session/\(sessionID)", status: 404, answer: noSession),
 
                 // Key request.

@@ -128,6 +128,7 @@ extension ConfigTests {
                 "KAS_LISTEN": "[::1]:7000", "KAS_DATA_DIR": "/d", "KAS_PUBLIC_URL": "https://p.example",
                 "KAS_ACCEPTED_KAS_URLS": "https://p.example,https://q.example", "KAS_TLS_CERT": "/c.pem", "KAS_TLS_KEY": "/k.pem",
                 "KAS_DEV_ISSUER": "false", "KAS_MAX_BODY_BYTES": "2048", "KAS_MAX_CONNECTIONS": "7",
+                "KAS_REQUEST_DEADLINE_SECONDS": "4", "KAS_RESERVED_CONNECTIONS": "3", "KAS_REWRAP_REQUESTS_PER_MINUTE": "9",
                 "KAS_MAX_CONNECTIONS_PER_IP": "3", "KAS_REQUEST_TIMEOUT_SECONDS": "9", "KAS_LEASE_SECONDS": "77",
                 "KAS_KEY_REQUESTS_PER_MINUTE": "5", "KAS_TRUSTED_PROXIES": "10.1.0.0/16, fd00::/8", "KAS_REGION_HEADER": "X-Region",
                 "KAS_HEARTBEAT_SECONDS": "20", "KAS_SESSION_TIMEOUT_SECONDS": "50", "KAS_MAX_LIVE_SESSIONS_PER_VIEWER": "4",
@@ -143,7 +144,10 @@ extension ConfigTests {
             #expect(configuration.media.maxLiveSessionsPerViewer == 4)
             #expect(configuration.media.auditMaxBytes == 4096)
             #expect(configuration.media.auditKeepFiles == 2)
-            #expect(KASConfiguration.environmentVariables.count == 26)
+            #expect(configuration.limits.requestDeadlineSeconds == 4)
+            #expect(configuration.limits.reservedConnections == 3)
+            #expect(configuration.limits.rewrapRequestsPerMinute == 9)
+            #expect(KASConfiguration.environmentVariables.count == 29)
             #expect(configuration.listen == ListenAddress(host: "::1", port: 7000))
             #expect(configuration.listen.description == "[::1]:7000")
             #expect(configuration.dataDirectory == "/d")

@@ -303,11 +303,15 @@ extension ToolTests {
             }
             #expect(try raw("GET /healthz?x=1 HTTP/1.1\r\nHost: kas\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
 
-            // The heartbeat body must be empty (checked before the session is looked up).
+            // The heartbeat body must be empty, `{}` taken as empty (checked before the session
+            // is looked up: an unknown session answers 404 only to an empty body).
             let session = String(repeating: "A", count: 43)
-            let withBody = try post(kas, "/media/v1/session/\(session)/heartbeat", token: viewer, .object(JSONObject()))
+            let withBody = try post(kas, "/media/v1/session/\(session)/heartbeat", token: viewer,
+                                    .object(JSONObject([("padding", .string(String(repeating: "x", count: 1000)))])))
             #expect(withBody.status == 400)
+            #expect(withBody.text.contains("the heartbeat body must be empty"))
             #expect(try post(kas, "/media/v1/session/\(session)/heartbeat", token: viewer, nil).status == 404)
+            #expect(try post(kas, "/media/v1/session/\(session)/heartbeat", token: viewer, .object(JSONObject())).status == 404)
 
             // Connect PublicKey in JSON refuses unknown members.
             let publicKey = { (body: String) throws -> CurlResult in

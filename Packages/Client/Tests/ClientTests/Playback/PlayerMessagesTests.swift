@@ -71,25 +71,13 @@ import Testing
 
     @Test func aPlaybackOverTheStreamLimitIsToldSo() async throws {
         let fixture = try SecureKASFixture.get()
-        let gated = GatedOutput()
-        let first = PlaybackSession(source: .packageFile(fixture.singleStreamPackageFile.path),
-                                    configuration: try fixture.configuration(token: fixture.token))
-        let task = Task { () -> PlaybackError? in
-            do throws(PlaybackError) {
-                try await first.play(to: gated)
-            } catch {
-                return error
-            }
-            return nil
-        }
-        for _ in 0..<500 where !gated.hasStarted { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(gated.hasStarted)
+        let first = try await HeldPlayback(.packageFile(fixture.singleStreamPackageFile.path),
+                                           configuration: try fixture.configuration(token: fixture.token))
+        #expect(first.hasStarted)
         let ca = ["--ca", fixture.caFile.path]
         let text = try play(fixture.singleStreamPackageFile.path, kas: fixture.kasURL, token: fixture.token, ca)
         let json = try play(fixture.singleStreamPackageFile.path, kas: fixture.kasURL, token: fixture.token, ca, json: true)
-        await first.stop()
-        gated.open()
-        #expect(await task.value?.code == .stopped)
+        #expect(await first.release()?.code == .stopped)
         expectRefused(text, json, .denied(.concurrentStreams), status: 429, token: fixture.token)
         #expect(json.result?["code"] as? String == "concurrencyLimit")
         #expect(fixture.settledLiveSessionCount() == 0)

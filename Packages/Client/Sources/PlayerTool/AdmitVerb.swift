@@ -22,7 +22,7 @@ enum AdmitVerb {
             .single("ca", valueName: "file", help: "PEM certificates to trust for an https source."),
             .json,
         ],
-        arguments: [ToolArgument("source", help: "Package file, directory, package URL or tdf-hls master URL.")],
+        arguments: [ToolArgument("source", help: "Package file, directory, package URL, tdf-hls master file or URL.")],
         action: run)
 
     struct Report: Encodable {

@@ -16,7 +16,8 @@ enum PlayVerb {
         summary: "Play an fps-v2 package or a tdf-hls stream: admit, get keys from the KAS, decrypt, present.",
         discussion: """
             SOURCE is an fps-v2 package file or directory, the http(s) URL of a package (read with \
-            Range requests), or the URL of a tdf-hls master playlist (ending in .m3u8). An fps-v2 \
+            Range requests), a tdf-hls directory or its local master playlist (a file ending in \
+            .m3u8, played from its directory), or the URL of a tdf-hls master playlist. An fps-v2 \
             package passes every reader admission check, with --kas as the only accepted key \
             service, before any request to the KAS; a refused package names the failed check. \
             Every component's key is in hand before the first byte of output. The clear tracks are \
@@ -46,7 +47,7 @@ enum PlayVerb {
             .single("output", short: "o", valueName: "file", help: "Write the clear fMP4 to this file."),
             .quiet,
         ],
-        arguments: [ToolArgument("source", help: "Package file, directory, package URL or tdf-hls master URL.")],
+        arguments: [ToolArgument("source", help: "Package file, directory, package URL, tdf-hls master file or URL.")],
         action: run)
 
     static func run(_ arguments: ParsedArguments, _ console: Console) throws {

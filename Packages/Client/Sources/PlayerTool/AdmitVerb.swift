@@ -65,7 +65,12 @@ enum AdmitVerb {
             let failed = report.checks.first { $0.status == .failed } ?? report.checks.first { $0.status == .notRun }
             if failed?.name == AdmissionCheck.keyAccessURL.rawValue, let url = report.keyServiceURL {
                 if let kas = arguments.value("kas") {
-                    throw ToolFailure("refused: the package's key service \(url) differs from --kas \(kas)")
+                    // Only a normalized origin is shown: never a path or query the flag carried.
+                    guard let given = KeyServiceURL.normalize(kas) else {
+                        throw ToolFailure("refused: --kas is not an https origin (or http to a loopback host); "
+                                          + "the package's key service is \(url)")
+                    }
+                    throw ToolFailure("refused: the package's key service \(url) differs from --kas \(given)")
                 }
                 throw ToolFailure("refused: the package's key service \(url) is not accepted; give --kas \(url) to accept it")
             }

@@ -28,6 +28,7 @@ let package = Package(
             "Client",
             .product(name: "MediaDRMCrypto", package: "MediaCrypto"),
             .product(name: "MediaDRMEncoding", package: "MediaCrypto"),
+            .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
             .product(name: "MediaDRMMP4", package: "MediaCrypto"),
             .product(name: "MediaDRMToolSupport", package: "MediaCrypto"),
         ]),

@@ -30,6 +30,8 @@ import Testing
         let denied = try ClientPlayer.playTool(plainURL, kas: kas, token: try kas.token("tool-denied", entitlements: []))
         #expect(denied.result.status == 1)
         #expect(denied.result.stderr.contains("(denied)") && denied.result.stderr.contains("HTTP 403"), "\(denied.result.stderr)")
+        // The viewer learns why, in words and by code.
+        #expect(denied.result.stderr.contains("not entitled to this title [refusal not_entitled]"), "\(denied.result.stderr)")
         #expect(denied.media == nil)
         // Swapped keyAccess objects.
         let swappedName = "tool-swapped-\(UUID().uuidString.prefix(8).lowercased()).tdf"
@@ -45,6 +47,7 @@ import Testing
                                                token: try kas.token("tool-lapsed", rentals: [rental.assetID: bought]))
         #expect(lapsed.result.status == 1)
         #expect(lapsed.result.stderr.contains("HTTP 403"), "\(lapsed.result.stderr)")
+        #expect(lapsed.result.stderr.contains("[refusal rental_purchase_window_closed]"), "\(lapsed.result.stderr)")
         #expect(lapsed.media == nil)
     }
 
@@ -60,6 +63,7 @@ import Testing
         #expect(refused.result.status == 1)
         #expect(refused.result.stderr.contains("(concurrencyLimit)") && refused.result.stderr.contains("HTTP 429"),
                 "\(refused.result.stderr)")
+        #expect(refused.result.stderr.contains("[refusal concurrent_streams]"), "\(refused.result.stderr)")
         #expect(refused.media == nil)
         for id in first.sessionIDs { _ = try viewer.endSession(id) }
         let played = try ClientPlayer.playTool(url, kas: kas, token: token)

@@ -1,6 +1,7 @@
 import Client
 import Dispatch
 import Foundation
+import MediaDRMFPSv2
 import MediaDRMToolSupport
 #if canImport(Glibc)
 import Glibc
@@ -15,19 +16,23 @@ enum PlayVerb {
         summary: "Play an fps-v2 package or a tdf-hls stream: admit, get keys from the KAS, decrypt, present.",
         discussion: """
             SOURCE is an fps-v2 package file or directory, the http(s) URL of a package (read with \
-            Range requests), or the URL of a tdf-hls master playlist (ending in .m3u8). An fps-v2 \
+            Range requests), a tdf-hls directory or its local master playlist (a file ending in \
+            .m3u8, played from its directory), or the URL of a tdf-hls master playlist. An fps-v2 \
             package passes every reader admission check, with --kas as the only accepted key \
             service, before any request to the KAS; a refused package names the failed check. \
             Every component's key is in hand before the first byte of output. The clear tracks are \
             muxed into one fragmented MP4 streamed to stdout (never a terminal), to ffplay or mpv \
-            with --play, or to a file only with --output. Output stops when a lease lapses or the \
+            with --play (a player that fails makes the command fail with its message), or to a file \
+            only with --output. Output stops when a lease lapses or the \
             KAS ends the session; every media session is ended on exit, failure, SIGINT or SIGTERM. \
             Progress and key timings go to stderr. The token is sent only as the bearer credential. \
             With --json every progress line on stderr is instead one JSON object (an "event" \
             member: admitted, tdf-hls, certificate, session-started, key-delivered, \
             segment-keys-delivered, first-clear-byte, finished), and the last line is \
-            {"event":"result","ok":true|false,...} with the error's code, status and check on \
-            failure; stdout stays media only. --fairplay fetches the KAS's FairPlay certificate \
+            {"event":"result","ok":true|false,...} with the error's code, reason, status, check and \
+            refusal on failure (refusal: the key service's code for why this viewer was refused, \
+            such as not_entitled, rental_playback_window_closed or concurrent_streams); stdout \
+            stays media only. --fairplay fetches the KAS's FairPlay certificate \
             (GET /media/v1/certificate, no credential) after admission and reports its size, \
             or that none is configured.
             """,
@@ -42,7 +47,7 @@ enum PlayVerb {
             .single("output", short: "o", valueName: "file", help: "Write the clear fMP4 to this file."),
             .quiet,
         ],
-        arguments: [ToolArgument("source", help: "Package file, directory, package URL or tdf-hls master URL.")],
+        arguments: [ToolArgument("source", help: "Package file, directory, package URL, tdf-hls master file or URL.")],
         action: run)
 
     static func run(_ arguments: ParsedArguments, _ console: Console) throws {
@@ -114,11 +119,22 @@ enum PlayVerb {
             done.signal()
         }
         done.wait()
+        // A player process that failed (no display, a decoder error) is the cause, even when
+        // the playback then failed writing to it.
+        if let presenter, let failure = presenter.failure() {
+            presenter.terminate()
+            let error = PlaybackError(.presentation, failure)
+            if json { console.printError(ProgressJSON.result(error)) }
+            throw ToolFailure(error.description)
+        }
         if let error = outcome.error {
             destination?.abandon()
             presenter?.terminate()
             if json { console.printError(ProgressJSON.result(error)) }
             if error.code == .refused {
+                if error.check == AdmissionCheck.keyAccessURL.rawValue {
+                    throw ToolFailure("refused: the package's key service and --kas differ: \(error.reason)")
+                }
                 throw ToolFailure("refused: \(error.reason)")
             }
             throw ToolFailure(error.description)
@@ -189,66 +205,5 @@ final class SignalStopper: @unchecked Sendable {
 
     func cancel() {
         for source in sources { source.cancel() }
-    }
-}
-
-/// ffplay or mpv reading the clear fMP4 from a pipe.
-final class PlayerProcess: @unchecked Sendable {
-    let process: Process
-    let output: FileHandleOutput
-    private let pipe: Pipe
-
-    static func find() -> (String, [String])? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        let players: [(String, [String])] = [
-            ("ffplay", ["-loglevel", "error", "-autoexit", "-i", "pipe:0"]),
-            ("mpv", ["--really-quiet", "-"]),
-        ]
-        for (name, arguments) in players {
-            for directory in path.split(separator: ":") where !directory.isEmpty {
-                let candidate = "\(directory)/\(name)"
-                if FileManager.default.isExecutableFile(atPath: candidate) { return (candidate, arguments) }
-            }
-        }
-        return nil
-    }
-
-    static func launch() throws -> PlayerProcess {
-        guard let (path, arguments) = find() else {
-            throw ToolFailure("--play needs ffplay or mpv on PATH, and neither is installed; use --output FILE or a pipe")
-        }
-        return try PlayerProcess(path: path, arguments: arguments)
-    }
-
-    private init(path: String, arguments: [String]) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        pipe = Pipe()
-        process.standardInput = pipe
-        process.standardOutput = FileHandle.standardError
-        do {
-            try process.run()
-        } catch {
-            throw ToolFailure("cannot start \(path)")
-        }
-        output = FileHandleOutput(pipe.fileHandleForWriting)
-    }
-
-    /// Closes the pipe (end of stream) and waits while the player presents the rest.
-    func waitForExit() async {
-        try? pipe.fileHandleForWriting.close()
-        let process = self.process
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
-    }
-
-    func terminate() {
-        try? pipe.fileHandleForWriting.close()
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }

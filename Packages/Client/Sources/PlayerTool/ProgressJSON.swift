@@ -34,6 +34,7 @@ enum ProgressJSON {
         var object: [String: Any] = ["event": "result", "ok": false, "code": error.code.rawValue, "reason": error.reason]
         if let status = error.status { object["status"] = status }
         if let check = error.check { object["check"] = check }
+        if let refusal = error.refusal { object["refusal"] = refusal.code }
         return encode(object)
     }
 

@@ -26,16 +26,37 @@ public struct AdmissionCheckResult: Sendable, Equatable, CustomStringConvertible
     }
 
     public var description: String {
-        detail.isEmpty ? "[\(status.rawValue)] \(check.rawValue)" : "[\(status.rawValue)] \(check.rawValue): \(detail)"
+        detail.isEmpty ? "[\(status.label)] \(check.rawValue)" : "[\(status.label)] \(check.rawValue): \(detail)"
     }
+}
+
+extension AdmissionCheckResult.Status {
+    /// The word every tool prints for this status (`packager inspect`, `player admit`, text
+    /// and JSON alike): one vocabulary, with a failure in capitals in text so it stands out.
+    public var label: String {
+        switch self {
+        case .passed: "pass"
+        case .failed: "FAIL"
+        case .notApplicable: "n/a"
+        case .notRun: "not run"
+        case .verifiedOnRead: "verified on read"
+        }
+    }
+
+    /// `label` for JSON output: the same words, lower case.
+    public var jsonValue: String { label.lowercased() }
 }
 
 /// Every reader check of §4–§9 with its outcome, in order (`AdmissionCheck.allCases`).
 public struct AdmissionReport: Sendable, Equatable, CustomStringConvertible {
     public let results: [AdmissionCheckResult]
+    /// The key service the package names (its first `keyAccess.url`, §5.2 normalized), once
+    /// admission read it; what a tool shows when that service is not accepted.
+    public let keyServiceURL: String?
 
-    public init(results: [AdmissionCheckResult]) {
+    public init(results: [AdmissionCheckResult], keyServiceURL: String? = nil) {
         self.results = results
+        self.keyServiceURL = keyServiceURL
     }
 
     /// True when no check failed and none was left unrun.

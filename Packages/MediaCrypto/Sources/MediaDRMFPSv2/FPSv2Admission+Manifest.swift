@@ -145,13 +145,23 @@ extension AdmissionRun {
             return .passed("")
         }
         step(.keyAccessURL, requires: [.keyAccessShape]) { () throws(FPSv2Error) -> Outcome in
-            let accepted = Set(options.acceptedKeyServiceURLs.compactMap(KeyServiceURL.normalize))
+            var accepted: [String] = []
+            for url in options.acceptedKeyServiceURLs.compactMap(KeyServiceURL.normalize) where !accepted.contains(url) {
+                accepted.append(url)
+            }
             for (index, access) in (manifest?.keyAccess ?? []).enumerated() {
                 guard let normalized = KeyServiceURL.normalize(access.url) else {
                     throw refuse(.keyAccessURL, "keyAccess[\(index)].url is not an https origin with an empty path")
                 }
+                if index == 0 { keyServiceURL = normalized }
                 guard accepted.contains(normalized) else {
-                    throw refuse(.keyAccessURL, "keyAccess[\(index)].url names no accepted key service")
+                    // Both URLs are normalized origins (no path, query or user-info): safe to show.
+                    let acceptedText = switch accepted.count {
+                    case 0: "no key service is accepted"
+                    case 1: "the accepted one is \(accepted[0])"
+                    default: "the accepted ones are \(accepted.joined(separator: ", "))"
+                    }
+                    throw refuse(.keyAccessURL, "the package's key service is \(normalized), and \(acceptedText)")
                 }
             }
             return .passed("")

@@ -116,6 +116,7 @@ final class AdmissionRun {
     var initProtection: [FPSv2ComponentKind: ProtectionSchemeInfoBox] = [:]
     var initTrackEncryption: [FPSv2ComponentKind: TrackEncryptionBox] = [:]
     var audioChannelConfiguration: Int?
+    var keyServiceURL: String?
 
     init(package: FPSv2Package, options: FPSv2Admission.Options, stopAtFirstFailure: Bool) {
         self.package = package
@@ -123,7 +124,7 @@ final class AdmissionRun {
         self.stopAtFirstFailure = stopAtFirstFailure
     }
 
-    var report: AdmissionReport { AdmissionReport(results: results) }
+    var report: AdmissionReport { AdmissionReport(results: results, keyServiceURL: keyServiceURL) }
 
     /// Runs `body` for `check` unless admission stopped or a prerequisite did not pass.
     func step(_ check: AdmissionCheck, requires: [AdmissionCheck] = [], _ body: () throws(FPSv2Error) -> Outcome) {

@@ -13,6 +13,8 @@ public struct FPSv2Error: Error, Equatable, Sendable, CustomStringConvertible {
         case notFound
         /// Reading the package source failed.
         case io
+        /// An entry's bytes fail their CRC-32 (§4 #2): the package was damaged after it was written.
+        case corrupted
         /// A size or count is above a §12 limit.
         case limitExceeded
     }

@@ -82,6 +82,8 @@ enum EntryStore: Sendable {
                     throw FPSv2Error(.refused, "\(name): \(error.reason)", check: .headersAgree)
                 case .notExactLayout, .outOfBounds:
                     throw FPSv2Error(.refused, "\(name): \(error.reason)", check: .exactLayout)
+                case .crcMismatch:
+                    throw FPSv2Error(.corrupted, "\(name) failed its CRC-32 check: the package is corrupted")
                 default:
                     throw FPSv2Error(.io, "\(name) could not be read: \(error.reason)")
                 }

@@ -40,9 +40,12 @@ public final class ZIPAtomicFile {
                 sink = ZIPFileSink(descriptor: fd, owns: true)
                 return
             }
+            let code = errno
             attempt += 1
-            guard errno == EEXIST, attempt < 16 else {
-                throw ZIPError(.io, "the temporary output file could not be created")
+            guard code == EEXIST, attempt < 16 else {
+                // The path is the caller's own; the OS error says what to fix (a missing
+                // directory, a read-only file system, permissions).
+                throw ZIPError(.io, "cannot write output '\(path)': \(String(cString: strerror(code)))")
             }
         }
     }

@@ -336,9 +336,44 @@ struct FPSv2AdmissionTests {
         try fixture.editKeyAccess(0) { $0.setting("url", .string("https://kas.example.com")) }
         try fixture.editKeyAccess(1) { $0.setting("url", .string("https://kas.example.com")) }
         let package = FPSv2Package(archiveData: try fixture.zip())
-        #expect(FPSv2Admission.check(package).firstFailure?.check == .keyAccessURL)
+        let refused = FPSv2Admission.check(package)
+        #expect(refused.firstFailure?.check == .keyAccessURL)
+        // The refusal names the package's key service and the accepted ones, normalized.
+        #expect(refused.firstFailure?.detail
+                == "the package's key service is https://kas.example.com, and the accepted one is https://platform.arkavo.net")
+        #expect(refused.keyServiceURL == "https://kas.example.com")
+        let two = FPSv2Admission.Options(acceptedKeyServiceURLs: [KeyServiceURL.platform, "https://other.example:8443/"])
+        #expect(FPSv2Admission.check(package, options: two).firstFailure?.detail == "the package's key service is "
+                + "https://kas.example.com, and the accepted ones are https://platform.arkavo.net, https://other.example:8443")
         let options = FPSv2Admission.Options(acceptedKeyServiceURLs: ["https://kas.example.com/"])
         #expect(FPSv2Admission.check(package, options: options).isAdmitted)
+    }
+
+    /// One vocabulary for every tool that prints admission: text and JSON.
+    @Test func statusLabelsAreTheToolsVocabulary() {
+        let labels: [(AdmissionCheckResult.Status, String, String)] = [
+            (.passed, "pass", "pass"), (.failed, "FAIL", "fail"), (.notApplicable, "n/a", "n/a"),
+            (.notRun, "not run", "not run"), (.verifiedOnRead, "verified on read", "verified on read"),
+        ]
+        for (status, label, json) in labels {
+            #expect(status.label == label && status.jsonValue == json)
+        }
+        #expect(AdmissionCheckResult(check: .keyAccessURL, status: .failed, detail: "x").description
+                == "[FAIL] \(AdmissionCheck.keyAccessURL.rawValue): x")
+    }
+
+    /// A byte flipped in a stored segment after writing: the read fails its CRC-32 and says the
+    /// package is corrupted (admission itself reads no segment).
+    @Test func aFlippedSegmentByteIsACorruptedPackage() throws {
+        let fixture = try PackageFixture.valid()
+        var bytes = try fixture.zip()
+        let reader = try ZIPReader(data: bytes)
+        let entry = try #require(reader.entries.first { $0.name == "video-segment1.m4s" })
+        bytes[Int(entry.localHeaderOffset) + 30 + entry.name.utf8.count + 5] ^= 0x80
+        let admitted = try FPSv2Admission.admit(FPSv2Package(archiveData: bytes))
+        let error = #expect(throws: FPSv2Error(.corrupted, "")) { try admitted.read(.segment(component: "video", number: 1)) }
+        #expect(error?.reason == "video-segment1.m4s failed its CRC-32 check: the package is corrupted")
+        #expect(try admitted.read(.segment(component: "video", number: 0)).isEmpty == false)
     }
 
     @Test func classificationCanBeMadeOptional() throws {

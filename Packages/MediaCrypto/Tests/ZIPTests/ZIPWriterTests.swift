@@ -330,6 +330,14 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["pipe"])
     }
 
+    /// A destination in a directory that does not exist: the error names the path and the OS's
+    /// reason, so the user knows what to fix.
+    @Test func atomicFileInAMissingDirectoryNamesThePathAndTheCause() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("zip-missing-\(UUID().uuidString)/out.tdf").path
+        let error = #expect(throws: ZIPError(.io, "")) { try ZIPAtomicFile(path: path) }
+        #expect(error?.reason == "cannot write output '\(path)': No such file or directory")
+    }
+
     @Test func failingSinkBecomesIOError() throws {
         final class FailingSink: ZIPSink {
             struct Full: Error {}

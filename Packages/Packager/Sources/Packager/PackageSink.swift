@@ -91,7 +91,9 @@ public final class DirectoryPackageSink: PackageSink {
         let parent = url.deletingLastPathComponent().path
         let suffix = String(UInt64.random(in: 0 ... UInt64.max), radix: 36)
         temporary = (parent as NSString).appendingPathComponent(".\(url.lastPathComponent).\(suffix).partial")
-        guard mkdir(temporary, 0o755) == 0 else { throw PackagerError(.io, "the temporary output directory could not be created") }
+        guard mkdir(temporary, 0o755) == 0 else {
+            throw PackagerError(.io, "cannot write output '\(path)': \(String(cString: strerror(errno)))")
+        }
     }
 
     public func add(name: String, bytes: [UInt8]) throws(PackagerError) {

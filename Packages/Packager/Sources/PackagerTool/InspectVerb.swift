@@ -44,13 +44,17 @@ enum InspectVerb {
             if let flagged = summary.classificationFlagged {
                 console.print("classification: \(flagged.isEmpty ? "clean" : "flagged " + flagged.joined(separator: ", "))")
             }
-            for check in summary.checks {
-                console.print("[\(InspectSummary.label(check.status))] \(check.id)\(check.detail.isEmpty ? "" : ": \(check.detail)")")
+            for result in report.results {
+                console.print(result.description)
             }
             console.print(summary.admitted ? "admitted: yes" : "admitted: no")
         }
         guard summary.admitted else {
             let failed = report.results.filter { $0.status == .failed }.count
+            if report.result(for: .keyAccessURL)?.status == .failed, let url = report.keyServiceURL {
+                throw ToolFailure("the package fails \(failed) admission check(s): its key service \(url) is not accepted; "
+                                  + "add --kas-url \(url) to accept it")
+            }
             throw ToolFailure("the package fails \(failed) admission check(s)")
         }
     }
@@ -82,7 +86,7 @@ struct InspectSummary: Encodable {
         format = package.isDirectory ? "directory" : "zip"
         admitted = report.isAdmitted
         acceptedKeyServices = options.acceptedKeyServiceURLs
-        checks = report.results.map { Check(id: $0.check.rawValue, section: $0.check.section, status: Self.jsonStatus($0.status), detail: $0.detail) }
+        checks = report.results.map { Check(id: $0.check.rawValue, section: $0.check.section, status: $0.status.jsonValue, detail: $0.detail) }
         // The summary comes from the shared admitted model; a refused package has none.
         if report.isAdmitted, let admitted = try? FPSv2Admission.admit(package, options: options) {
             policyUUID = admitted.policyUUID
@@ -92,16 +96,4 @@ struct InspectSummary: Encodable {
             classificationFlagged = admitted.classification?.flagged
         }
     }
-
-    static func jsonStatus(_ status: AdmissionCheckResult.Status) -> String {
-        switch status {
-        case .passed: "pass"
-        case .failed: "fail"
-        case .notApplicable: "n/a"
-        case .notRun: "not run"
-        case .verifiedOnRead: "verified on read"
-        }
-    }
-
-    static func label(_ status: String) -> String { status == "fail" ? "FAIL" : status }
 }

@@ -110,6 +110,21 @@ enum PackagerBinary {
         #expect(noKeyOutput.status == 64, "keys never leave in clear: --key-output does not exist")
     }
 
+    /// An output in a directory that does not exist: the path and the OS's reason, exit 1, and
+    /// nothing left behind.
+    @Test func anOutputInAMissingDirectoryNamesThePathAndTheCause() throws {
+        let dir = TestMedia.temporaryDirectory("missing-dir")
+        for (output, profile) in [(dir + "/nowhere/out.tdf", "fps-v2"), (dir + "/nowhere/stream/", "tdf-hls")] {
+            let result = try PackagerBinary.package(try TestMedia.standard(), output: output, extra: ["--profile", profile])
+            #expect(result.status == 1)
+            let shown = output.hasSuffix("/") ? String(output.dropLast()) : output
+            #expect(result.stderr.contains("cannot write output '"), "\(result.stderr)")
+            #expect(result.stderr.contains(shown) || result.stderr.contains(output), "\(result.stderr)")
+            #expect(result.stderr.contains("No such file or directory"), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/nowhere"))
+        }
+    }
+
     @Test func cliPackagesAndInspects() throws {
         let dir = TestMedia.temporaryDirectory("cli")
         let result = try PackagerBinary.package(try TestMedia.standard(), output: dir + "/out.tdf",
@@ -130,8 +145,13 @@ enum PackagerBinary {
         }
         let platformOnly = try run(PackagerBinary.path, ["inspect", dir + "/out.tdf"])
         #expect(platformOnly.status == 1)
-        #expect(platformOnly.stdoutText.contains("[FAIL] \(AdmissionCheck.keyAccessURL.rawValue)"))
+        #expect(platformOnly.stdoutText.contains("[FAIL] \(AdmissionCheck.keyAccessURL.rawValue): the package's key service "
+                                                 + "is https://kas.example.com, and the accepted one is https://platform.arkavo.net"),
+                "\(platformOnly.stdoutText)")
         #expect(platformOnly.stdoutText.contains("admitted: no"))
+        // The error blames the key service, names the package's URL and how to accept it.
+        #expect(platformOnly.stderr.contains("its key service https://kas.example.com is not accepted; "
+                                             + "add --kas-url https://kas.example.com to accept it"), "\(platformOnly.stderr)")
         let json = try run(PackagerBinary.path, ["inspect", dir + "/out.tdf", "--kas-url", "https://KAS.example.com:443/", "--json"])
         #expect(json.status == 0, "\(json.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])

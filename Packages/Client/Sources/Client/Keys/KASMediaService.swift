@@ -4,7 +4,7 @@ import MediaDRMJSON
 
 /// The KAS media routes over `HTTPClient`: bodies JSON with sorted keys, the token only as the
 /// bearer credential, no `userId`, answers checked against fps-v2 §10.2 and statuses mapped by
-/// §10.5. Server text is never kept.
+/// §10.5. Server text is never kept: of a refusal, only a known code (`PlaybackError.Refusal`).
 public struct KASMediaService: MediaKeyService {
     public let baseURL: String
     private let client: HTTPClient
@@ -122,11 +122,20 @@ public struct KASMediaService: MediaKeyService {
         return response.status == 404 ? nil : response.body
     }
 
+    /// Statuses whose answer may say why this viewer was refused (`PlaybackError.Refusal`).
+    private static let refusalStatuses: Set<Int> = [401, 403, 429]
+
     private func send(_ request: TransportRequest, route: String) async throws(PlaybackError) -> TransportResponse {
+        var request = request
+        request.extraAcceptedStatuses.formUnion(Self.refusalStatuses)
+        let response: TransportResponse
         do {
-            return try await client.send(request)
+            response = try await client.send(request)
         } catch {
             throw PlaybackError.from(error, route: route)
         }
+        guard Self.refusalStatuses.contains(response.status) else { return response }
+        throw PlaybackError.keyService(status: response.status, route: route, refusal: PlaybackError.Refusal(
+            status: response.status, headers: response.headers, body: response.body))
     }
 }

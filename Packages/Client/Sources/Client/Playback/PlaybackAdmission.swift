@@ -7,7 +7,8 @@ import Foundation
 /// against the profile's grammar and the init segments. Blocking: call it off the main actor.
 public struct PlaybackAdmissionReport: Sendable, Equatable {
     public struct Check: Sendable, Equatable {
-        public enum Status: String, Sendable, Equatable { case passed, failed, notApplicable, notRun, verifiedOnRead }
+        /// The admission vocabulary shared with `packager inspect` (`label`, `jsonValue`).
+        public typealias Status = AdmissionCheckResult.Status
         /// The spec row (fps-v2: the `AdmissionCheck` raw value).
         public let name: String
         public let status: Status
@@ -18,6 +19,8 @@ public struct PlaybackAdmissionReport: Sendable, Equatable {
     /// "fps-v2" or "tdf-hls".
     public let profile: String
     public let checks: [Check]
+    /// The key service an fps-v2 package names (§5.2 normalized), when admission read it.
+    public var keyServiceURL: String?
 
     /// No check failed and none was left unrun.
     public var isAdmitted: Bool {
@@ -49,6 +52,11 @@ public struct PlaybackAdmissionReport: Sendable, Equatable {
                 return opening("fps-v2", "the package URL could not be opened: \(error.reason)")
             }
             return fpsV2(FPSv2Admission.check(FPSv2Package(archive: range), options: options))
+        case .tdfHLSMasterFile(let path):
+            let (directory, name) = PlaybackSource.splitMaster(path)
+            return tdfHLS { () throws(PlaybackError) in
+                try TDFHLSStream.open(loader: DirectoryResourceLoader(directory: directory), masterName: name)
+            }
         case .tdfHLSMasterURL(let url):
             var name = Substring(url)
             if let cut = name.firstIndex(where: { $0 == "?" || $0 == "#" }) { name = name[..<cut] }
@@ -61,16 +69,8 @@ public struct PlaybackAdmissionReport: Sendable, Equatable {
 
     private static func fpsV2(_ report: AdmissionReport) -> PlaybackAdmissionReport {
         PlaybackAdmissionReport(profile: "fps-v2", checks: report.results.map { result in
-            let status: Check.Status
-            switch result.status {
-            case .passed: status = .passed
-            case .failed: status = .failed
-            case .notApplicable: status = .notApplicable
-            case .notRun: status = .notRun
-            case .verifiedOnRead: status = .verifiedOnRead
-            }
-            return Check(name: result.check.rawValue, status: status, detail: result.detail)
-        })
+            Check(name: result.check.rawValue, status: result.status, detail: result.detail)
+        }, keyServiceURL: report.keyServiceURL)
     }
 
     private static func opening(_ profile: String, _ detail: String) -> PlaybackAdmissionReport {

@@ -33,6 +33,8 @@ public struct PlaybackError: Error, Equatable, Sendable, CustomStringConvertible
         case sessionEnded
         /// The playback was stopped (caller, SIGINT, SIGTERM) before it finished.
         case stopped
+        /// The process presenting the clear media (ffplay, mpv) failed; the reason quotes it.
+        case presentation
     }
 
     public let code: Code
@@ -41,16 +43,20 @@ public struct PlaybackError: Error, Equatable, Sendable, CustomStringConvertible
     public let check: String?
     /// The HTTP status behind a key-service failure.
     public let status: Int?
+    /// Why the key service refused this viewer, when its answer said (a known code only).
+    public let refusal: Refusal?
 
-    public init(_ code: Code, _ reason: String, check: String? = nil, status: Int? = nil) {
+    public init(_ code: Code, _ reason: String, check: String? = nil, status: Int? = nil, refusal: Refusal? = nil) {
         self.code = code
         self.reason = reason
         self.check = check
         self.status = status
+        self.refusal = refusal
     }
 
-    /// The fps-v2 §10.5 mapping of a key-service status. No server text is kept.
-    public static func keyService(status: Int, route: String) -> PlaybackError {
+    /// The fps-v2 §10.5 mapping of a key-service status, with the refusal the answer carried
+    /// (its explanation ends the sentence). No server text is kept.
+    public static func keyService(status: Int, route: String, refusal: Refusal? = nil) -> PlaybackError {
         let code: Code
         switch status {
         case 400, 422: code = .malformed
@@ -60,7 +66,9 @@ public struct PlaybackError: Error, Equatable, Sendable, CustomStringConvertible
         case 500, 502, 503, 504: code = .transient
         default: code = .malformed
         }
-        return PlaybackError(code, "the key service answered \(route) with HTTP \(status)", status: status)
+        var reason = "the key service answered \(route) with HTTP \(status)"
+        if let refusal { reason += ": \(refusal.explanation)" }
+        return PlaybackError(code, reason, status: status, refusal: refusal)
     }
 
     /// Whether a later attempt could succeed (only transient failures and transport errors);
@@ -70,6 +78,7 @@ public struct PlaybackError: Error, Equatable, Sendable, CustomStringConvertible
     public var description: String {
         var text = "playback error (\(code.rawValue)): \(reason)"
         if let check { text += " [check \(check)]" }
+        if let refusal { text += " [refusal \(refusal.code)]" }
         return text
     }
 

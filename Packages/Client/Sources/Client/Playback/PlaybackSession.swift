@@ -87,6 +87,9 @@ public final class PlaybackSession: @unchecked Sendable {
                 // Central directory first, then only the entries needed: each segment's local
                 // header is verified when the segment is read (one request with its data).
                 return try Self.admit(FPSv2Package(archive: range), configuration, progress, localHeaders: .onRead)
+            case .tdfHLSMasterFile(let path):
+                let (directory, name) = PlaybackSource.splitMaster(path)
+                return .tdfHLS(try TDFHLSStream.open(loader: DirectoryResourceLoader(directory: directory), masterName: name))
             case .tdfHLSMasterURL(let url):
                 let loader = HTTPResourceLoader(siblingsOf: url, client: configuration.client)
                 var name = Substring(url)
@@ -113,8 +116,10 @@ public final class PlaybackSession: @unchecked Sendable {
                 acceptedKeyServiceURLs: [configuration.keyServiceURL], localHeaders: localHeaders))
         } catch {
             if let check = error.check {
-                throw PlaybackError(.refused, "the package is not a playable fps-v2 package (check \(check.rawValue))",
-                                    check: check.rawValue)
+                // The package may be fine and the key service the wrong one: say both URLs.
+                let reason = check == .keyAccessURL ? error.reason
+                    : "the package is not a playable fps-v2 package (check \(check.rawValue))"
+                throw PlaybackError(.refused, reason, check: check.rawValue)
             }
             throw PlaybackError(.io, "the package could not be read: \(error.reason)")
         }
@@ -276,7 +281,10 @@ struct FPSv2Segments: ComponentSegments {
                 throw PlaybackError(.refused, "\(components[component]) segment \(index) is refused (check \(check.rawValue))",
                                     check: check.rawValue)
             }
-            throw PlaybackError(.io, "\(components[component]) segment \(index) could not be read")
+            if error.code == .corrupted {
+                throw PlaybackError(.integrity, "\(components[component]) segment \(index): \(error.reason)")
+            }
+            throw PlaybackError(.io, "\(components[component]) segment \(index) could not be read: \(error.reason)")
         }
     }
 }

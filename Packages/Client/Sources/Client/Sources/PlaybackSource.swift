@@ -11,9 +11,12 @@ public enum PlaybackSource: Sendable, Equatable {
     case packageURL(String)
     /// A tdf-hls master playlist on an HTTP(S) origin.
     case tdfHLSMasterURL(String)
+    /// A local tdf-hls master playlist; its media playlists and segments are beside it.
+    case tdfHLSMasterFile(String)
 
     /// From a command-line argument: an `http(s)://` URL whose path ends in `.m3u8` is a tdf-hls
-    /// master, any other URL a package; a local path is a directory or a package file.
+    /// master, any other URL a package; a local path is a directory, a tdf-hls master playlist
+    /// (a file ending in `.m3u8`) or a package file.
     public init(argument: String) throws(PlaybackError) {
         let lower = argument.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
@@ -27,6 +30,16 @@ public enum PlaybackSource: Sendable, Equatable {
         guard FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory) else {
             throw PlaybackError(.invalidSource, "the source path does not exist")
         }
-        self = isDirectory.boolValue ? .directory(argument) : .packageFile(argument)
+        if isDirectory.boolValue {
+            self = .directory(argument)
+        } else {
+            self = lower.hasSuffix(".m3u8") ? .tdfHLSMasterFile(argument) : .packageFile(argument)
+        }
+    }
+
+    /// A local master playlist's directory and file name.
+    static func splitMaster(_ path: String) -> (directory: String, name: String) {
+        let url = URL(fileURLWithPath: path)
+        return (url.deletingLastPathComponent().path, url.lastPathComponent)
     }
 }

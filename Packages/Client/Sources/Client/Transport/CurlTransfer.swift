@@ -235,7 +235,7 @@ struct CurlTransfer {
         }
         let headers = TransportHeaders(state.fields)
         guard (200..<300).contains(status) || request.extraAcceptedStatuses.contains(status) else {
-            throw TransportError(.httpStatus, "the server answered with an error status", status: status,
+            throw TransportError(.httpStatus, "the server answered HTTP \(status) for \(url.displayPath)", status: status,
                                  retryAfterSeconds: status == 429 || status == 503 ? Self.retryAfter(headers) : nil)
         }
         return TransportResponse(status: status, headers: headers, body: state.body)

@@ -1,6 +1,7 @@
 /// Every failure of the transport. Compared by `code`. `reason` is a fixed sentence chosen by this
 /// module: it never quotes the server (bodies, status text, header values), never contains the
-/// request URL (whose query may carry secrets) and never contains the credential.
+/// request URL's query (which may carry a signed URL's secrets; an error status names the path
+/// only) and never contains the credential.
 public struct TransportError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         /// The URL could not be parsed, carries user information, or uses a scheme other than http(s).

@@ -47,6 +47,13 @@ final class TransportURL {
         return TransportURL(handle: handle, isTLS: scheme == "https", isLoopback: loopback)
     }
 
+    /// The URL's path as libcurl parsed it, without the query or fragment (a signed URL's
+    /// secrets live there), cut at 200 characters: what an error message may name.
+    var displayPath: String {
+        let path = Self.part(handle, CURLUPART_PATH) ?? "/"
+        return path.count > 200 ? String(path.prefix(200)) + "…" : path
+    }
+
     private static func part(_ handle: OpaquePointer, _ which: CURLUPart) -> String? {
         var value: UnsafeMutablePointer<CChar>?
         guard curl_url_get(handle, which, &value, 0) == CURLUE_OK, let value else { return nil }

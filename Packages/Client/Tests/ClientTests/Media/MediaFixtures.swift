@@ -110,10 +110,12 @@ enum Tools {
 
     /// Runs `path` with `arguments`; stdout and stderr go through temporary files so no pipe can
     /// fill up and block the child.
-    static func run(_ path: String, _ arguments: [String], stdin: URL? = nil) throws(FixtureError) -> Output {
+    static func run(_ path: String, _ arguments: [String], stdin: URL? = nil,
+                    environment: [String: String]? = nil) throws(FixtureError) -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString)")
         let outURL = base.appendingPathExtension("out"), errURL = base.appendingPathExtension("err")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)

@@ -1,3 +1,5 @@
+import Foundation
+import MediaDRMFPSv2
 import MediaDRMJSON
 import Testing
 @testable import Client
@@ -42,5 +44,34 @@ import Testing
         for bad in ["", "../x", "a/b", "a?b", "a b", "a%2F", String(repeating: "a", count: 257)] {
             #expect(!KASMediaService.isSafeSessionID(bad))
         }
+    }
+
+    /// The refusal a key-service answer carries: a known code of a 403/429 body, the 401
+    /// challenge; never an unknown code, a token code from a body, or any other server text.
+    @Test func refusalsAreReadFromKnownCodesOnly() {
+        func refusal(_ status: Int, _ body: String, challenge: String? = nil) -> PlaybackError.Refusal? {
+            let headers: TransportHeaders = challenge.map { ["WWW-Authenticate": $0] } ?? [:]
+            return PlaybackError.Refusal(status: status, headers: headers, body: Data(body.utf8))
+        }
+        for denial in MediaDenial.allCases {
+            #expect(refusal(403, #"{"error":"platform refused","reason":"\#(denial.rawValue)"}"#) == .denied(denial))
+        }
+        #expect(refusal(429, #"{"error":"concurrency limit","reason":"concurrent_streams"}"#) == .denied(.concurrentStreams))
+        #expect(Set(PlaybackError.Refusal.allCases.map(\.code)).count == MediaDenial.allCases.count + 2)
+        #expect(refusal(403, #"{"error":"platform refused","reason":"<script>"}"#) == nil)
+        #expect(refusal(403, #"{"error":"platform refused","reason":"token_expired"}"#) == nil)
+        #expect(refusal(403, #"{"error":"manifest refused"}"#) == nil)
+        #expect(refusal(403, "not json") == nil)
+        #expect(refusal(500, #"{"reason":"not_entitled"}"#) == nil)
+        #expect(refusal(401, "{}", challenge: #"Bearer error="invalid_token", error_description="expired""#) == .tokenExpired)
+        #expect(refusal(401, "{}", challenge: #"Bearer error="invalid_token", error_description="invalid""#) == .tokenInvalid)
+        #expect(refusal(401, "{}", challenge: "Bearer") == nil)
+        #expect(refusal(401, "{}") == nil)
+
+        let error = PlaybackError.keyService(status: 403, route: "key-request", refusal: .denied(.rentalPlaybackWindowClosed))
+        #expect(error.code == .denied && error.refusal == .denied(.rentalPlaybackWindowClosed))
+        #expect(error.reason == "the key service answered key-request with HTTP 403: "
+                + PlaybackError.Refusal.denied(.rentalPlaybackWindowClosed).explanation)
+        #expect(error.description.hasSuffix("[refusal rental_playback_window_closed]"))
     }
 }

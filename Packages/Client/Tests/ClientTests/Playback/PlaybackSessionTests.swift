@@ -139,17 +139,43 @@ import Testing
                                                      "--token", fixture.entitledToken, "-o", output.path])
         #expect(run.status == 1)
         #expect(run.stderrText.contains("refused"))
-        #expect(run.stderrText.contains("check"))
+        // The package is fine; the key service differs, and both URLs are named.
+        #expect(run.stderrText.contains("the package's key service and --kas differ: the package's key service is "
+                                        + "https://kas.elsewhere.example, and the accepted one is \(fixture.kasURL)"),
+                "\(run.stderrText)")
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
     @Test func stopWhilePlayingEndsEverySessionAndStopsTheOutput() async throws {
         let fixture = try PlaybackFixture.get()
-        let output = GatedOutput()
-        let session = PlaybackSession(source: .packageFile(fixture.packageFile.path),
-                                      configuration: try fixture.configuration(token: fixture.entitledToken))
         let before = fixture.sessionCounts()
-        let task = Task { () -> PlaybackError? in
+        let held = try await HeldPlayback(.packageFile(fixture.packageFile.path),
+                                          configuration: try fixture.configuration(token: fixture.entitledToken))
+        #expect(held.hasStarted)
+        #expect(fixture.sessionCounts().started - before.started == 2)   // video and audio, live while playing
+        await held.session.stop()
+        #expect(fixture.liveSessionCount() == 0)
+        held.output.open()
+        let error = await held.task.value
+        #expect(error?.code == .stopped)
+        #expect(held.output.writes < 6)   // the init, then at most the fragment in flight
+    }
+}
+
+/// Holds the first write until `open()`, so a test can act while a playback is mid-output.
+/// A playback that holds its media sessions: it has its keys and is blocked at its first write
+/// until `release()`, which stops it and answers how it ended.
+struct HeldPlayback {
+    let session: PlaybackSession
+    let output = GatedOutput()
+    let task: Task<PlaybackError?, Never>
+
+    /// Starts the playback and waits (a bounded poll) until it writes; `hasStarted` says whether it did.
+    init(_ source: PlaybackSource, configuration: PlaybackConfiguration) async throws {
+        let session = PlaybackSession(source: source, configuration: configuration)
+        let output = self.output
+        self.session = session
+        task = Task { () -> PlaybackError? in
             do throws(PlaybackError) {
                 try await session.play(to: output)
             } catch {
@@ -158,18 +184,17 @@ import Testing
             return nil
         }
         for _ in 0..<500 where !output.hasStarted { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(output.hasStarted)
-        #expect(fixture.sessionCounts().started - before.started == 2)   // video and audio, live while playing
+    }
+
+    var hasStarted: Bool { output.hasStarted }
+
+    func release() async -> PlaybackError? {
         await session.stop()
-        #expect(fixture.liveSessionCount() == 0)
         output.open()
-        let error = await task.value
-        #expect(error?.code == .stopped)
-        #expect(output.writes < 6)   // the init, then at most the fragment in flight
+        return await task.value
     }
 }
 
-/// Holds the first write until `open()`, so a test can act while a playback is mid-output.
 final class GatedOutput: MediaOutput, @unchecked Sendable {
     private let gate = DispatchSemaphore(value: 0)
     private let lock = NSLock()

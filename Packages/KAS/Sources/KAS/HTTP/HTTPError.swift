@@ -1,28 +1,35 @@
 import MediaDRMJSON
 
 /// An error a handler throws to answer with a status and a fixed reason. Rendered as
-/// `{"error": reason}`. The reason is written by the server's code and never contains request
-/// data, so an error body cannot reflect what a client sent (or leak a token it sent).
+/// `{"error": reason}`, plus `"reason": code` when the refusal has a stable code the caller may
+/// learn (a viewer's own rights, docs/protocol.md). Both are written by the server's code and
+/// never contain request data, so an error body cannot reflect what a client sent (or leak a
+/// token it sent).
 public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     public let status: HTTPStatus
     public let reason: String
+    /// The stable refusal code sent as the body's `reason` member; nil sends none.
+    public let code: String?
     /// Extra response headers, such as `Allow` on a 405 or `Retry-After` on a 429.
     public var headers: ServerHeaders
 
-    public init(_ status: HTTPStatus, reason: String, headers: ServerHeaders = ServerHeaders()) {
+    public init(_ status: HTTPStatus, reason: String, code: String? = nil, headers: ServerHeaders = ServerHeaders()) {
         self.status = status
         self.reason = reason
+        self.code = code
         self.headers = headers
     }
 
     public var response: ServerResponse {
-        .json(.object(JSONObject([("error", .string(reason))])), status: status, headers: headers)
+        var members: [(String, JSONValue)] = [("error", .string(reason))]
+        if let code { members.append(("reason", .string(code))) }
+        return .json(.object(JSONObject(members)), status: status, headers: headers)
     }
 
-    public var description: String { "HTTP \(status.code): \(reason)" }
+    public var description: String { "HTTP \(status.code): \(reason)" + (code.map { " (\($0))" } ?? "") }
 
     public static func == (lhs: HTTPError, rhs: HTTPError) -> Bool {
-        lhs.status == rhs.status && lhs.reason == rhs.reason
+        lhs.status == rhs.status && lhs.reason == rhs.reason && lhs.code == rhs.code
     }
 
     public static let badRequest = HTTPError(.badRequest, reason: "bad request")

@@ -2,10 +2,12 @@ import Foundation
 import MediaDRMJSON
 
 /// Requires a valid `Authorization: Bearer <JWT>` on every route it wraps. Without one the
-/// request is answered 401 with the fixed reason `unauthorized` and `WWW-Authenticate: Bearer`
-/// (plus `error="invalid_token"` when a token was sent but refused, RFC 6750 §3.1); the handler
-/// never runs. With one, the context gets the identity and the viewer hash (SHA-256 of `sub`,
-/// truncated) that logs carry instead of the subject.
+/// request is answered 401 with the fixed reason `unauthorized` and `WWW-Authenticate: Bearer`;
+/// a token that was sent but refused adds `error="invalid_token"` (RFC 6750 §3.1) and an
+/// `error_description` of `expired` (a genuine token past its `exp`: the viewer needs a fresh
+/// one) or `invalid` (every other cause: which issuer, audience or signature check failed is
+/// never revealed). The handler never runs. With one, the context gets the identity and the
+/// viewer hash (SHA-256 of `sub`, truncated) that logs carry instead of the subject.
 ///
 /// Tokens are read from the header only, never from the query string or body. Refusals are
 /// logged (when a sink is given) and counted (when metrics are given) by cause only: never the
@@ -28,17 +30,23 @@ public struct AuthenticationMiddleware: HTTPMiddleware {
             identity = try verifier.verify(authorizationHeaderValues: request.headers.values(for: "Authorization"))
         } catch {
             refused(error, context: context)
-            throw Self.unauthorized(tokenWasSent: error.code != .missingToken)
+            throw Self.unauthorized(error)
         }
         context.identity = AuthenticatedIdentity(subject: identity.subject, claims: identity.claims)
         context.viewerHash = identity.viewerHash
         return try next(request, &context)
     }
 
-    /// The 401 every refusal gets; the body's reason is the same whatever the cause.
-    public static func unauthorized(tokenWasSent: Bool) -> HTTPError {
-        HTTPError(.unauthorized, reason: "unauthorized",
-                  headers: ["WWW-Authenticate": tokenWasSent ? #"Bearer error="invalid_token""# : "Bearer"])
+    /// The 401 every refusal gets; the body's reason is the same whatever the cause, and the
+    /// challenge says only "no token", "expired" or "invalid".
+    public static func unauthorized(_ error: IdentityError) -> HTTPError {
+        let challenge: String
+        switch (error.code, error.tokenError) {
+        case (.missingToken, _): challenge = "Bearer"
+        case (.invalidToken, .expired?): challenge = #"Bearer error="invalid_token", error_description="expired""#
+        default: challenge = #"Bearer error="invalid_token", error_description="invalid""#
+        }
+        return HTTPError(.unauthorized, reason: "unauthorized", headers: ["WWW-Authenticate": challenge])
     }
 
     private func refused(_ error: IdentityError, context: RequestContext) {

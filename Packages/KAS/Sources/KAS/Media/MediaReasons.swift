@@ -1,3 +1,5 @@
+import MediaDRMFPSv2
+
 /// Why a key request's manifest (or the request's pairing with it and its session) was refused.
 /// Every case answers the same 403 `"manifest refused"` (fps-v2 §10.7); the code itself goes only
 /// to the audit log and the denial metric.
@@ -29,20 +31,8 @@ public enum ManifestRefusal: String, Error, Sendable, Equatable, CaseIterable {
     case spcAssetMismatch = "spc_asset_mismatch"
 }
 
-/// Why the media policy refused a key to an admitted request (403 `"platform refused"`); each
-/// rule has its own code in the audit log and the denial metric.
-public enum MediaDenial: String, Sendable, Equatable, CaseIterable {
-    case notEntitled = "not_entitled"
-    case dissemExcluded = "dissem_excluded"
-    case rentalNotPurchased = "rental_not_purchased"
-    case rentalPurchaseWindowClosed = "rental_purchase_window_closed"
-    case rentalPlaybackWindowClosed = "rental_playback_window_closed"
-    case concurrentStreams = "concurrent_streams"
-    case regionUnknown = "region_unknown"
-    case regionNotAllowed = "region_not_allowed"
-    case regionBlocked = "region_blocked"
-    case hdcpInsufficient = "hdcp_insufficient"
-    case securityLevelInsufficient = "security_level_insufficient"
-    case virtualMachine = "virtual_machine"
-    case virtualMachineUnverified = "virtual_machine_unverified"
+extension MediaDenial {
+    /// The answer to a refused key request: 403 `platform refused` with the denial's code
+    /// (docs/protocol.md); the same code goes to the audit log and the denial metric.
+    var keyRequestRefusal: HTTPError { HTTPError(.forbidden, reason: "platform refused", code: rawValue) }
 }

@@ -1,3 +1,4 @@
+import MediaDRMFPSv2
 import Foundation
 
 /// What a device can show: its security level, its output protection, and whether it runs in a

@@ -1,3 +1,4 @@
+import MediaDRMFPSv2
 import MediaDRMCrypto
 import MediaDRMEncoding
 import Foundation
@@ -15,7 +16,7 @@ struct KeyRequestFailure: Error {
     }
 
     static func denied(_ denial: MediaDenial) -> KeyRequestFailure {
-        KeyRequestFailure(error: HTTPError(.forbidden, reason: "platform refused"), reason: denial.rawValue, decision: .deny)
+        KeyRequestFailure(error: denial.keyRequestRefusal, reason: denial.rawValue, decision: .deny)
     }
 
     static func malformed(_ reason: String) -> KeyRequestFailure {
@@ -34,7 +35,8 @@ extension MediaService {
 
     /// `POST /media/v1/key-request`. Statuses (fps-v2 §10.5): 400 malformed body, 401 no viewer,
     /// 403 `"manifest refused"` for every §10.7 failure (and a session that is not live, not this
-    /// viewer's or not this asset's), 403 `"platform refused"` for a policy denial, 429 rate limit,
+    /// viewer's or not this asset's; the cause goes only to the audit log), 403 `"platform
+    /// refused"` with the `MediaDenial` code for a policy denial, 429 rate limit,
     /// 503 FairPlay or store unavailable.
     public func keyRequest(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
         let began = ContinuousClock.now

@@ -1,3 +1,4 @@
+import MediaDRMFPSv2
 import MediaDRMCrypto
 import MediaDRMEncoding
 import Foundation
@@ -126,14 +127,17 @@ public final class MediaService: Sendable {
                 ("expiresAt", .number(JSONNumber(Int64(record.expires.timeIntervalSince1970)))),
             ])))
         case .concurrencyLimit:
-            event.reason = MediaDenial.concurrentStreams.rawValue
-            countDenial(MediaDenial.concurrentStreams.rawValue)
-            throw HTTPError(.tooManyRequests, reason: "concurrency limit")
+            throw refuseStart(.concurrentStreams, reason: "concurrency limit", event: &event)
         case .tooManySessions:
-            event.reason = "too_many_sessions"
-            countDenial("too_many_sessions")
-            throw HTTPError(.tooManyRequests, reason: "too many sessions")
+            throw refuseStart(.tooManySessions, reason: "too many sessions", event: &event)
         }
+    }
+
+    /// A session start the viewer's limits refuse: 429 with the denial's code, audited and counted.
+    private func refuseStart(_ denial: MediaDenial, reason: String, event: inout MediaAuditEvent) -> HTTPError {
+        event.reason = denial.rawValue
+        countDenial(denial.rawValue)
+        return HTTPError(.tooManyRequests, reason: reason, code: denial.rawValue)
     }
 
     public func heartbeat(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {

@@ -63,21 +63,34 @@ extension IdentityTests {
             let expired = try issuer.token(subject: "alice", lifetime: 1, now: Date().addingTimeInterval(-3600))
             var parts = token.split(separator: ".").map(String.init)
             parts[2] = String(parts[2].reversed())
-            let refusals: [[String]] = [
-                ["-H", "Authorization: Bearer \(expired)", server.url("/api/whoami")],
-                ["-H", "Authorization: Bearer \(parts.joined(separator: "."))", server.url("/api/whoami")],
-                ["-H", "Authorization: Basic YWxpY2U6cGFzcw==", server.url("/api/whoami")],
+            let invalid = #"Bearer error="invalid_token", error_description="invalid""#
+            // An expired token whose signature does not verify is "invalid": only a genuine
+            // token is said to have expired.
+            var forgedExpired = expired.split(separator: ".").map(String.init)
+            forgedExpired[2] = String(forgedExpired[2].reversed())
+            let otherTemp = try TemporaryDirectory()
+            let otherRing = try KeyRing.generate(dataDirectory: otherTemp.path).ring
+            let foreign = try #require(otherRing.devIssuer).token(subject: "alice", lifetime: 600)
+            let refusals: [([String], String)] = [
+                (["-H", "Authorization: Bearer \(expired)", server.url("/api/whoami")],
+                 #"Bearer error="invalid_token", error_description="expired""#),
+                (["-H", "Authorization: Bearer \(parts.joined(separator: "."))", server.url("/api/whoami")], invalid),
+                (["-H", "Authorization: Bearer \(forgedExpired.joined(separator: "."))", server.url("/api/whoami")], invalid),
+                (["-H", "Authorization: Bearer \(foreign)", server.url("/api/whoami")], invalid),
+                (["-H", "Authorization: Basic YWxpY2U6cGFzcw==", server.url("/api/whoami")], invalid),
                 // Tokens in URLs are never read.
-                [server.url("/api/whoami?access_token=\(token)")],
-                ["-H", "Authorization: Bearer \(token)", "-H", "Authorization: Bearer \(token)", server.url("/api/whoami")],
+                ([server.url("/api/whoami?access_token=\(token)")], "Bearer"),
+                (["-H", "Authorization: Bearer \(token)", "-H", "Authorization: Bearer \(token)", server.url("/api/whoami")],
+                 invalid),
             ]
-            for arguments in refusals {
+            for (arguments, challenge) in refusals {
                 let refused = try Curl.run(arguments)
                 #expect(refused.status == 401)
-                #expect(refused.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+                #expect(refused.header("WWW-Authenticate") == challenge)
                 #expect(refused.text == #"{"error":"unauthorized"}"#)
             }
             #expect(handled.value == 1)
+            #expect(!sink.lines.joined().contains(foreign))
 
             // Logs carry the viewer hash and refusal causes, never the subject or the token.
             let log = sink.lines.joined(separator: "\n")

@@ -1,3 +1,4 @@
+import MediaDRMFPSv2
 import MediaDRMCrypto
 import Dispatch
 import MediaDRMEncoding
@@ -8,6 +9,11 @@ import MediaDRMTDF
 @testable import KAS
 
 @Suite struct MediaKeyRequestTests {
+    /// The body a viewer refused by the media policy gets: the rule's stable code, no more.
+    static func platformRefused(_ denial: MediaDenial) -> String {
+        #"{"error":"platform refused","reason":"\#(denial.rawValue)"}"#
+    }
+
     @Test func openPathDeliversEachComponentKeyRewrappedToTheClient() throws {
         let harness = try MediaHarness(configure: { $0.leaseSeconds = 900 })
         let package = try TestPackage.audioVideo()
@@ -126,13 +132,13 @@ import MediaDRMTDF
             ])), headers: headers)
         }
         #expect(try request(alice, headers: ["X-Region: us"]).status == 200)
-        let notEntitled = try request(nobody, headers: ["X-Region: US"])
-        #expect(notEntitled.status == 403 && notEntitled.text == #"{"error":"platform refused"}"#)
-        #expect(harness.auditEvents.last?["reason"]?.string == "not_entitled")
-        #expect(try request(alice, headers: ["X-Region: FR"]).status == 403)
-        #expect(harness.auditEvents.last?["reason"]?.string == "region_not_allowed")
-        #expect(try request(alice, headers: []).status == 403)
-        #expect(harness.auditEvents.last?["reason"]?.string == "region_unknown")
+        for (token, headers, denial) in [(nobody, ["X-Region: US"], MediaDenial.notEntitled),
+                                         (alice, ["X-Region: FR"], .regionNotAllowed), (alice, [], .regionUnknown)] {
+            let refused = try request(token, headers: headers)
+            #expect(refused.status == 403 && refused.text == Self.platformRefused(denial))
+            #expect(refused.header("Content-Type") == "application/json")
+            #expect(harness.auditEvents.last?["reason"]?.string == denial.rawValue)
+        }
         #expect(harness.metrics.counterValue("media_denials_total", labels: [("reason", "region_unknown")]) == 1)
     }
 
@@ -153,10 +159,10 @@ import MediaDRMTDF
     @Test func deviceRulesRefuseSoftwareClients() throws {
         let harness = try MediaHarness()
         let token = try harness.viewer("alice@example.com")
-        for (media, reason) in [
-            (JSONValue.object(JSONObject([("v", 1), ("minSecurityLevel", "baseline")])), "security_level_insufficient"),
-            (.object(JSONObject([("v", 1), ("hdcp", "type0")])), "hdcp_insufficient"),
-            (.object(JSONObject([("v", 1), ("allowVirtualMachines", false)])), "virtual_machine_unverified"),
+        for (media, denial) in [
+            (JSONValue.object(JSONObject([("v", 1), ("minSecurityLevel", "baseline")])), MediaDenial.securityLevelInsufficient),
+            (.object(JSONObject([("v", 1), ("hdcp", "type0")])), .hdcpInsufficient),
+            (.object(JSONObject([("v", 1), ("allowVirtualMachines", false)])), .virtualMachineUnverified),
         ] {
             var package = try TestPackage.videoOnly()
             package.media = media
@@ -164,15 +170,16 @@ import MediaDRMTDF
                                                                 extra: [("device", ["securityLevel": "main", "hdcp": "type1"])]).sessionId)
             let (result, _) = try harness.openKeyRequest(token: token, asset: package.uuid, component: "video",
                                                          sessionId: session, manifest: try package.manifest())
-            #expect(result.status == 403)
-            #expect(harness.auditEvents.last?["reason"]?.string == reason)
+            #expect(result.status == 403 && result.text == Self.platformRefused(denial))
+            #expect(harness.auditEvents.last?["reason"]?.string == denial.rawValue)
         }
         // A client that says it is a VM is believed.
         var package = try TestPackage.videoOnly()
         package.media = .object(JSONObject([("v", 1), ("allowVirtualMachines", false)]))
         let session = try #require(try harness.startSession(token: token, asset: package.uuid).sessionId)
-        _ = try harness.openKeyRequest(token: token, asset: package.uuid, component: "video", sessionId: session,
-                                       manifest: try package.manifest(), extra: [("device", ["virtualMachine": true])])
+        let vm = try harness.openKeyRequest(token: token, asset: package.uuid, component: "video", sessionId: session,
+                                            manifest: try package.manifest(), extra: [("device", ["virtualMachine": true])])
+        #expect(vm.result.status == 403 && vm.result.text == Self.platformRefused(.virtualMachine))
         #expect(harness.auditEvents.last?["reason"]?.string == "virtual_machine")
     }
 
@@ -185,20 +192,21 @@ import MediaDRMTDF
         let renter = try harness.viewer("renter@example.com", rentals: [package.uuid: purchase])
         let stranger = try harness.viewer("stranger@example.com")
         let late = try harness.viewer("late@example.com", rentals: [package.uuid: purchase - 7200])
-        func status(_ token: String) throws -> Int {
+        func play(_ token: String) throws -> CurlResult {
             let session = try #require(try harness.startSession(token: token, asset: package.uuid).sessionId)
             return try harness.openKeyRequest(token: token, asset: package.uuid, component: "video", sessionId: session,
-                                              manifest: manifest).result.status
+                                              manifest: manifest).result
         }
-        #expect(try status(stranger) == 403)
+        #expect(try play(stranger).text == Self.platformRefused(.rentalNotPurchased))
         #expect(harness.auditEvents.last?["reason"]?.string == "rental_not_purchased")
-        #expect(try status(late) == 403)
+        #expect(try play(late).text == Self.platformRefused(.rentalPurchaseWindowClosed))
         #expect(harness.auditEvents.last?["reason"]?.string == "rental_purchase_window_closed")
-        #expect(try status(renter) == 200)
+        #expect(try play(renter).status == 200)
         harness.clock.advance(7000)
-        #expect(try status(renter) == 200)
+        #expect(try play(renter).status == 200)
         harness.clock.advance(201)
-        #expect(try status(renter) == 403)
+        let lapsed = try play(renter)
+        #expect(lapsed.status == 403 && lapsed.text == Self.platformRefused(.rentalPlaybackWindowClosed))
         #expect(harness.auditEvents.last?["reason"]?.string == "rental_playback_window_closed")
     }
 
@@ -212,14 +220,16 @@ import MediaDRMTDF
         let first = try #require(try harness.startSession(token: token, asset: package.uuid).sessionId)
         let second = try #require(try harness.startSession(token: token, asset: package.uuid).sessionId)
         // ...but only the oldest playback gets a key, and the other session is ended.
-        #expect(try harness.openKeyRequest(token: token, asset: package.uuid, component: "video", sessionId: second,
-                                           manifest: manifest).result.status == 403)
+        let over = try harness.openKeyRequest(token: token, asset: package.uuid, component: "video", sessionId: second,
+                                              manifest: manifest).result
+        #expect(over.status == 403 && over.text == Self.platformRefused(.concurrentStreams))
         #expect(harness.auditEvents.last?["reason"]?.string == "concurrent_streams")
         #expect(try harness.openKeyRequest(token: token, asset: package.uuid, component: "video", sessionId: first,
                                            manifest: manifest).result.status == 200)
         #expect(try harness.post("/media/v1/session/\(second)/heartbeat", token: token, body: [:]).status == 404)
-        // From now on the start itself is refused.
-        #expect(try harness.startSession(token: token, asset: package.uuid).result.status == 429)
+        // From now on the start itself is refused, with the same code.
+        let refusedStart = try harness.startSession(token: token, asset: package.uuid).result
+        #expect(refusedStart.status == 429 && refusedStart.text == #"{"error":"concurrency limit","reason":"concurrent_streams"}"#)
     }
 
     @Test func rateLimitAnswers429WithRetryAfter() throws {

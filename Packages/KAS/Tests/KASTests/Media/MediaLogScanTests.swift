@@ -6,7 +6,8 @@ import Testing
 @testable import KAS
 
 /// A full run (keys delivered on both paths, refusals, denials, a rate limit), then a scan of the
-/// audit log and the request log for every secret the run handled.
+/// audit log, the request log and the refusals' answers (bodies with their reason codes, and
+/// headers) for every secret the run handled.
 @Suite struct MediaLogScanTests {
     @Test func noSecretReachesTheLogs() throws {
         let package = try TestPackage.audioVideo()
@@ -47,25 +48,38 @@ import Testing
             ("spcData", .string(Base64.encode(spc))), ("tdfManifest", .string(Base64.encode(manifest))),
         ])))
         #expect(fp.status == 200)
+        // A policy refusal: the answer names the rule, and nothing of the request.
+        let outsiderSubject = "mallory-\(UUID().uuidString)@example.com"
+        let outsider = try harness.viewer(outsiderSubject, entitlements: [])
+        secrets += [outsider, outsiderSubject]
+        let outsiderSession = try #require(try harness.startSession(token: outsider, asset: package.uuid).sessionId)
+        secrets.append(outsiderSession)
+        let (denied, _) = try harness.openKeyRequest(token: outsider, asset: package.uuid, component: "video",
+                                                     sessionId: outsiderSession, manifest: manifest)
+        #expect(denied.status == 403 && denied.text == #"{"error":"platform refused","reason":"not_entitled"}"#)
+        var answers = [denied.text + "\n" + denied.headers]
         // A refusal, then the rate limit.
         let (mutated, _) = try ManifestMutation.swappedKeyAccess.apply()
         let refused = try #require(try harness.startSession(token: token, asset: package.uuid).sessionId)
         secrets.append(refused)
         for _ in 0..<4 {
-            _ = try harness.openKeyRequest(token: token, asset: package.uuid, component: "video", sessionId: refused, manifest: mutated)
+            let (answer, _) = try harness.openKeyRequest(token: token, asset: package.uuid, component: "video",
+                                                         sessionId: refused, manifest: mutated)
+            answers.append(answer.text + "\n" + answer.headers)
         }
         #expect(harness.auditEvents.contains { $0["reason"]?.string == "rate_limited" })
         #expect(harness.auditEvents.contains { $0["reason"]?.string == "key_binding_mismatch" })
 
         let logs = harness.auditLines + harness.requestLog.lines
         #expect(logs.count > 10)
-        for line in logs {
+        for line in logs + answers {
             for secret in secrets where line.contains(secret) {
                 Issue.record("a log line carries a secret of \(secret.utf8.count) characters")
             }
         }
         // Every request line names its route pattern, never the path with a session id.
         #expect(harness.requestLog.lines.contains { $0.contains("/media/v1/session/{id}/heartbeat") })
-        #expect(harness.auditEvents.allSatisfy { $0["viewer"]?.string == MediaViewer(subject: subject).viewerHash })
+        let viewers: Set = [MediaViewer(subject: subject).viewerHash, MediaViewer(subject: outsiderSubject).viewerHash]
+        #expect(harness.auditEvents.allSatisfy { viewers.contains($0["viewer"]?.string ?? "") })
     }
 }

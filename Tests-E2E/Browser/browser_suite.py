@@ -323,6 +323,23 @@ class PlaybackTests(BrowserCase):
         self.assertEqual(played, plain)
 
 
+class ReaderVectorTests(BrowserCase):
+    """The fps-v2 reader vectors the Swift suite also runs (Tests-E2E/ReaderVectors)."""
+
+    def test_the_javascript_reader_reaches_every_vectors_verdict(self):
+        source = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "ReaderVectors")
+        with open(os.path.join(source, "vectors.json")) as f:
+            listing = json.load(f)
+        shutil.copytree(source, os.path.join(fixture.origin_root, "vectors"), dirs_exist_ok=True)
+        page = self.open()
+        verdicts = page.evaluate("args => window.readerVerdicts(args)", {
+            "kas": fixture.kas, "base": f"{fixture.origin}/vectors", "keyServiceURL": listing["keyServiceURL"],
+            "files": [v["file"] for v in listing["vectors"]]})
+        for expected, actual in zip(listing["vectors"], verdicts):
+            self.assertEqual((actual["verdict"], actual.get("check")), (expected["verdict"], expected.get("check")), expected["file"])
+        self.assertEqual(len(verdicts), len(listing["vectors"]))
+
+
 class RefusalTests(BrowserCase):
     def refused(self, name, token, reason, viewer, audit_reason=None):
         page = self.open(capture_keys=True)

@@ -70,3 +70,19 @@ window.tryKAS = async (kas, token) => {
     return { reached: false, message: String(error) };
   }
 };
+
+/** The shared reader vectors through the JavaScript reader: [{file, verdict, check}] as the
+ * reader decided, reading each package from `base` with Range requests. */
+window.readerVerdicts = async ({ kas, base, files, keyServiceURL }) => {
+  const { FPSv2Package } = await import(`${kas}/player/fps-v2-package.js`);
+  const out = [];
+  for (const file of files) {
+    try {
+      await FPSv2Package.admit(`${base}/${file}`, { keyServiceURL });
+      out.push({ file, verdict: "admitted" });
+    } catch (error) {
+      out.push({ file, verdict: error.code === "refused" ? "refused" : `error: ${error.message}`, check: error.check ?? null });
+    }
+  }
+  return out;
+};

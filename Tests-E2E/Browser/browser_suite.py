@@ -384,6 +384,20 @@ class RefusalTests(BrowserCase):
         poll(plays_again, "the stream slot to be free after the first page closed")
 
 
+class DemoPageTests(BrowserCase):
+    def test_the_kas_player_page_plays_under_its_own_content_security_policy(self):
+        page = self.context.new_page()
+        violations = []
+        page.on("console", lambda message: violations.append(message.text) if "Content Security Policy" in message.text else None)
+        page.goto(f"{fixture.kas}/player/?src={fixture.url(fixture.fps)}")
+        self.assertEqual(page.input_value("#src"), fixture.url(fixture.fps))
+        page.fill("#token", fixture.token("viewer-demo-page"))
+        page.click("button[type=submit]")
+        poll(lambda: page.inner_text("#status") == "playing", "the demo page to report playing")
+        page.wait_for_function("() => performance.getEntriesByName('mediadrm-load-to-playing').length > 0", timeout=WAIT * 1000)
+        self.assertEqual(violations, [])
+
+
 class OriginAndTokenTests(BrowserCase):
     def test_a_page_from_another_origin_cannot_call_the_kas(self):
         token = fixture.token("viewer-other-origin")

@@ -97,15 +97,70 @@ class StaticPages:
         self.server.server_close()
 
 
+class KASProcess:
+    """A real `kas serve` on its own port and data directory (plain http on loopback)."""
+
+    def __init__(self, directory, name, allowed_origin, **settings):
+        self.data = os.path.join(directory, f"{name}-data")
+        run(os.path.join(BIN, "kas"), "keys", "generate", "--data-dir", self.data)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = os.path.join(directory, f"{name}.json")
+        with open(config, "w") as f:
+            json.dump({"listen": f"127.0.0.1:{self.port}", "dataDir": self.data,
+                       "cors": {"allowedOrigins": [allowed_origin]}, **settings}, f)
+        self.log_path = os.path.join(directory, f"{name}.log")
+        self.log = open(self.log_path, "w")
+        self.process = subprocess.Popen([os.path.join(BIN, "kas"), "serve", "--config", config],
+                                        stdout=self.log, stderr=subprocess.STDOUT)
+        poll(self.healthy, f"the {name} KAS to answer /healthz")
+        self.public_key = os.path.join(directory, f"{name}.pem")
+        with open(self.public_key, "w") as f:
+            f.write(run(os.path.join(BIN, "kas"), "keys", "export-public", "--data-dir", self.data))
+
+    def healthy(self):
+        if self.process.poll() is not None:
+            raise RuntimeError(f"kas serve exited: {open(self.log_path).read()[-2000:]}")
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                return s.recv(64).startswith(b"HTTP/1.1 200")
+        except OSError:
+            return False
+
+    def token(self, sub, **claims):
+        claims.setdefault("entitlements", [ATTRIBUTE])
+        return run(os.path.join(BIN, "kas"), "token", "--sub", sub, "--data-dir", self.data, "--claims", json.dumps(claims)).strip()
+
+    def audit(self, viewer=None):
+        """Audit lines, only those of `viewer` (its hash) when given."""
+        with open(os.path.join(self.data, "audit.log")) as f:
+            lines = [json.loads(line) for line in f if line.strip()]
+        return [e for e in lines if viewer is None or e.get("viewer") == hashlib.sha256(viewer.encode()).hexdigest()[:16]]
+
+    def requests(self):
+        """The request log lines (route, status) kas serve wrote."""
+        with open(self.log_path) as f:
+            return [json.loads(line) for line in f if line.startswith("{") and '"event":"request"' in line]
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.log.close()
+
+
 class Fixture:
-    """Clip, KAS, packages, origins: made once for the suite."""
+    """Clip, KASes, packages, origins: made once for the suite."""
 
     def __init__(self):
         for tool in (CHROMIUM, shutil.which("ffmpeg") or "ffmpeg", os.path.join(BIN, "kas"), os.path.join(BIN, "packager")):
             if not os.access(tool, os.X_OK):
                 raise RuntimeError(f"browser suite: {tool} is missing (make deps installs chromium and ffmpeg; make build the binaries)")
         self.dir = tempfile.mkdtemp(prefix="mediadrm-browser-")
-        self.processes = []
+        self.services = []
         self.app = StaticPages()
         self.other = StaticPages()
         self.clip = os.path.join(self.dir, "clip.mp4")
@@ -114,23 +169,16 @@ class Fixture:
             "-g", "25", "-pix_fmt", "yuv420p",
             # Colour stated (VUI and colr): Chromium's MSE and progressive pipelines assume
             # different matrices for untagged video, and the canvas comparison needs one.
-            "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv", "-c:a", "aac", "-ac", "2", "-movflags", "+faststart", self.clip)
-        self.data = os.path.join(self.dir, "kas-data")
-        run(os.path.join(BIN, "kas"), "keys", "generate", "--data-dir", self.data)
-        self.kas_port = free_port()
-        self.kas = f"http://127.0.0.1:{self.kas_port}"
-        config = os.path.join(self.dir, "kas.json")
-        with open(config, "w") as f:
-            json.dump({"listen": f"127.0.0.1:{self.kas_port}", "dataDir": self.data,
-                       "cors": {"allowedOrigins": [self.app.origin]}}, f)
-        self.kas_log = open(os.path.join(self.dir, "kas.log"), "w")
-        self.kas_process = subprocess.Popen([os.path.join(BIN, "kas"), "serve", "--config", config],
-                                            stdout=self.kas_log, stderr=subprocess.STDOUT)
-        self.processes.append(self.kas_process)
-        poll(self.kas_healthy, "the KAS to answer /healthz")
-        self.public_key = os.path.join(self.dir, "kas.pem")
-        with open(self.public_key, "w") as f:
-            f.write(run(os.path.join(BIN, "kas"), "keys", "export-public", "--data-dir", self.data))
+            "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv",
+            "-c:a", "aac", "-ac", "2", "-movflags", "+faststart", self.clip)
+        self.main = KASProcess(self.dir, "kas", self.app.origin)
+        self.services.append(self.main)
+        # A second KAS with a 6 s lease (renewal after 3 s) and 1 s heartbeats: the lease rules
+        # show within one short playback.
+        self.short = KASProcess(self.dir, "short-lease", self.app.origin, leaseSeconds=6,
+                                media={"heartbeatSeconds": 1, "sessionTimeoutSeconds": 5})
+        self.services.append(self.short)
+        self.kas, self.data = self.main.url, self.main.data
         self.policy = os.path.join(self.dir, "policy.json")
         with open(self.policy, "w") as f:
             json.dump({"body": {"dataAttributes": [{"attribute": ATTRIBUTE}], "dissem": []}}, f)
@@ -140,56 +188,36 @@ class Fixture:
         self.limited = self.package("limited.tdf", "--max-streams", "1")
         self.rental = self.package("rental.tdf", "--rental-purchase-window", "3600", "--rental-playback-window", "3600")
         self.hls = self.package("talk-hls/", "--profile", "tdf-hls")
+        self.short_lease = self.package("short-lease.tdf", kas=self.short)
         self.origin_process = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tools", "python", "range_server.py"),
                                                 "--root", self.origin_root, "--cors"],
                                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.processes.append(self.origin_process)
         self.origin = f"http://127.0.0.1:{self.origin_process.stdout.readline().strip()}"
 
-    def kas_healthy(self):
-        try:
-            with socket.create_connection(("127.0.0.1", self.kas_port), timeout=1) as s:
-                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                return s.recv(64).startswith(b"HTTP/1.1 200")
-        except OSError:
-            return False
-
-    def package(self, name, *flags):
+    def package(self, name, *flags, kas=None):
+        kas = kas or self.main
         output = os.path.join(self.origin_root, name)
-        run(os.path.join(BIN, "packager"), "package", self.clip, "-o", output, "--kas-url", self.kas,
-            "--kas-public-key", self.public_key, "--policy", self.policy, "--classification", CLASSIFICATION,
+        run(os.path.join(BIN, "packager"), "package", self.clip, "-o", output, "--kas-url", kas.url,
+            "--kas-public-key", kas.public_key, "--policy", self.policy, "--classification", CLASSIFICATION,
             "--segment-duration", "1", "--quiet", *flags)
         return name
 
     def token(self, sub, **claims):
-        claims.setdefault("entitlements", [ATTRIBUTE])
-        return run(os.path.join(BIN, "kas"), "token", "--sub", sub, "--data-dir", self.data, "--claims", json.dumps(claims)).strip()
+        return self.main.token(sub, **claims)
 
     def url(self, name):
         return f"{self.origin}/{name}" + ("master.m3u8" if name.endswith("/") else "")
 
-    def audit(self):
-        with open(os.path.join(self.data, "audit.log")) as f:
-            return [json.loads(line) for line in f if line.strip()]
-
-    def live_sessions_gauge(self):
-        with socket.create_connection(("127.0.0.1", self.kas_port), timeout=5) as s:
-            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            data = b""
-            while chunk := s.recv(65536):
-                data += chunk
-        return data.decode()
+    def audit(self, viewer=None):
+        return self.main.audit(viewer)
 
     def stop(self):
-        for process in self.processes:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        self.origin_process.terminate()
+        self.origin_process.wait(timeout=20)
+        for service in self.services:
+            service.stop()
         self.app.stop()
         self.other.stop()
-        self.kas_log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -323,6 +351,29 @@ class PlaybackTests(BrowserCase):
         self.assertEqual(played, plain)
 
 
+class LeaseTests(BrowserCase):
+    def test_heartbeats_and_renewals_follow_the_kas_and_every_session_ends_with_the_page(self):
+        """Against the 6 s lease KAS: heartbeats every second, a renewal after 3 s (new sessions
+        and keys, the old sessions ended), and on page close every session of the viewer ends."""
+        viewer = "viewer-lease"
+        kas = fixture.short
+        hash_ = hashlib.sha256(viewer.encode()).hexdigest()[:16]
+        page = self.open()
+        result = page.evaluate("args => window.startPlayer(args)", {"kas": kas.url, "src": fixture.url(fixture.short_lease), "token": kas.token(viewer)})
+        self.assertTrue(result["ok"], result)
+        allowed = lambda event: [e for e in kas.audit(viewer) if e["event"] == event and e["decision"] == "allow"]
+        # Two keys at start, two more at the first renewal (one per component).
+        poll(lambda: len(allowed("key_request")) >= 4, "a renewal: four allowed key requests")
+        poll(lambda: sum(r.get("viewer") == hash_ and r["route"].endswith("/heartbeat") and r["status"] == 200
+                         for r in kas.requests()) >= 3, "three answered heartbeats")
+        # The renewal ended the sessions it replaced: at most two (one playback) are live.
+        self.assertLessEqual(len(allowed("session_start")) - len(allowed("session_end")), 2)
+        kinds = [e["type"] for e in self.events(page)]
+        self.assertNotIn("player-error", kinds)
+        page.close()
+        poll(lambda: len(allowed("session_end")) == len(allowed("session_start")), "every session ended after the page closed")
+
+
 class ReaderVectorTests(BrowserCase):
     """The fps-v2 reader vectors the Swift suite also runs (Tests-E2E/ReaderVectors)."""
 
@@ -350,7 +401,7 @@ class RefusalTests(BrowserCase):
         self.assertEqual(page.evaluate("window.__capturedLicenses.length"), 0, "no key reached the CDM")
         # The KAS audit agrees: this viewer's refusal is recorded with the same reason, and no
         # key request of this viewer was allowed.
-        mine = [e for e in fixture.audit() if e.get("viewer") == hashlib.sha256(viewer.encode()).hexdigest()[:16]]
+        mine = fixture.audit(viewer)
         self.assertTrue(any(e["decision"] == "deny" and e["reason"] == (audit_reason or reason) for e in mine), mine)
         return page, mine
 
@@ -420,7 +471,7 @@ class OriginAndTokenTests(BrowserCase):
         for line in self.console:
             self.assertNotIn(token.split(".")[2], line)
         page.close()
-        with open(os.path.join(fixture.dir, "kas.log")) as f:
+        with open(fixture.main.log_path) as f:
             self.assertNotIn(token.split(".")[2], f.read())
         with open(os.path.join(fixture.data, "audit.log")) as f:
             self.assertNotIn(token.split(".")[2], f.read())

@@ -409,6 +409,13 @@ class RefusalTests(BrowserCase):
         _, mine = self.refused(fixture.fps, fixture.token("viewer-unentitled", entitlements=[]), "not_entitled", "viewer-unentitled")
         self.assertFalse(any(e["event"] == "key_request" and e["decision"] == "allow" for e in mine))
 
+    def test_a_tdf_hls_viewer_without_the_entitlement_gets_not_entitled(self):
+        page = self.open(capture_keys=True)
+        result = self.start(page, fixture.hls, fixture.token("viewer-hls-unentitled", entitlements=[]))
+        self.assertFalse(result["ok"], result)
+        self.assertEqual(result["reason"], "not_entitled")
+        poll(lambda: page.inner_text("#reason") == "not_entitled", "the reason in the page")
+
     def test_a_lapsed_rental_gets_its_reason(self):
         with zipfile.ZipFile(os.path.join(fixture.origin_root, fixture.rental)) as archive:
             manifest = json.loads(archive.read("manifest.json"))

@@ -110,15 +110,24 @@ export class TDFHLSStream {
     for (const w of wanted) {
       const result = results.get(w.id);
       if (!result) throw malformed("the rewrap answer left out a requested key");
-      if (result.status !== "permit") {
-        const text = typeof result.error === "string" ? result.error : "";
-        throw new PlayerError("denied", "the key service denied a segment key", { reason: text.startsWith("bad request") ? "malformed_request" : "denied", status: 403 });
-      }
+      if (result.status !== "permit") throw TDFHLSStream.refusal(result);
       if (!base64Decode(result.kasWrappedKey || "")) throw malformed("a permitted rewrap result has no wrapped key");
       const key = await unwrapKey(result.kasWrappedKey, answer.sessionPublicKey, privateKey);
       if (key.length !== 32) throw malformed("a rewrapped payload key is not 32 bytes");
       this.keys.set(w.id, key);
     }
+  }
+
+  /** A `fail` rewrap result as a PlayerError: the KAS's `reason` code when it sent one, else
+   * one read from its fixed error text (docs/protocol.md, "OpenTDF routes"). */
+  static refusal(result) {
+    const text = typeof result.error === "string" ? result.error : "";
+    const given = typeof result.reason === "string" && /^[a-z0-9_]{1,64}$/.test(result.reason) ? result.reason : null;
+    const reason = given ?? (text.startsWith("bad request") ? "malformed_request"
+      : text.includes("not entitled") ? "not_entitled"
+      : text.includes("dissemination") ? "dissem_excluded"
+      : text.includes("media rules") ? "media_rules_need_sessions" : "denied");
+    return new PlayerError("denied", "the key service denied a segment key", { reason, status: 403 });
   }
 
   /** The clear fragment of segment `index` of rendition `r`. */

@@ -29,7 +29,10 @@ public struct WebPlayerFiles: Sendable {
     /// and the source tree the binary was built from.
     public static func locate(root: String?) -> String? {
         if let root { return root }
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        // The running binary itself (/proc/self/exe on Linux), not argv[0], which is only a name
+        // when `kas` was found on PATH.
+        let executable = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments.first ?? ""))
+            .resolvingSymlinksInPath()
         let binaryDirectory = executable.deletingLastPathComponent()
         let source = URL(fileURLWithPath: #filePath)   // Packages/KAS/Sources/KAS/Web/WebPlayerFiles.swift
             .deletingLastPathComponent().appendingPathComponent("../../../../WebPlayer/player").standardized

@@ -43,6 +43,10 @@ export class MediaDRMPlayer extends EventTarget {
     const abort = new AbortController();
     const current = { abort, engine: null, sessions: null, cdm: null };
     this.current = current;
+    // A decode or CDM failure the element reports ends the playback like any other error.
+    current.onMediaError = () => this.failDuringPlayback(current, new PlayerError("media",
+      `the browser could not play the media (${this.video.error?.message || `error ${this.video.error?.code}`})`));
+    this.video.addEventListener("error", current.onMediaError);
     const service = new KeyService(this.options.kas, this.options.token, { signal: abort.signal });
     const url = new URL(src, document.baseURI).href;
     try {
@@ -96,6 +100,7 @@ export class MediaDRMPlayer extends EventTarget {
     const current = this.current;
     this.current = null;
     if (!current) return;
+    this.video.removeEventListener("error", current.onMediaError);
     current.abort.abort();
     current.engine?.destroy();
     await current.sessions?.stop();

@@ -8,6 +8,9 @@ import { PlayerError } from "./errors.js";
 const BUFFER_AHEAD_SECONDS = 12;
 const KEEP_BEHIND_SECONDS = 20;
 const TICK_MS = 250;
+// A hole this small ahead of a stalled playhead (an audio fragment starting a few ms after the
+// video's, a dropped frame at a segment edge) is jumped over instead of waiting forever.
+const MAX_GAP_SECONDS = 0.5;
 
 function whenUpdated(buffer) {
   return new Promise((resolve, reject) => {
@@ -73,7 +76,23 @@ export class StreamingEngine {
 
   tick() {
     if (this.destroyed) return;
+    this.jumpGap();
     for (const stream of this.streams) this.pump(stream).catch((error) => this.fail(error));
+  }
+
+  /** Stall recovery: when the playhead waits in a small hole with media buffered just after it,
+   * move it to the start of that media. */
+  jumpGap() {
+    const video = this.video;
+    if (video.seeking || video.paused || video.readyState >= HTMLMediaElement.HAVE_FUTURE_DATA) return;
+    const ranges = video.buffered;
+    for (let i = 0; i < ranges.length; i++) {
+      const start = ranges.start(i);
+      if (start > video.currentTime && start - video.currentTime <= MAX_GAP_SECONDS) {
+        video.currentTime = start;
+        return;
+      }
+    }
   }
 
   async pump(stream) {

@@ -106,6 +106,8 @@ def main():
         ("short-iv", write_archive(edit_manifest(entries, lambda t: json.dumps({**json.loads(t), "encryptionInformation": {**json.loads(t)["encryptionInformation"], "method": {**json.loads(t)["encryptionInformation"]["method"], "iv": base64.b64encode(b"12345678").decode()}}}, separators=(",", ":"), sort_keys=True))), "refused", "methodIV"),
         ("master-unknown-tag", write_archive(edit(entries, "master.m3u8", lambda d: d.replace(b"#EXT-X-INDEPENDENT-SEGMENTS", b"#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-START:TIME-OFFSET=0"))), "refused", "masterGrammar"),
         ("wrong-key-uri", write_archive(edit(entries, "video.m3u8", lambda d: d.replace(f"skd://{uuid}/".encode(), b"skd://00000000-0000-4000-8000-000000000000/"))), "refused", "mediaKeyURI"),
+        ("master-channels-differ", write_archive(edit(entries, "master.m3u8", lambda d: d.replace(b'CHANNELS="1"', b'CHANNELS="2"'))), "refused", "masterChannels"),
+        ("no-avcc", write_archive(edit(entries, "video-init.mp4", lambda d: d.replace(b"avcC", b"avcX"))), "refused", "initCodec"),
         ("tenc-iv-differs", write_archive(edit(entries, "video-init.mp4", tenc_iv)), "refused", "initTrackEncryption"),
     ]
     os.makedirs(out, exist_ok=True)

@@ -6,7 +6,7 @@
 import { utf8 } from "./bytes.js";
 import { malformed, refused } from "./errors.js";
 import { checkManifest } from "./fps-v2-manifest.js";
-import { checkInit } from "./mp4-init.js";
+import { channelCount, checkInit } from "./mp4-init.js";
 import { checkMaster, checkMedia } from "./hls-playlist.js";
 import { RangeSource } from "./range-source.js";
 import { END_RECORD_SIZE, LIMITS, entryData, readCentralDirectory, readEndRecord } from "./zip-directory.js";
@@ -99,19 +99,22 @@ export class FPSv2Package {
       const count = [...byName.values()].filter((e) => e.kind === "segment" && e.component === id).length;
       if (playlist.segments.length !== count) throw refused("mediaSegments", `${id}.m3u8 does not name every segment entry once`);
       const init = data.get(`${id}-init.mp4`);
-      const { kid, codec } = checkInit(init, id, manifest.iv);
+      const { kid, codec, channelConfiguration } = checkInit(init, id, manifest.iv);
       let start = 0;
       const segments = playlist.segments.map((s) => {
         const segment = { entry: byName.get(s.uri), start, duration: s.duration };
         start += s.duration;
         return segment;
       });
-      return { id, kid, codec, init, segments, targetDuration: playlist.targetDuration };
+      return { id, kid, codec, init, segments, targetDuration: playlist.targetDuration, channelConfiguration };
     });
     const [video, audio] = components;
     if (audio && (audio.segments.length !== video.segments.length || audio.targetDuration !== video.targetDuration ||
         audio.segments.some((s, i) => Math.abs(s.duration - video.segments[i].duration) > 0.0005))) {
       throw refused("segmentAlignment", "the audio segments are not aligned with the video's");
+    }
+    if (audio && master.channels !== channelCount(audio.channelConfiguration)) {
+      throw refused("masterChannels", `CHANNELS="${master.channels}" but the audio init has ${channelCount(audio.channelConfiguration)} channels`);
     }
     return new FPSv2Package(source, manifestBytes, manifest, components, master);
   }

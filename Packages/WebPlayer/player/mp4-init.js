@@ -70,8 +70,64 @@ export function checkInit(bytes, kind, iv) {
   if (kind === "video") {
     const avcC = only(children, "avcC", "initCodec", "encv");
     codec = `avc1.${[1, 2, 3].map((i) => view.u8(avcC.body + i).toString(16).padStart(2, "0").toUpperCase()).join("")}`;
-  } else {
-    codec = "mp4a.40.2";
+    return { kid: new Uint8Array(kid), codec };
   }
-  return { kid: new Uint8Array(kid), codec };
+  const esds = children.find((b) => b.type === "esds");
+  if (!esds) throw refused("initCodec", "the audio sample entry has no esds");
+  const config = audioSpecificConfig(view, esds.body + 4, esds.end);
+  if (config.objectType !== 2) throw refused("initCodec", "the AudioSpecificConfig object type is not 2 (AAC-LC)");
+  if (config.channelConfiguration < 1 || config.channelConfiguration > 7) throw refused("initCodec", "the AudioSpecificConfig channelConfiguration is not 1 to 7");
+  codec = "mp4a.40.2";
+  return { kid: new Uint8Array(kid), codec, channelConfiguration: config.channelConfiguration };
+}
+
+/** HLS CHANNELS for an AAC channelConfiguration (§7.2 #3): configuration 7 is 7.1, 8 channels. */
+export const channelCount = (configuration) => (configuration === 7 ? 8 : configuration);
+
+/** The leading fields of the AudioSpecificConfig (ISO/IEC 14496-3 §1.6.2.1) inside an esds
+ * ES_Descriptor (ISO/IEC 14496-1 §7.2.6): object type and channel configuration. */
+function audioSpecificConfig(view, start, end) {
+  const unreadable = () => refused("initCodec", "the esds has no readable AudioSpecificConfig");
+  let at = start;
+  // A descriptor: tag, then a size in 1 to 4 bytes of 7 bits each.
+  const descriptor = (tag) => {
+    if (at >= end || view.u8(at) !== tag) throw unreadable();
+    at++;
+    let size = 0;
+    for (let i = 0; i < 4; i++) {
+      if (at >= end) throw unreadable();
+      const byte = view.u8(at++);
+      size = (size << 7) | (byte & 0x7f);
+      if (!(byte & 0x80)) break;
+    }
+    if (at + size > end) throw unreadable();
+    return at + size;
+  };
+  const esEnd = descriptor(0x03);
+  at += 2;   // ES_ID
+  if (at >= esEnd) throw unreadable();
+  const flags = view.u8(at++);
+  if (flags & 0x80) at += 2;                       // dependsOn_ES_ID
+  if (flags & 0x40) { if (at >= esEnd) throw unreadable(); at += 1 + view.u8(at); }  // URL
+  if (flags & 0x20) at += 2;                       // OCR_ES_Id
+  descriptor(0x04);
+  at += 13;  // objectTypeIndication, streamType, bufferSizeDB, maxBitrate, avgBitrate
+  const infoEnd = descriptor(0x05);
+  if (infoEnd - at < 2) throw unreadable();
+  let bits = 0, have = 0;
+  const read = (n) => {
+    while (have < n) {
+      if (at >= infoEnd) throw unreadable();
+      bits = (bits * 256) + view.u8(at++);
+      have += 8;
+    }
+    have -= n;
+    const value = Math.floor(bits / 2 ** have) % 2 ** n;
+    bits %= 2 ** have;
+    return value;
+  };
+  let objectType = read(5);
+  if (objectType === 31) objectType = 32 + read(6);
+  if (read(4) === 0xf) read(24);
+  return { objectType, channelConfiguration: read(4) };
 }

@@ -5,7 +5,10 @@ run, the viewer token is typed into the page, and the page's User Timing measure
 from SCRIPT (Tools/python/range_server.py --cors) on loopback.
 
 Usage: browser_first_playing.py KAS_URL TOKEN PACKAGE_FILE --origin-server SCRIPT [--runs N]
-Prints one JSON line: {"kind": "browser_first_playing", "runs", "load_to_playing_ms": {median, min, max, n}}.
+Also read: `mediadrm-load-to-admitted` (the package admitted, before any KAS request) and
+`mediadrm-load-to-keys` (every component's key in the CDM).
+Prints one JSON line: {"kind": "browser_first_playing", "runs", "load_to_playing_ms",
+"load_to_admitted_ms", "load_to_keys_ms"}, each {median, min, max, n, all}.
 """
 import argparse
 import json
@@ -33,7 +36,7 @@ def main():
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         src = f"http://127.0.0.1:{origin.stdout.readline().strip()}/package.tdf"
-        figures = []
+        figures = {}
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
                                                  args=["--no-sandbox", "--autoplay-policy=no-user-gesture-required"])
@@ -45,17 +48,23 @@ def main():
                 page.fill("#token", args.token)
                 page.click("button[type=submit]")
                 page.wait_for_function("() => performance.getEntriesByName('mediadrm-load-to-playing').length > 0", timeout=60000)
-                duration = page.evaluate("performance.getEntriesByName('mediadrm-load-to-playing')[0].duration")
+                measures = page.evaluate("() => Object.fromEntries(['playing', 'admitted', 'keys'].map("
+                                         "(n) => [n, performance.getEntriesByName('mediadrm-load-to-' + n)[0]?.duration ?? null]))")
                 if run > 0:
-                    figures.append(round(duration, 1))
+                    for name, value in measures.items():
+                        figures.setdefault(name, []).append(round(value, 1) if value is not None else None)
                 context.close()
             browser.close()
     finally:
         origin.stdin.close()
         origin.wait(timeout=10)
         shutil.rmtree(root, ignore_errors=True)
-    print(json.dumps({"kind": "browser_first_playing", "runs": args.runs, "load_to_playing_ms": {
-        "median": statistics.median(figures), "min": min(figures), "max": max(figures), "n": len(figures), "all": figures}}))
+    summary = lambda values: {"median": statistics.median(values), "min": min(values), "max": max(values),
+                              "n": len(values), "all": values}
+    print(json.dumps({"kind": "browser_first_playing", "runs": args.runs,
+                      "load_to_playing_ms": summary(figures["playing"]),
+                      "load_to_admitted_ms": summary(figures["admitted"]),
+                      "load_to_keys_ms": summary(figures["keys"])}))
 
 
 if __name__ == "__main__":

@@ -268,7 +268,9 @@ if browser:
     w("")
     w(code("browser-first-playing"))
     w("")
-    w(f"Median {b['median']} ms (min {b['min']}, max {b['max']}; runs: {', '.join(str(x) for x in b['all'])}).")
+    w(f"Median {b['median']} ms (min {b['min']}, max {b['max']}; runs: {', '.join(str(x) for x in b['all'])}); "
+      f"of which admission (Range reads and reader checks) {browser['load_to_admitted_ms']['median']} ms and every key "
+      f"in the CDM {browser['load_to_keys_ms']['median']} ms after load() (medians).")
     targets.append(("Browser load() → first playing < 300 ms (median of 5 cold pages, loopback)",
                     f"{b['median']} ms ({b['min']}–{b['max']})",
                     "met" if b["median"] < 300 else f"**missed** by {b['median'] - 300:.1f} ms"))

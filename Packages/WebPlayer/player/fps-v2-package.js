@@ -63,6 +63,12 @@ function checkComponentEntries(byName, components) {
 /** Reads the entries `names` (contiguous in archive order) in one Range request. */
 async function readEntries(source, byName, names) {
   const list = names.map((n) => byName.get(n)).sort((a, b) => a.offset - b.offset);
+  const contiguous = list.every((entry, i) => i === 0 || entry.offset === list[i - 1].dataOffset + list[i - 1].size);
+  if (!contiguous) {
+    // Not where a writer puts them: one read each, so a read never spans segment data.
+    const parts = await Promise.all(list.map((entry) => readEntries(source, byName, [entry.name])));
+    return new Map(parts.flatMap((part) => [...part]));
+  }
   const start = list[0].offset, end = list[list.length - 1].dataOffset + list[list.length - 1].size;
   const bytes = await source.read(start, end - start);
   const out = new Map();
@@ -84,14 +90,20 @@ export class FPSv2Package {
       ? tail.subarray(end.cdOffset - tailStart, end.cdOffset - tailStart + end.cdSize)
       : await source.read(end.cdOffset, end.cdSize);
     const byName = checkEntryNames(readCentralDirectory(directory, end));
+    // The metadata entries in two reads made at once (the audio ones only when the directory
+    // lists them); what they hold is checked only after both arrived.
     const head = ["manifest.json", "master.m3u8", "video.m3u8", "video-init.mp4"].filter((n) => byName.has(n));
-    const first = await readEntries(source, byName, head);
+    const tailNames = ["audio.m3u8", "audio-init.mp4"].filter((n) => byName.has(n));
+    const reads = await Promise.allSettled([readEntries(source, byName, head),
+      tailNames.length ? readEntries(source, byName, tailNames) : new Map()]);
+    // A failure is reported in archive order whichever read finished first.
+    const failed = reads.find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
+    const [first, second] = reads.map((r) => r.value);
     const manifestBytes = first.get("manifest.json");
     const manifest = checkManifest(manifestBytes, [keyServiceURL]);
     checkComponentEntries(byName, manifest.components);
-    const data = manifest.components.includes("audio")
-      ? new Map([...first, ...await readEntries(source, byName, ["audio.m3u8", "audio-init.mp4"])])
-      : first;
+    const data = new Map([...first, ...second]);
     const master = checkMaster(utf8.decode(data.get("master.m3u8")));
     if (master.hasAudio !== manifest.components.includes("audio")) throw refused("masterComponents", "the master's audio rendition does not match the component list");
     const components = manifest.components.map((id) => {

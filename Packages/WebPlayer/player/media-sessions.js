@@ -45,7 +45,12 @@ export class MediaSessions {
       manifest: this.manifest, clientPublicKey: publicKeyPEM });
     const key = await unwrapKey(answer.wrappedKey, answer.sessionPublicKey, privateKey);
     if (key.length !== 16) { key.fill(0); throw new Error("a content key is not 16 bytes"); }
-    await this.cdm.install(component.kid, key);
+    // `cdm` may still be setting up (a promise); the key waits for it, never the other way.
+    try {
+      await (await this.cdm).install(component.kid, key);
+    } finally {
+      key.fill(0);
+    }
     this.onKey(component.id);
     return { ...grant, leaseSeconds: answer.leaseSeconds, deliveredAt: performance.now() };
   }

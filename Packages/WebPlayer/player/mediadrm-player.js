@@ -64,17 +64,26 @@ export class MediaDRMPlayer extends EventTarget {
     const pkg = await FPSv2Package.admit(url, { keyServiceURL: this.options.kas, signal: current.abort.signal });
     this.emit("admitted", { profile: "fps-v2", duration: pkg.duration });
     const [video, audio] = pkg.components;
-    current.cdm = await ClearKeyCDM.attach(this.video, { videoCodec: video.codec, audioCodec: audio?.codec });
+    // While the keys come: the CDM is set up, and each component's first segment (encrypted,
+    // public) is fetched, so the first frame does not wait for them after the last key.
+    const cdmReady = ClearKeyCDM.attach(this.video, { videoCodec: video.codec, audioCodec: audio?.codec });
+    cdmReady.then((cdm) => { current.cdm = cdm; }, () => {});
+    const firstSegments = pkg.components.map((c) => pkg.segment(c, 0));
+    firstSegments.forEach((segment) => segment.catch(() => {}));   // used (and reported) by the engine
     current.sessions = new MediaSessions(service, {
-      assetId: pkg.uuid, manifest: pkg.manifestBytes, components: pkg.components, cdm: current.cdm,
+      assetId: pkg.uuid, manifest: pkg.manifestBytes, components: pkg.components, cdm: cdmReady,
       onKey: (component) => this.emit("keysdelivered", { component }),
       onFailure: (error) => this.failDuringPlayback(current, error),
     });
     await current.sessions.acquireAll();
     this.emit("keysdelivered", { all: true });
-    current.engine = new StreamingEngine(this.video, pkg.components.map((c) => ({
+    current.engine = new StreamingEngine(this.video, pkg.components.map((c, i) => ({
       mime: `${c.id}/mp4; codecs="${c.codec}"`, init: c.init, segments: c.segments,
-      fetch: (index) => pkg.segment(c, index),
+      fetch: (index) => {
+        const early = index === 0 ? firstSegments[i] : null;
+        firstSegments[i] = null;
+        return early ?? pkg.segment(c, index);
+      },
     })), { onError: (error) => this.failDuringPlayback(current, error) });
     await current.engine.start(pkg.duration);
   }

@@ -304,7 +304,7 @@ class BrowserCase(unittest.TestCase):
 
 
 class PlaybackTests(BrowserCase):
-    def test_fps_v2_plays_to_end_and_its_keys_decrypt_the_package_in_ffmpeg(self):
+    def test_fps_v2_plays_to_end_and_its_captured_keys_decrypt_the_package_bit_exactly(self):
         page = self.open(capture_keys=True)
         token = fixture.token("viewer-fps")
         self.play_through_with_seek(fixture.fps, token, page)

@@ -10,7 +10,7 @@ SCRATCH   := $(ROOT)/.build
 VENV      := $(ROOT)/.venv
 PACKAGES  := MediaCrypto Packager KAS Client
 APT_PACKAGES := libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev \
-                pkg-config ffmpeg python3-venv openssl unzip time linux-perf curl
+                pkg-config ffmpeg python3-venv openssl unzip time linux-perf curl chromium
 CONFIG    ?= debug
 
 export PATH := /opt/swift/usr/bin:$(PATH)
@@ -73,6 +73,12 @@ e2e: deps
 	  $(DROP_PLAN); \
 	  swift test --package-path Tests-E2E --scratch-path $(SCRATCH) -c $(CONFIG); \
 	fi
+	@echo "test: the web player in Chromium"
+	@$(DROP_PLAN)
+	@swift build --package-path Packages/KAS --scratch-path $(SCRATCH) -c $(CONFIG) --product kas >/dev/null
+	@$(DROP_PLAN)
+	@swift build --package-path Packages/Packager --scratch-path $(SCRATCH) -c $(CONFIG) --product packager >/dev/null
+	@CONFIG=$(CONFIG) $(VENV)/bin/python Tests-E2E/Browser/browser_suite.py
 
 demo: deps
 	@Tools/demo.sh

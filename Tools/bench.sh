@@ -283,6 +283,12 @@ else
     "$PY" "$HERE/first_byte.py" "$PLAYER" "$KASURL" "$(head -n 1 "$WORK/tokens.txt")" "$WORK/ours.zip" "$WORK/pkg" \
         --origin-server "$ROOT/Tools/python/range_server.py" --runs "$RUNS" >> "$RESULTS"
 
+    step "browser: load() to the first playing event in chromium, 5 cold pages"
+    record_command browser-first-playing "$PY" "$HERE/browser_first_playing.py" "$KASURL" TOKEN "$WORK/ours.zip" \
+        --origin-server "$ROOT/Tools/python/range_server.py" --runs 5
+    "$PY" "$HERE/browser_first_playing.py" "$KASURL" "$(head -n 1 "$WORK/tokens.txt")" "$WORK/ours.zip" \
+        --origin-server "$ROOT/Tools/python/range_server.py" --runs 5 >> "$RESULTS"
+
     step "profile: kas serve at warm saturation (perf, cpu-clock, DWARF call graphs)"
     perf record -e cpu-clock -F 499 --call-graph dwarf,16384 -p "$KAS_PID" -o "$WORK/kas.perf" -- sleep 4 > /dev/null 2>&1 &
     PERF_PID=$!

@@ -112,6 +112,8 @@ until grep -q '"event":"listening"' "$DEMO/logs/kas.log" 2>/dev/null; do
 done
 curl -sf --cacert "$DEMO/tls/cert.pem" "$KAS_URL/healthz" >/dev/null || fail "GET $KAS_URL/healthz"
 echo "   $KAS_URL (pid $KAS_PID, listening after $(( $(now_ms) - t0 )) ms; store $DEMO/kas-data/media.sqlite)"
+curl -sf --cacert "$DEMO/tls/cert.pem" -o /dev/null "$KAS_URL/player/mediadrm-player.js" || fail "GET $KAS_URL/player/mediadrm-player.js"
+echo "   the web player is at $KAS_URL/player/"
 
 step "package the clip as fps-v2 for this KAS (policy: premium tier, at most 2 concurrent streams)"
 "$BIN/kas" keys export-public --data-dir "$DEMO/kas-data" >"$DEMO/kas-public.pem" || fail "kas keys export-public"
@@ -197,4 +199,10 @@ Watch it yourself (a player window needs ffplay or mpv and a display):
   $BIN/kas serve --listen 127.0.0.1:$PORT --data-dir $DEMO/kas-data --tls-cert $DEMO/tls/cert.pem --tls-key $DEMO/tls/key.pem &
   $BIN/player play $DEMO/www/sample.tdf --kas $KAS_URL --ca $DEMO/tls/cert.pem \\
       --token "\$($BIN/kas token --sub demo-viewer --data-dir $DEMO/kas-data --claims '{"entitlements":["https://example.com/attr/tier/value/premium"]}')" --play
+
+Watch it in a browser (docs/web.md): start the KAS as above and the package origin with CORS,
+  python3 $ROOT/Tools/python/range_server.py --root $DEMO/www --port 8081 --cors &
+then open this URL (accept the demo's self-signed certificate, $DEMO/tls/cert.pem) and paste
+the token that 'kas token' above prints into the page (never into the URL):
+  $KAS_URL/player/?src=http://127.0.0.1:8081/sample.tdf
 EOF

@@ -27,6 +27,10 @@ The same behaviours by path, so one server can serve many tests:
 
 TLS: --cert FILE --key FILE wraps the socket; the handshake runs in the handler thread.
 
+--cors: a public package origin for browsers (docs/web.md): every answer carries
+Access-Control-Allow-Origin: * and exposes Content-Range, Content-Length and ETag; OPTIONS
+preflights are answered 204 allowing GET/HEAD and the Range header.
+
 --stall: instead of serving, listen with a full accept queue that is never drained, so a new
 connection attempt hangs in the TCP handshake (a connect timeout test without leaving loopback).
 """
@@ -87,6 +91,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_DELETE(self):
         self.dispatch(send_body=True)
+
+    def do_OPTIONS(self):
+        if not self.server.cors:
+            self.dispatch(send_body=True)
+            return
+        self.send_response(204)
+        self.send_header("Access-Control-Allow-Methods", "GET, HEAD")
+        self.send_header("Access-Control-Allow-Headers", "Range")
+        self.send_header("Access-Control-Max-Age", "600")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def end_headers(self):
+        if getattr(self.server, "cors", False):
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.send_header("Access-Control-Expose-Headers", "Content-Range, Content-Length, ETag")
+        super().end_headers()
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -285,6 +306,7 @@ def main():
     parser.add_argument("--status", action="append")
     parser.add_argument("--delay", action="append")
     parser.add_argument("--stall", action="store_true")
+    parser.add_argument("--cors", action="store_true")
     args = parser.parse_args()
     # A parent that spawns from a thread with signals blocked passes its mask on; undo that so
     # SIGTERM and SIGINT stop the server.
@@ -321,6 +343,7 @@ def main():
     server.root = os.path.realpath(args.root)
     server.state = State()
     server.rules = parse_rules(args)
+    server.cors = args.cors
     if args.cert:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.minimum_version = ssl.TLSVersion.TLSv1_2

@@ -42,6 +42,7 @@ public final class KASApplication: Sendable {
             mediaConfiguration.certificate = deployment.certificate
             fairPlay = fairPlay ?? deployment.module
         }
+        let webPlayer = try WebPlayerFiles.load(configuration.web)
         let layout = KASDataDirectory(configuration.dataDirectory)
         try layout.prepare()
         let store: SQLiteMediaStore
@@ -74,7 +75,7 @@ public final class KASApplication: Sendable {
         self.auditLog = auditLog
         self.media = media
         self.responder = Self.makeRouter(configuration: configuration, keyRing: keyRing, verifier: verifier,
-                                         metrics: metrics, sink: sink, media: media).responder()
+                                         metrics: metrics, sink: sink, media: media, webPlayer: webPlayer).responder()
     }
 
     /// Closes the store (after the server stopped taking requests).
@@ -85,11 +86,14 @@ public final class KASApplication: Sendable {
     /// The routes of a KAS; `media` nil leaves out the media routes (and their gauges).
     public static func makeRouter(configuration: KASConfiguration, keyRing: KeyRingHolder,
                                   verifier: BearerTokenVerifier, metrics: Metrics,
-                                  sink: any LogSink, media: MediaService? = nil) -> Router {
+                                  sink: any LogSink, media: MediaService? = nil,
+                                  webPlayer: WebPlayerFiles? = nil) -> Router {
         let router = Router()
         router.add(middleware: RequestLogMiddleware(sink: sink))
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware(sink: sink))
+        router.add(middleware: CORSMiddleware(allowedOrigins: configuration.web.allowedOrigins, publicURL: configuration.publicURL))
+        if let webPlayer { registerWebPlayerRoutes(on: router, files: webPlayer) }
         router.get("/healthz") { _, _ in .json(.object(JSONObject([("status", .string("ok"))]))) }
         router.get("/metrics") { _, _ in
             let text = metrics.render() + (media?.prometheusGauges(namespace: metrics.namespace) ?? "")

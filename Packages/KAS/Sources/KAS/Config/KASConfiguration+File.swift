@@ -5,6 +5,7 @@ extension KASConfiguration {
     static let fileKeys: Set<String> = [
         "listen", "dataDir", "publicURL", "acceptedKASURLs", "tlsCert", "tlsKey", "devIssuer", "issuers",
         "limits", "leaseSeconds", "rateLimits", "trustedProxies", "regionHeader", "media", "fairplay",
+        "web", "cors",
     ]
     static let fairPlayKeys: Set<String> = ["certificateFile", "sdkCommand", "sdkArguments", "sdkURL", "timeoutSeconds"]
     static let issuerKeys: Set<String> = ["issuer", "audience", "jwksFile", "pemFile", "hs256SecretFile", "hs256SecretEnv"]
@@ -58,7 +59,7 @@ extension KASConfiguration {
             layer.devIssuer = flag
         }
         if let value = root["issuers"] { layer.issuers = try issuers(value, reader) }
-        for section in ["limits", "rateLimits", "media", "fairplay"] {
+        for section in ["limits", "rateLimits", "media", "fairplay", "web", "cors"] {
             if let value = root[section], value.object == nil {
                 throw ConfigValue.invalid(reader.source(section), "an object")
             }
@@ -91,6 +92,17 @@ extension KASConfiguration {
                 layer.fairPlaySDKURL = try ConfigValue.sdkURL(reader.string(value, "fairplay.sdkURL"), reader.source("fairplay.sdkURL"))
             }
         }
+        if let web = root["web"]?.object {
+            if let value = web["enabled"] {
+                guard case .bool(let flag) = value else { throw ConfigValue.invalid(reader.source("web.enabled"), "true or false") }
+                layer.webEnabled = flag
+            }
+            if let value = web["root"] { layer.webRoot = try reader.path(value, "web.root") }
+        }
+        if let value = root["cors"]?.object?["allowedOrigins"] {
+            layer.corsAllowedOrigins = try ConfigValue.origins(reader.strings(value, "cors.allowedOrigins", allowEmpty: true),
+                                                               reader.source("cors.allowedOrigins"))
+        }
         return layer
     }
 
@@ -103,6 +115,8 @@ extension KASConfiguration {
             ("rateLimits", ["keyRequestsPerMinute"]),
             ("media", ["heartbeatSeconds", "sessionTimeoutSeconds", "maxLiveSessionsPerViewer", "auditMaxBytes", "auditKeepFiles"]),
             ("fairplay", fairPlayKeys),
+            ("web", ["enabled", "root"]),
+            ("cors", ["allowedOrigins"]),
         ]
         for (section, allowed) in sections {
             guard let object = root[section]?.object else { continue }

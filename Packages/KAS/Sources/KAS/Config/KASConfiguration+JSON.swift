@@ -62,6 +62,10 @@ extension KASConfiguration {
             section.append(("timeoutSeconds", number(fairPlay.timeoutSeconds)))
             members.append(("fairplay", .object(JSONObject(section))))
         }
+        var webSection: [(String, JSONValue)] = [("enabled", .bool(web.enabled))]
+        if let root = web.root { webSection.append(("root", .string(root))) }
+        members.append(("web", .object(JSONObject(webSection))))
+        members.append(("cors", .object(JSONObject([("allowedOrigins", .array(web.allowedOrigins.map(JSONValue.string)))]))))
         return .object(JSONObject(members))
     }
 }

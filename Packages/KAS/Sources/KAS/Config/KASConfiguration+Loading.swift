@@ -33,6 +33,9 @@ extension KASConfiguration {
         public var fairPlaySDKArguments: [String]?
         public var fairPlaySDKURL: String?
         public var fairPlayTimeoutSeconds: Int?
+        public var webEnabled: Bool?
+        public var webRoot: String?
+        public var corsAllowedOrigins: [String]?
 
         public init() {}
     }
@@ -107,6 +110,9 @@ extension KASConfiguration {
             throw KASConfigurationError(.conflict, "a TLS certificate is configured without its key (tlsKey)")
         }
         configuration.fairPlay = try fairPlaySettings(merged)
+        if let value = merged.webEnabled { configuration.web.enabled = value }
+        if let value = merged.webRoot { configuration.web.root = value }
+        if let value = merged.corsAllowedOrigins { configuration.web.allowedOrigins = value }
         configuration.publicURL = merged.publicURL
             ?? derivedPublicURL(listen: configuration.listen, tls: configuration.tls != nil)
         configuration.acceptedKASURLs = merged.acceptedKASURLs ?? [configuration.publicURL]
@@ -242,5 +248,8 @@ extension KASConfiguration.Overrides {
         if let value = other.fairPlaySDKArguments { fairPlaySDKArguments = value }
         if let value = other.fairPlaySDKURL { fairPlaySDKURL = value }
         if let value = other.fairPlayTimeoutSeconds { fairPlayTimeoutSeconds = value }
+        if let value = other.webEnabled { webEnabled = value }
+        if let value = other.webRoot { webRoot = value }
+        if let value = other.corsAllowedOrigins { corsAllowedOrigins = value }
     }
 }

@@ -75,6 +75,8 @@ public struct KASConfiguration: Sendable, Equatable {
     /// The FairPlay certificate and SDK transport; nil: no certificate (404) and FairPlay key
     /// requests answer 503.
     public var fairPlay: FairPlaySettings?
+    /// The web player at `/player/` and cross-origin access (docs/web.md).
+    public var web: WebSettings
 
     public struct TLSFiles: Sendable, Equatable {
         /// PEM certificate chain, leaf first.
@@ -156,6 +158,7 @@ public struct KASConfiguration: Sendable, Equatable {
         regionHeader = nil
         media = MediaSettings()
         fairPlay = nil
+        web = WebSettings()
     }
 
     /// `http(s)://host:port` of the listen address; a wildcard host becomes the loopback address.

@@ -1,0 +1,103 @@
+// The KAS media routes and the OpenTDF rewrap route (docs/protocol.md) from the page. The token
+// travels only as `Authorization: Bearer` (never in a URL); answers are parsed strictly; a
+// refusal becomes a PlayerError whose `reason` is the KAS's refusal code when it sent one
+// (`{"error": "platform refused", "reason": "not_entitled"}`), else one derived from the status.
+import { PlayerError, malformed } from "./errors.js";
+import { isObject, parseStrictJSON } from "./strict-json.js";
+
+const SESSION_ID = /^[A-Za-z0-9_-]{1,256}$/;
+const MAX_ANSWER_BYTES = 4 << 20;
+
+/** The reason a refusal carries when the KAS gave none (statuses by fps-v2 §10.5). */
+function derivedReason(status, error) {
+  if (status === 401) return "unauthorized";
+  if (status === 429) return error === "concurrency limit" ? "concurrent_streams" : error === "rate limit" ? "rate_limit" : "too_many_sessions";
+  if (status === 403) return error === "manifest refused" ? "manifest_refused" : "denied";
+  if (status === 404) return "session_ended";
+  return status >= 500 ? "unavailable" : "malformed_request";
+}
+
+export class KeyService {
+  /** `base` the KAS origin; `token()` resolves to the bearer token (the last one is kept in
+   * `lastToken` for the unload path). */
+  constructor(base, token, { signal } = {}) {
+    this.base = base.replace(/\/+$/, "");
+    this.tokenSource = token;
+    this.lastToken = null;
+    this.signal = signal;
+  }
+
+  async token() {
+    const value = typeof this.tokenSource === "function" ? await this.tokenSource() : this.tokenSource;
+    if (typeof value !== "string" || !/^[A-Za-z0-9._~+/=-]+$/.test(value)) throw new PlayerError("unauthorized", "the token option gave no usable bearer token", { reason: "unauthorized" });
+    this.lastToken = value;
+    return value;
+  }
+
+  async call(method, path, body, route) {
+    const headers = { Authorization: `Bearer ${await this.token()}` };
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    let response;
+    try {
+      response = await fetch(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+        signal: this.signal, credentials: "omit", cache: "no-store", redirect: "error", mode: "cors" });
+    } catch (error) {
+      if (error && error.name === "AbortError") throw error;
+      throw new PlayerError("transport", `the key service could not be reached for ${route}`);
+    }
+    const text = await response.text();
+    if (text.length > MAX_ANSWER_BYTES) throw malformed(`the key service's ${route} answer is too large`);
+    let object = null;
+    try { object = parseStrictJSON(text, `the ${route} answer`); } catch { object = null; }
+    if (!response.ok) {
+      const error = isObject(object) && typeof object.error === "string" ? object.error : null;
+      const given = isObject(object) && typeof object.reason === "string" && /^[a-z0-9_]{1,64}$/.test(object.reason) ? object.reason : null;
+      const reason = given ?? derivedReason(response.status, error);
+      throw new PlayerError(response.status === 429 ? "limit" : response.status === 401 ? "unauthorized" : response.status >= 500 ? "transient" : "denied",
+        `the key service refused ${route}: ${response.status} ${error ?? ""}`.trim(), { reason, status: response.status });
+    }
+    if (!isObject(object)) throw malformed(`the key service's ${route} answer is not a JSON object`);
+    return object;
+  }
+
+  async startSession({ assetId, component, playbackId }) {
+    const answer = await this.call("POST", "/media/v1/session/start", { assetId, component, playbackId, protocol: "tdf" }, "session start");
+    if (answer.status !== "started" || typeof answer.sessionId !== "string" || !SESSION_ID.test(answer.sessionId)) throw malformed("the session start answer is not a started session with a safe id");
+    const heartbeat = answer.heartbeatSeconds ?? 60;
+    if (!Number.isInteger(heartbeat) || heartbeat < 1 || heartbeat > 86400) throw malformed("the session start answer has an unusable heartbeatSeconds");
+    return { sessionId: answer.sessionId, heartbeatSeconds: heartbeat };
+  }
+
+  async requestKey({ assetId, component, sessionId, manifest, clientPublicKey }) {
+    const answer = await this.call("POST", "/media/v1/key-request", { assetId, clientPublicKey, component, sessionId, tdfManifest: manifest }, "key request");
+    if (answer.status !== "success" || typeof answer.wrappedKey !== "string" || typeof answer.sessionPublicKey !== "string") {
+      throw malformed("the key answer is not a success with a wrapped key and a session public key");
+    }
+    const lease = answer.metadata?.lease_seconds;
+    if (lease !== undefined && !(Number.isInteger(lease) && lease > 0 && lease <= 31536000)) throw malformed("the key answer's lease is unusable");
+    return { wrappedKey: answer.wrappedKey, sessionPublicKey: answer.sessionPublicKey, leaseSeconds: lease ?? null };
+  }
+
+  heartbeat(sessionId) {
+    return this.call("POST", `/media/v1/session/${sessionId}/heartbeat`, {}, "heartbeat");
+  }
+
+  endSession(sessionId) {
+    return this.call("DELETE", `/media/v1/session/${sessionId}`, undefined, "session end");
+  }
+
+  /** Ends sessions while the page unloads: a keepalive fetch outlives the page and carries the
+   * bearer header (sendBeacon cannot), with the last token the player got. */
+  endOnUnload(sessionId) {
+    if (!this.lastToken) return;
+    try {
+      fetch(`${this.base}/media/v1/session/${sessionId}`, { method: "DELETE", keepalive: true, credentials: "omit", mode: "cors",
+        headers: { Authorization: `Bearer ${this.lastToken}` } }).catch(() => {});
+    } catch { /* the page is going away: nothing more can be done */ }
+  }
+
+  /** POST /kas/v2/rewrap with a signed request token; returns the parsed answer. */
+  rewrap(signedRequestToken) {
+    return this.call("POST", "/kas/v2/rewrap", { signedRequestToken }, "rewrap");
+  }
+}

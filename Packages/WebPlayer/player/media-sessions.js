@@ -1,0 +1,109 @@
+// The open path's media sessions for one fps-v2 playback (docs/protocol.md "Media routes"), as
+// the Swift client's ContentKeySession: one session per component, all with one `playbackId`
+// (concurrency counts playbacks); per component a key request with a fresh P-256 key; each key
+// handed to the CDM and dropped. Afterwards heartbeats every `heartbeatSeconds`, and a renewal
+// at the lease rule (max(lease − 120 s, lease / 2) after delivery: a new session, a new key
+// request, then the previous session ended). Every session is ended on stop(), on a failure,
+// and on page unload (keepalive requests).
+import { base64Encode, base64urlEncode } from "./bytes.js";
+import { ephemeralKey, unwrapKey } from "./key-unwrap.js";
+
+export const renewalDelaySeconds = (lease) => Math.max(lease - 120, lease / 2);
+
+export class MediaSessions {
+  constructor(service, { assetId, manifest, components, cdm, onKey, onFailure }) {
+    this.service = service;
+    this.assetId = assetId;
+    this.manifest = base64Encode(manifest);
+    this.components = components;
+    this.cdm = cdm;
+    this.onKey = onKey;
+    this.onFailure = onFailure;
+    this.playbackId = base64urlEncode(crypto.getRandomValues(new Uint8Array(16)));
+    this.open = new Set();
+    this.timers = new Set();
+    this.stopped = false;
+  }
+
+  /** Gets every component's key into the CDM; on any failure ends whatever was opened and throws. */
+  async acquireAll() {
+    const results = await Promise.allSettled(this.components.map((c) => this.acquire(c)));
+    const failure = results.find((r) => r.status === "rejected");
+    if (failure) {
+      await this.stop();
+      throw failure.reason;
+    }
+    results.forEach((r, i) => this.schedule(this.components[i], r.value));
+  }
+
+  async acquire(component) {
+    const grant = await this.service.startSession({ assetId: this.assetId, component: component.id, playbackId: this.playbackId });
+    this.open.add(grant.sessionId);
+    if (this.stopped) { await this.end(grant.sessionId); throw new DOMException("stopped", "AbortError"); }
+    const { privateKey, publicKeyPEM } = await ephemeralKey();
+    const answer = await this.service.requestKey({ assetId: this.assetId, component: component.id, sessionId: grant.sessionId,
+      manifest: this.manifest, clientPublicKey: publicKeyPEM });
+    const key = await unwrapKey(answer.wrappedKey, answer.sessionPublicKey, privateKey);
+    if (key.length !== 16) { key.fill(0); throw new Error("a content key is not 16 bytes"); }
+    // `cdm` may still be setting up (a promise); the key waits for it, never the other way.
+    try {
+      await (await this.cdm).install(component.kid, key);
+    } finally {
+      key.fill(0);
+    }
+    this.onKey(component.id);
+    return { ...grant, leaseSeconds: answer.leaseSeconds, deliveredAt: performance.now() };
+  }
+
+  schedule(component, live) {
+    const heartbeat = setInterval(() => {
+      this.service.heartbeat(live.sessionId).catch((error) => {
+        if (error?.status === 404 || error?.status === 401) this.fail(error);
+      });
+    }, live.heartbeatSeconds * 1000);
+    this.timers.add(heartbeat);
+    if (live.leaseSeconds) {
+      const renewal = setTimeout(async () => {
+        this.timers.delete(renewal);
+        clearInterval(heartbeat);
+        this.timers.delete(heartbeat);
+        if (this.stopped) return;
+        try {
+          const renewed = await this.acquire(component);
+          await this.end(live.sessionId);   // §10.6: the previous session ends after the new key.
+          this.schedule(component, renewed);
+        } catch (error) {
+          this.fail(error);
+        }
+      }, renewalDelaySeconds(live.leaseSeconds) * 1000);
+      this.timers.add(renewal);
+    }
+  }
+
+  fail(error) {
+    if (this.stopped) return;
+    this.stop();
+    this.onFailure(error);
+  }
+
+  async end(sessionId) {
+    if (!this.open.delete(sessionId)) return;
+    try { await this.service.endSession(sessionId); } catch { /* it times out at the KAS */ }
+  }
+
+  /** Ends every session (safe to call more than once). */
+  async stop() {
+    this.stopped = true;
+    for (const timer of this.timers) { clearTimeout(timer); clearInterval(timer); }
+    this.timers.clear();
+    await Promise.all([...this.open].map((id) => this.end(id)));
+  }
+
+  /** The unload path: keepalive DELETEs that outlive the page. */
+  stopOnUnload() {
+    this.stopped = true;
+    for (const timer of this.timers) { clearTimeout(timer); clearInterval(timer); }
+    for (const id of this.open) this.service.endOnUnload(id);
+    this.open.clear();
+  }
+}

@@ -1,0 +1,143 @@
+// MediaDRMPlayer: plays fps-v2 packages and tdf-hls streams in a <video> element with Media
+// Source Extensions, keys by the open path under the KAS's policy (docs/web.md). No build step:
+// import this module from the KAS (`/player/mediadrm-player.js`) or from your own origin.
+import { PlayerError } from "./errors.js";
+import { ClearKeyCDM } from "./clear-key-cdm.js";
+import { FPSv2Package } from "./fps-v2-package.js";
+import { KeyService } from "./key-service.js";
+import { MediaSessions } from "./media-sessions.js";
+import { StreamingEngine } from "./streaming-engine.js";
+import { TDFHLSStream } from "./tdf-hls.js";
+
+/**
+ * A player bound to one <video> element.
+ *
+ *   const player = new MediaDRMPlayer(video, { kas: "https://kas.example.com", token: async () => "..." });
+ *   await player.load("https://cdn.example.com/talk.tdf");
+ *
+ * Events (CustomEvent, `detail`): `keysdelivered` ({component} once per component key, then
+ * {all: true}); `error` ({error, code, reason, check}); `admitted` ({profile, duration}).
+ * The element's own controls and events (playing, seeking, ended) work as usual.
+ */
+export class MediaDRMPlayer extends EventTarget {
+  /** `options.kas`: the key service origin; `options.token`: a string or an async function
+   * returning the viewer's bearer token (called before each request; the last value is kept to
+   * end sessions on unload). */
+  constructor(video, options = {}) {
+    super();
+    if (!(video instanceof HTMLMediaElement)) throw new TypeError("MediaDRMPlayer needs a <video> element");
+    if (typeof options.kas !== "string") throw new TypeError("MediaDRMPlayer needs the kas option (the key service URL)");
+    if (typeof options.token !== "string" && typeof options.token !== "function") throw new TypeError("MediaDRMPlayer needs the token option (a string or an async function)");
+    this.video = video;
+    this.options = options;
+    this.current = null;
+    this.onPageHide = () => this.current?.sessions?.stopOnUnload();
+    window.addEventListener("pagehide", this.onPageHide);
+  }
+
+  /** Admits `src` (an fps-v2 package URL, or a tdf-hls master playlist URL ending in .m3u8) and
+   * gets its first keys. Resolves when playback can start; rejects with a PlayerError carrying
+   * `reason` on a refusal. Unloads whatever was loaded before. */
+  async load(src) {
+    await this.unload();
+    const abort = new AbortController();
+    const current = { abort, engine: null, sessions: null, cdm: null };
+    this.current = current;
+    // A decode or CDM failure the element reports ends the playback like any other error.
+    current.onMediaError = () => this.failDuringPlayback(current, new PlayerError("media",
+      `the browser could not play the media (${this.video.error?.message || `error ${this.video.error?.code}`})`));
+    this.video.addEventListener("error", current.onMediaError);
+    const service = new KeyService(this.options.kas, this.options.token, { signal: abort.signal });
+    const url = new URL(src, document.baseURI).href;
+    try {
+      if (new URL(url).pathname.endsWith(".m3u8")) await this.loadTDFHLS(current, service, url);
+      else await this.loadFPSv2(current, service, url);
+    } catch (error) {
+      const failure = this.asPlayerError(error);
+      if (this.current === current) await this.unload();
+      this.emitError(failure);
+      throw failure;
+    }
+  }
+
+  async loadFPSv2(current, service, url) {
+    const pkg = await FPSv2Package.admit(url, { keyServiceURL: this.options.kas, signal: current.abort.signal });
+    this.emit("admitted", { profile: "fps-v2", duration: pkg.duration });
+    const [video, audio] = pkg.components;
+    // While the keys come: the CDM is set up, and each component's first segment (encrypted,
+    // public) is fetched, so the first frame does not wait for them after the last key.
+    const cdmReady = ClearKeyCDM.attach(this.video, { videoCodec: video.codec, audioCodec: audio?.codec });
+    cdmReady.then((cdm) => { current.cdm = cdm; }, () => {});
+    const firstSegments = pkg.components.map((c) => pkg.segment(c, 0));
+    firstSegments.forEach((segment) => segment.catch(() => {}));   // used (and reported) by the engine
+    current.sessions = new MediaSessions(service, {
+      assetId: pkg.uuid, manifest: pkg.manifestBytes, components: pkg.components, cdm: cdmReady,
+      onKey: (component) => this.emit("keysdelivered", { component }),
+      onFailure: (error) => this.failDuringPlayback(current, error),
+    });
+    await current.sessions.acquireAll();
+    this.emit("keysdelivered", { all: true });
+    current.engine = new StreamingEngine(this.video, pkg.components.map((c, i) => ({
+      mime: `${c.id}/mp4; codecs="${c.codec}"`, init: c.init, segments: c.segments,
+      fetch: (index) => {
+        const early = index === 0 ? firstSegments[i] : null;
+        firstSegments[i] = null;
+        return early ?? pkg.segment(c, index);
+      },
+    })), { onError: (error) => this.failDuringPlayback(current, error) });
+    await current.engine.start(pkg.duration);
+  }
+
+  async loadTDFHLS(current, service, url) {
+    const stream = await TDFHLSStream.open(url, { service, signal: current.abort.signal, isTypeSupported: (m) => MediaSource.isTypeSupported(m) });
+    this.emit("admitted", { profile: "tdf-hls", duration: stream.duration });
+    await stream.prefetchKeys(0);
+    this.emit("keysdelivered", { all: true });
+    current.engine = new StreamingEngine(this.video, stream.renditions.map((r) => ({
+      mime: r.mime, init: r.init, segments: r.segments, fetch: (index) => stream.segment(r, index),
+    })), { onError: (error) => this.failDuringPlayback(current, error) });
+    await current.engine.start(stream.duration);
+  }
+
+  /** Stops playback, ends every media session and detaches from the element. */
+  async destroy() {
+    await this.unload();
+    window.removeEventListener("pagehide", this.onPageHide);
+  }
+
+  async unload() {
+    const current = this.current;
+    this.current = null;
+    if (!current) return;
+    this.video.removeEventListener("error", current.onMediaError);
+    current.abort.abort();
+    current.engine?.destroy();
+    await current.sessions?.stop();
+    this.video.removeAttribute("src");
+    this.video.load();
+    await current.cdm?.close();
+  }
+
+  failDuringPlayback(current, error) {
+    if (this.current !== current) return;
+    const failure = this.asPlayerError(error);
+    this.unload();
+    this.emitError(failure);
+  }
+
+  asPlayerError(error) {
+    if (error instanceof PlayerError) return error;
+    if (error?.name === "AbortError") return new PlayerError("aborted", "loading was stopped");
+    return new PlayerError("internal", `the player failed: ${error?.message ?? error}`);
+  }
+
+  emitError(error) {
+    this.emit("error", { error, code: error.code, reason: error.reason ?? null, check: error.check ?? null });
+  }
+
+  emit(type, detail) {
+    this.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+}
+
+export { PlayerError };

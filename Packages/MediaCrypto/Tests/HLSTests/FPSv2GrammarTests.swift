@@ -86,7 +86,7 @@ import Testing
         #expect(error?.line == line, "\(String(describing: error))", sourceLocation: sourceLocation)
     }
 
-    // MARK: The violations the brief names
+    // MARK: The violations fps-v2 §7 names
 
     @Test func crlfIsRefused() throws {
         check(F.mediaText("video").replacingOccurrences(of: "\n", with: "\r\n"), .invalidLineEnding, line: 1)

@@ -5,7 +5,7 @@ import MediaDRMJSON
 import Synchronization
 import MediaDRMTDF
 
-/// The media service behind `/media/v1` (DESIGN.md §4, fps-v2 §10): sessions, key requests with
+/// The media service behind `/media/v1` (fps-v2 §10, docs/protocol.md): sessions, key requests with
 /// every §10.7 check and the media policy, the open (P-256 rewrap) and FairPlay delivery paths.
 /// Handlers are synchronous, as the HTTP layer's are; every dependency is thread-safe.
 public final class MediaService: Sendable {

@@ -1,10 +1,9 @@
 import Foundation
 
 /// The media service's state: sessions, first-play records, per-asset stream limits learned from
-/// verified manifests, and rate-limit buckets. SQLite (`SQLiteMediaStore`) is the embedded
-/// default; a shared store (Redis) for several nodes implements the same protocol, with the same
-/// atomicity: `startSession`'s count and insert, and `consumeRateToken`'s read and write, are each
-/// one atomic step.
+/// verified manifests, and rate-limit buckets. SQLite (`SQLiteMediaStore`) is the only
+/// implementation today. Any implementation must keep its atomicity: `startSession`'s count and
+/// insert, and `consumeRateToken`'s read and write, are each one atomic step.
 ///
 /// Viewers are given to the store as opaque keys (`MediaViewer.storeKey`, a hash of the token
 /// subject), sessions by the SHA-256 of their id (`MediaSessionID.hash`): a stolen database
@@ -99,7 +98,7 @@ public struct MediaSessionRecord: Sendable, Equatable {
     public func isLive(at now: Date) -> Bool { ended == nil && expires > now }
 }
 
-/// The session's key delivery path (DESIGN.md §4).
+/// The session's key delivery path (docs/protocol.md, session `protocol`).
 public enum MediaProtocol: String, Sendable, Equatable, CaseIterable {
     /// `spcData`: a CKC from the FairPlay Streaming Server SDK.
     case fairplay

@@ -9,7 +9,7 @@ import PackageDescription
 
 let mediaCryptoLibraries = [
     "MediaDRMEncoding", "MediaDRMCrypto", "MediaDRMJSON", "MediaDRMZIP", "MediaDRMTDF",
-    "MediaDRMJOSE", "MediaDRMMP4", "MediaDRMHLS", "MediaDRMCENC", "MediaDRMFPSv2",
+    "MediaDRMJOSE", "MediaDRMMP4", "MediaDRMHLS", "MediaDRMCENC", "MediaDRMMedia", "MediaDRMFPSv2",
     "MediaDRMToolSupport",
 ]
 

@@ -23,6 +23,7 @@ let package = Package(
             .product(name: "MediaDRMEncoding", package: "MediaCrypto"),
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
+            .product(name: "MediaDRMMedia", package: "MediaCrypto"),
             .product(name: "CZlib", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "KASTool", dependencies: [
@@ -40,6 +41,7 @@ let package = Package(
             .product(name: "MediaDRMEncoding", package: "MediaCrypto"),
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
+            .product(name: "MediaDRMMedia", package: "MediaCrypto"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -12,6 +12,7 @@ import MediaDRMFPSv2
 import MediaDRMHLS
 import MediaDRMJOSE
 import MediaDRMJSON
+import MediaDRMMedia
 import MediaDRMMP4
 import MediaDRMTDF
 import MediaDRMToolSupport

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MediaDRMHLS
+import MediaDRMFPSv2
 
 /// The fps-v2 §7 closed grammar: the Appendix A.3 playlists pass strict mode and read as the
 /// builders' models; each rule violation fails with its code and line.

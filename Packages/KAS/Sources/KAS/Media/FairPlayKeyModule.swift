@@ -2,6 +2,7 @@ import MediaDRMCrypto
 import MediaDRMEncoding
 import Foundation
 import MediaDRMJSON
+import MediaDRMMedia
 
 /// What a FairPlay SPC says about the device, from the SDK's `get-client-info`: where the
 /// policy's security-level, HDCP and virtual-machine rules are decided for FairPlay clients

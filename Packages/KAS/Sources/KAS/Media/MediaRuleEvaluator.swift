@@ -1,4 +1,5 @@
 import Foundation
+import MediaDRMMedia
 
 /// What a device can show: its security level, its output protection, and whether it runs in a
 /// virtual machine (nil: unknown).

@@ -3,6 +3,7 @@ import MediaDRMEncoding
 import Foundation
 import MediaDRMJSON
 import MediaDRMTDF
+import MediaDRMMedia
 
 /// Why a key request ended without a key: the answer, and the audit reason code.
 struct KeyRequestFailure: Error {
@@ -81,7 +82,7 @@ extension MediaService {
         guard case .string(let asset)? = body["assetId"], case .string(let sessionID)? = body["sessionId"],
               case .string(let manifestText)? = body["tdfManifest"]
         else { throw .malformed("missing_member") }
-        if ManifestAdmission.isCanonicalUUID(asset) { event.asset = asset }
+        if CanonicalUUID.isCanonical(asset) { event.asset = asset }
         var component: String?
         if let value = body["component"] {
             guard case .string(let id) = value else { throw .malformed("component_type") }

@@ -4,6 +4,7 @@ import Foundation
 import MediaDRMJSON
 import Synchronization
 import MediaDRMTDF
+import MediaDRMMedia
 
 /// The media service behind `/media/v1` (fps-v2 §10, docs/protocol.md): sessions, key requests with
 /// every §10.7 check and the media policy, the open (P-256 rewrap) and FairPlay delivery paths.
@@ -71,7 +72,7 @@ public final class MediaService: Sendable {
             audit?.record(event)
         }
         guard case .object(let body) = try request.jsonBody(), body.keys.allSatisfy(Self.startMembers.contains),
-              case .string(let asset)? = body["assetId"], ManifestAdmission.isCanonicalUUID(asset),
+              case .string(let asset)? = body["assetId"], CanonicalUUID.isCanonical(asset),
               case .string(let protocolText)? = body["protocol"], let proto = MediaProtocol(rawValue: protocolText)
         else { throw HTTPError(.badRequest, reason: "malformed session request") }
         event.asset = asset

@@ -20,6 +20,7 @@ let package = Package(
             .product(name: "MediaDRMZIP", package: "MediaCrypto"),
             .product(name: "MediaDRMMP4", package: "MediaCrypto"),
             .product(name: "MediaDRMCENC", package: "MediaCrypto"),
+            .product(name: "MediaDRMMedia", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
             .product(name: "MediaDRMHLS", package: "MediaCrypto"),

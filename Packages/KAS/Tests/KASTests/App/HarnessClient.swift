@@ -3,6 +3,7 @@ import MediaDRMEncoding
 import Foundation
 import MediaDRMJSON
 @testable import KAS
+import KASTesting
 
 /// Requests to a `KASTestHarness` through the curl CLI (never URLSession, docs/architecture.md "No URLSession for key traffic"), trusting
 /// the harness's certificate when it serves HTTPS.

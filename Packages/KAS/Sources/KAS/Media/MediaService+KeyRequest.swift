@@ -29,9 +29,7 @@ struct KeyRequestFailure: Error {
 }
 
 extension MediaService {
-    static let keyRequestMembers: Set<String> = [
-        "assetId", "component", "sessionId", "tdfManifest", "spcData", "clientPublicKey", "device",
-    ]
+    static let keyRequestMembers = MediaKeyRequestBody.members
 
     /// `POST /media/v1/key-request`. Statuses (fps-v2 §10.5): 400 malformed body, 401 no viewer,
     /// 403 `"manifest refused"` for every §10.7 failure (and a session that is not live, not this

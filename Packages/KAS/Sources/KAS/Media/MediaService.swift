@@ -61,7 +61,7 @@ public final class MediaService: Sendable {
 
     // MARK: Sessions
 
-    static let startMembers: Set<String> = ["assetId", "protocol", "playbackId", "device", "component"]
+    static let startMembers = MediaSessionStart.members
 
     public func startSession(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
         let began = ContinuousClock.now
@@ -244,29 +244,4 @@ public struct MediaServiceError: Error, Equatable, Sendable, CustomStringConvert
     public let reason: String
     public init(_ reason: String) { self.reason = reason }
     public var description: String { "media service configuration error: \(reason)" }
-}
-
-/// A client's device report (`device` in session start and key request): `securityLevel`,
-/// `hdcp`, `virtualMachine`. Closed schema. On the open path it can only lower trust.
-public struct DeviceReport: Sendable, Equatable {
-    public var securityLevel: SecurityLevel?
-    public var hdcp: HDCPLevel?
-    public var virtualMachine: Bool?
-
-    public init?(json: JSONValue) {
-        guard case .object(let object) = json,
-              object.keys.allSatisfy(["securityLevel", "hdcp", "virtualMachine"].contains) else { return nil }
-        if let value = object["securityLevel"] {
-            guard case .string(let text) = value, let level = SecurityLevel(rawValue: text) else { return nil }
-            securityLevel = level
-        }
-        if let value = object["hdcp"] {
-            guard case .string(let text) = value, let level = HDCPLevel(rawValue: text) else { return nil }
-            hdcp = level
-        }
-        if let value = object["virtualMachine"] {
-            guard case .bool(let flag) = value else { return nil }
-            virtualMachine = flag
-        }
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MediaDRMMedia
 
 /// The media service's state: sessions, first-play records, per-asset stream limits learned from
 /// verified manifests, and rate-limit buckets. SQLite (`SQLiteMediaStore`) is the only
@@ -96,14 +97,6 @@ public struct MediaSessionRecord: Sendable, Equatable {
     public var ended: Date?
 
     public func isLive(at now: Date) -> Bool { ended == nil && expires > now }
-}
-
-/// The session's key delivery path (docs/protocol.md, session `protocol`).
-public enum MediaProtocol: String, Sendable, Equatable, CaseIterable {
-    /// `spcData`: a CKC from the FairPlay Streaming Server SDK.
-    case fairplay
-    /// `clientPublicKey`: the key rewrapped to a P-256 client key (the open path).
-    case tdf
 }
 
 public enum RateLimitDecision: Sendable, Equatable {

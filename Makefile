@@ -23,12 +23,12 @@ export MEDIADRM_PYTHON := $(VENV)/bin/python
 # whose inputs did not change.
 DROP_PLAN := rm -f $(SCRATCH)/$(CONFIG).yaml $(SCRATCH)/$(CONFIG)/description.json
 
-.PHONY: help deps apt venv build test unit e2e demo bench clean
+.PHONY: help deps apt venv build test unit consumer e2e demo bench clean
 
 help:
 	@echo "make demo    install what is missing, build, and run the demonstration"
 	@echo "make test    install what is missing, build, run every package's tests and the end-to-end suite"
-	@echo "make deps | build | unit | e2e | bench | clean"
+	@echo "make deps | build | unit | consumer | e2e | bench | clean"
 
 deps: apt venv
 
@@ -65,7 +65,15 @@ unit: deps
 	  swift test --package-path Packages/$$p --scratch-path $(SCRATCH) -c $(CONFIG) || exit 1; \
 	done
 
-test: unit e2e
+test: unit consumer e2e
+
+# A package that declares its own modules `Crypto`, `JSON`, `ZIP`, `HLS` and `MP4` beside every
+# MediaCrypto library: it must build (SwiftPM refuses two modules of one name) and its check run.
+consumer: apt
+	@echo "test: consumer package (own Crypto, JSON, ZIP, HLS, MP4 modules beside MediaCrypto)"
+	@$(DROP_PLAN)
+	@swift build --package-path Tests-Consumer --scratch-path $(SCRATCH) -c $(CONFIG)
+	@$(SCRATCH)/$(CONFIG)/ConsumerCheck
 
 e2e: deps
 	@if [ -f Tests-E2E/Package.swift ]; then \
@@ -87,4 +95,4 @@ bench: deps
 	@Tools/bench.sh
 
 clean:
-	rm -rf $(SCRATCH) Packages/*/.build Tests-E2E/.build out
+	rm -rf $(SCRATCH) Packages/*/.build Tests-E2E/.build Tests-Consumer/.build out

@@ -15,6 +15,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: [
             .product(name: "Packager", package: "Packager"),
             .product(name: "KAS", package: "KAS"),
+            .product(name: "KASTesting", package: "KAS"),
             .product(name: "Client", package: "Client"),
             .product(name: "MediaDRMCrypto", package: "MediaCrypto"),
             .product(name: "MediaDRMEncoding", package: "MediaCrypto"),

@@ -19,6 +19,8 @@ let package = Package(
             .product(name: "MediaDRMJSON", package: "MediaCrypto"),
             .product(name: "MediaDRMZIP", package: "MediaCrypto"),
             .product(name: "MediaDRMMP4", package: "MediaCrypto"),
+            .product(name: "MediaDRMCENC", package: "MediaCrypto"),
+            .product(name: "MediaDRMMedia", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
             .product(name: "MediaDRMHLS", package: "MediaCrypto"),

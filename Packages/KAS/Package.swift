@@ -7,6 +7,9 @@ let package = Package(
     name: "KAS",
     products: [
         .library(name: "KAS", targets: ["KAS"]),
+        // Test harnesses (the whole KAS in process, a server on loopback, a self-signed
+        // certificate) for this package's tests and the end-to-end suite; apps do not link it.
+        .library(name: "KASTesting", targets: ["KASTesting"]),
         .library(name: "CSQLite", targets: ["CSQLite"]),
         .library(name: "CMicroHTTPD", targets: ["CMicroHTTPD"]),
         .executable(name: "kas", targets: ["KASTool"]),
@@ -23,7 +26,13 @@ let package = Package(
             .product(name: "MediaDRMEncoding", package: "MediaCrypto"),
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
+            .product(name: "MediaDRMMedia", package: "MediaCrypto"),
             .product(name: "CZlib", package: "MediaCrypto"),
+        ]),
+        .target(name: "KASTesting", dependencies: [
+            "KAS",
+            .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
+            .product(name: "MediaDRMJSON", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "KASTool", dependencies: [
             "KAS",
@@ -33,13 +42,14 @@ let package = Package(
             .product(name: "MediaDRMJSON", package: "MediaCrypto"),
         ]),
         .testTarget(name: "KASTests", dependencies: [
-            "KAS",
+            "KAS", "KASTesting",
             .product(name: "MediaDRMCrypto", package: "MediaCrypto"),
             .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
             .product(name: "MediaDRMJSON", package: "MediaCrypto"),
             .product(name: "MediaDRMEncoding", package: "MediaCrypto"),
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
+            .product(name: "MediaDRMMedia", package: "MediaCrypto"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -20,12 +20,14 @@ let package = Package(
             .product(name: "MediaDRMCENC", package: "MediaCrypto"),
             .product(name: "MediaDRMHLS", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
+            .product(name: "MediaDRMMedia", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "PackagerTool", dependencies: [
             "Packager",
             .product(name: "MediaDRMToolSupport", package: "MediaCrypto"),
             .product(name: "MediaDRMJSON", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
+            .product(name: "MediaDRMMedia", package: "MediaCrypto"),
         ]),
         .testTarget(name: "PackagerTests", dependencies: [
             "Packager",
@@ -38,6 +40,7 @@ let package = Package(
             .product(name: "MediaDRMCENC", package: "MediaCrypto"),
             .product(name: "MediaDRMHLS", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
+            .product(name: "MediaDRMMedia", package: "MediaCrypto"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import Foundation
 import KAS
 import Testing
+import KASTesting
 
 /// `player play` as a viewer runs it: the package URL on the origin, `--kas`, `--ca`, `--token`,
 /// `--output`; progress and key timing on stderr; the refusals with exit 1 and no clear file.

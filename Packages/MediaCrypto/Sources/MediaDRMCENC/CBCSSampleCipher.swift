@@ -9,6 +9,10 @@ import MediaDRMMP4
 /// - audio (no subsamples): the whole sample as one protected range, every whole block encrypted
 ///   and the partial block at the end clear (pattern 1:0, or 0:0 as `tenc` version 0 gives it).
 ///
+/// The one `cbcs` sample walk of the system: the packager encrypts with it, the client decrypts
+/// with it, in place inside a fragment's `mdat` payload (`decrypt(_:sample:subsamples:)`) so no
+/// sample is copied.
+///
 /// Not Sendable: the underlying cipher keeps chaining state.
 public final class CBCSSampleCipher {
     public let pattern: AES.CBCS.Pattern
@@ -62,17 +66,32 @@ public final class CBCSSampleCipher {
         try transform(&sample, subsamples: entry.subsamples, encrypt: false)
     }
 
+    /// Decrypts in place the sample that occupies `sample` of `buffer` (a sample inside a
+    /// fragment's `mdat` payload), as `subsamples` describe it; the sample must lie inside
+    /// `buffer` and the subsamples must cover it exactly.
+    public func decrypt(_ buffer: inout [UInt8], sample: Range<Int>, subsamples: [CENCSubsample]) throws(CENCError) {
+        try transform(&buffer, sample: sample, subsamples: subsamples, encrypt: false)
+    }
+
     private func transform(_ sample: inout [UInt8], subsamples: [CENCSubsample], encrypt: Bool) throws(CENCError) {
+        try transform(&sample, sample: 0 ..< sample.count, subsamples: subsamples, encrypt: encrypt)
+    }
+
+    private func transform(_ buffer: inout [UInt8], sample: Range<Int>, subsamples: [CENCSubsample],
+                           encrypt: Bool) throws(CENCError) {
+        guard sample.lowerBound >= 0, sample.upperBound <= buffer.count else {
+            throw CENCError(.invalidValue, "the sample \(sample) lies outside the \(buffer.count)-byte buffer")
+        }
         if subsamples.isEmpty {
-            try run(&sample, range: 0 ..< sample.count, encrypt: encrypt)
+            if !sample.isEmpty { try run(&buffer, range: sample, encrypt: encrypt) }
             return
         }
         try CENCSubsample.validate(subsamples, sampleSize: sample.count)
-        var offset = 0
+        var offset = sample.lowerBound
         for subsample in subsamples {
             offset += Int(subsample.bytesOfClearData)
             let end = offset + Int(subsample.bytesOfProtectedData)
-            if end > offset { try run(&sample, range: offset ..< end, encrypt: encrypt) }
+            if end > offset { try run(&buffer, range: offset ..< end, encrypt: encrypt) }
             offset = end
         }
     }

@@ -2,6 +2,7 @@ import MediaDRMEncoding
 import Foundation
 import MediaDRMJSON
 import MediaDRMTDF
+import MediaDRMMedia
 
 // §5 manifest, §6 policy, §5.3 component list, §9.6 profile version, §5.2 key access, §5.4 IV.
 extension AdmissionRun {
@@ -48,7 +49,7 @@ extension AdmissionRun {
         }
         step(.policyUUID, requires: [.policyEncoding]) { () throws(FPSv2Error) -> Outcome in
             guard case .string(let uuid)? = policyObject?["uuid"] else { throw refuse(.policyUUID, "the policy has no string uuid") }
-            guard Self.isCanonicalLowercaseUUID(uuid) else {
+            guard CanonicalUUID.isCanonical(uuid) else {
                 throw refuse(.policyUUID, "the policy uuid is not in canonical lowercase 8-4-4-4-12 form")
             }
             policyUUID = uuid
@@ -72,42 +73,25 @@ extension AdmissionRun {
             return .passed("\(attributes.count) data attributes")
         }
         step(.profileVersion, requires: [.policyEncoding]) { () throws(FPSv2Error) -> Outcome in
-            guard policyObject?[TDFPolicy.componentsKey] != nil else {
-                throw refuse(.profileVersion, "the policy has no arkavo:components: a profile version 1 package is unsupported")
+            guard policyObject?[MediaComponentList.policyKey] != nil else {
+                throw refuse(.profileVersion, "the policy has no \(MediaComponentList.policyKey): a profile version 1 package is unsupported")
             }
             return .passed("")
         }
         step(.componentList, requires: [.profileVersion]) { () throws(FPSv2Error) -> Outcome in
-            guard case .array(let items)? = policyObject?[TDFPolicy.componentsKey], !items.isEmpty else {
-                throw refuse(.componentList, "arkavo:components is not a non-empty array")
+            do throws(MediaComponentListError) {
+                componentList = try MediaComponentList(json: policyObject?[MediaComponentList.policyKey])
+            } catch {
+                throw refuse(.componentList, error.reason)
             }
-            guard items.count <= FPSv2ComponentKind.allCases.count else {
-                throw refuse(.componentList, "arkavo:components lists more than video and audio")
-            }
-            var kinds: [FPSv2ComponentKind] = []
-            var bindings: [String] = []
-            for (index, item) in items.enumerated() {
-                guard case .object(let object) = item, object.count == 3,
-                      case .string(let id)? = object["id"], case .string(let kind)? = object["kind"],
-                      case .string(let binding)? = object["keyBinding"] else {
-                    throw refuse(.componentList, "arkavo:components[\(index)] does not have exactly the string members id, kind and keyBinding")
-                }
-                let expected: FPSv2ComponentKind = index == 0 ? .video : .audio
-                guard id == expected.id, kind == expected.rawValue else {
-                    throw refuse(.componentList, "arkavo:components[\(index)] must be {id:\"\(expected.id)\", kind:\"\(expected.rawValue)\"}")
-                }
-                kinds.append(expected)
-                bindings.append(binding)
-            }
-            components = kinds
-            keyBindings = bindings
-            return .passed(kinds.map(\.id).joined(separator: ", "))
+            components = componentList?.kinds ?? []
+            return .passed(components.map(\.id).joined(separator: ", "))
         }
         step(.keyBindingForm, requires: [.componentList]) { () throws(FPSv2Error) -> Outcome in
-            for (index, binding) in keyBindings.enumerated() {
-                guard let bytes = try? Base64.decode(binding), bytes.count == 32 else {
-                    throw refuse(.keyBindingForm, "the keyBinding of \(components[index].id) is not canonical standard base64 of 32 bytes")
-                }
+            do throws(MediaComponentListError) {
+                try componentList?.checkKeyBindingForms()
+            } catch {
+                throw refuse(.keyBindingForm, error.reason)
             }
             return .passed("")
         }
@@ -192,19 +176,5 @@ extension AdmissionRun {
             iv = bytes
             return .passed("")
         }
-    }
-
-    /// 8-4-4-4-12 lowercase hexadecimal.
-    static func isCanonicalLowercaseUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (i, b) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(i) {
-                guard b == UInt8(ascii: "-") else { return false }
-            } else {
-                guard (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) else { return false }
-            }
-        }
-        return true
     }
 }

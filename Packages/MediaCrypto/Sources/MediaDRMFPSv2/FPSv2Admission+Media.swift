@@ -1,6 +1,7 @@
 import Foundation
 import MediaDRMHLS
 import MediaDRMMP4
+import MediaDRMMedia
 
 // §4.4 entries against the component list, §7 playlists, §8 init segments.
 extension AdmissionRun {
@@ -230,7 +231,7 @@ extension AdmissionRun {
         }
     }
 
-    private func inspection(_ kind: FPSv2ComponentKind) -> InitInspection {
+    private func inspection(_ kind: MediaComponentKind) -> InitInspection {
         InitInspection(kind: kind, bytes: Array(initBytes[kind] ?? Data()))
     }
 

@@ -4,6 +4,7 @@ import MediaDRMJSON
 import MediaDRMMP4
 import MediaDRMTDF
 import MediaDRMZIP
+import MediaDRMMedia
 
 /// Reader admission of an fps-v2 package (draft-arkavo-tdf-fairplay-01 §4–§9): every structural
 /// check a reader can make without a key and without the network, in the order of
@@ -101,20 +102,20 @@ final class AdmissionRun {
     var manifest: FPSv2Manifest?
     var policyObject: JSONObject?
     var policyUUID: String?
-    var components: [FPSv2ComponentKind] = []
-    var keyBindings: [String] = []
+    var componentList: MediaComponentList?
+    var components: [MediaComponentKind] = []
     var classification: FPSv2Classification?
     var iv: Data?
     var segmentCount = 0
-    var playlistBytes: [FPSv2ComponentKind: Data] = [:]
-    var initBytes: [FPSv2ComponentKind: Data] = [:]
+    var playlistBytes: [MediaComponentKind: Data] = [:]
+    var initBytes: [MediaComponentKind: Data] = [:]
     var master: HLSMasterPlaylist?
-    var mediaPlaylists: [FPSv2ComponentKind: HLSMediaPlaylist] = [:]
-    var initMovies: [FPSv2ComponentKind: MovieBox] = [:]
-    var initTracks: [FPSv2ComponentKind: TrackBox] = [:]
-    var initEntries: [FPSv2ComponentKind: any MP4Box] = [:]
-    var initProtection: [FPSv2ComponentKind: ProtectionSchemeInfoBox] = [:]
-    var initTrackEncryption: [FPSv2ComponentKind: TrackEncryptionBox] = [:]
+    var mediaPlaylists: [MediaComponentKind: HLSMediaPlaylist] = [:]
+    var initMovies: [MediaComponentKind: MovieBox] = [:]
+    var initTracks: [MediaComponentKind: TrackBox] = [:]
+    var initEntries: [MediaComponentKind: any MP4Box] = [:]
+    var initProtection: [MediaComponentKind: ProtectionSchemeInfoBox] = [:]
+    var initTrackEncryption: [MediaComponentKind: TrackEncryptionBox] = [:]
     var audioChannelConfiguration: Int?
     var keyServiceURL: String?
 

@@ -2,13 +2,14 @@ import Foundation
 import MediaDRMHLS
 import MediaDRMMP4
 import MediaDRMTDF
+import MediaDRMMedia
 
 /// A package that passed every admission check, with what a player needs next: the manifest
 /// bytes exactly as packaged (the key request's `tdfManifest`, §10.2), the identity (§9.2, §9.3),
 /// each component's key access, playlist and track encryption, and read access to the entries.
 public final class FPSv2AdmittedPackage: Sendable {
     public struct Component: Sendable {
-        public let kind: FPSv2ComponentKind
+        public let kind: MediaComponentKind
         /// The key access that wraps this component's key (`keyAccess[i]` for `arkavo:components[i]`).
         public let keyAccess: FPSv2Manifest.KeyAccess
         public let keyBinding: String
@@ -61,7 +62,7 @@ public final class FPSv2AdmittedPackage: Sendable {
         self.limits = limits
     }
 
-    public func component(_ kind: FPSv2ComponentKind) -> Component? {
+    public func component(_ kind: MediaComponentKind) -> Component? {
         components.first { $0.kind == kind }
     }
 
@@ -96,12 +97,13 @@ extension AdmissionRun {
         guard let manifest, let manifestBytes, let policyUUID, let iv, let master, let store,
               let policyObject, let tdfPolicy = try? TDFPolicy(json: .object(policyObject)) else { return nil }
         var list: [FPSv2AdmittedPackage.Component] = []
+        let entries = componentList?.entries ?? []
         for (index, kind) in components.enumerated() {
-            guard index < manifest.keyAccess.count, index < keyBindings.count, let playlist = mediaPlaylists[kind],
+            guard index < manifest.keyAccess.count, index < entries.count, let playlist = mediaPlaylists[kind],
                   let tenc = initTrackEncryption[kind] else { return nil }
-            let keyURI = HLSFPSv2.keyURI(policyUUID: policyUUID, component: kind.id)
+            let keyURI = SKDKeyURI(policyUUID: policyUUID, component: kind).text
             list.append(FPSv2AdmittedPackage.Component(
-                kind: kind, keyAccess: manifest.keyAccess[index], keyBinding: keyBindings[index], playlist: playlist,
+                kind: kind, keyAccess: manifest.keyAccess[index], keyBinding: entries[index].keyBinding, playlist: playlist,
                 defaultKID: Data(tenc.defaultKID), channelConfiguration: kind == .audio ? audioChannelConfiguration : nil,
                 keyURI: keyURI, contentIdentifier: "\(policyUUID)/\(kind.id)"))
         }

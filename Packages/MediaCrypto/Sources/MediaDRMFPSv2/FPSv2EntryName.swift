@@ -1,3 +1,4 @@
+import MediaDRMMedia
 /// The names of a package's entries (§4 #4): `manifest.json`, `master.m3u8`, and per component
 /// `<id>.m3u8`, `<id>-init.mp4` and `<id>-segment<N>.m4s`. Ids are lowercase ASCII letters (§3
 /// #3); `N` is decimal from 0 to 4092 with no leading zeros. Parsing accepts any such id, so a
@@ -42,7 +43,7 @@ public enum FPSv2EntryName: Sendable, Equatable, Hashable, CustomStringConvertib
             guard d >= 0x30, d <= 0x39 else { return nil }
             value = value * 10 + Int(d - 0x30)
         }
-        return value < FPSv2Limits.maxSegmentsPerComponent ? value : nil
+        return value < FPSv2Profile.maxSegmentsPerComponent ? value : nil
     }
 
     public var name: String {

@@ -1,10 +1,11 @@
 import Foundation
 import MediaDRMMP4
+import MediaDRMMedia
 
 /// What the reader rows of §8.1 and §8.2 find in one component's `<id>-init.mp4`, one check at a
 /// time so each failure names its row. Every step takes what the previous one produced.
 struct InitInspection {
-    let kind: FPSv2ComponentKind
+    let kind: MediaComponentKind
     let bytes: [UInt8]
 
     private func refuse(_ check: AdmissionCheck, _ why: String) -> FPSv2Error {

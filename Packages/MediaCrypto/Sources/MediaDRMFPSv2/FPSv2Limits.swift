@@ -1,5 +1,6 @@
 import MediaDRMHLS
 import MediaDRMZIP
+import MediaDRMMedia
 
 /// The fps-v2 import limits (draft-arkavo-tdf-fairplay-01 §12), enforced incrementally: the
 /// archive size first, then the central directory (entry count, size sums), then each entry that
@@ -9,7 +10,8 @@ public struct FPSv2Limits: Sendable, Equatable {
     public var maxInputBytes: UInt64
     /// `maxExpandedBytes`: the sum of the entries' sizes.
     public var maxExpandedBytes: UInt64
-    /// `maxEntries`: six fixed entries and up to 4,093 segments for each of two components.
+    /// `maxEntries`: six fixed entries and up to `FPSv2Profile.maxSegmentsPerComponent` segments
+    /// for each of two components.
     public var maxEntries: Int
     /// `maxManifestBytes`: bounds `manifest.json`, `master.m3u8`, every `<id>.m3u8` and every
     /// `<id>-init.mp4`.
@@ -24,9 +26,6 @@ public struct FPSv2Limits: Sendable, Equatable {
     }
 
     public static let `default` = FPSv2Limits()
-
-    /// §4 #4: segment numbers run from 0 to 4092.
-    public static let maxSegmentsPerComponent = 4_093
 
     /// The ZIP reader's limits for these. ZIP64 is let through the reader so that admission can
     /// name it as the §4.1 failure rather than as an unreadable archive.

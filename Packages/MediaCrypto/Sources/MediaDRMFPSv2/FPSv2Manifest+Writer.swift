@@ -3,24 +3,25 @@ import MediaDRMEncoding
 import Foundation
 import MediaDRMJSON
 import MediaDRMTDF
+import MediaDRMMedia
 
 extension FPSv2Manifest {
     /// One component's key as the writer holds it.
     public struct ComponentKey: Sendable {
-        public var kind: FPSv2ComponentKind
+        public var kind: MediaComponentKind
         /// 16 random bytes (§5.2 #4).
         public var key: SymmetricKey
         /// The key wrapped to the key service (RSA-OAEP SHA-1 for `wrapped`).
         public var wrappedKey: Data
 
-        public init(kind: FPSv2ComponentKind, key: SymmetricKey, wrappedKey: Data) {
+        public init(kind: MediaComponentKind, key: SymmetricKey, wrappedKey: Data) {
             self.kind = kind
             self.key = key
             self.wrappedKey = wrappedKey
         }
 
-        /// Wraps `key` to the KAS RSA key with OAEP SHA-1 and MGF1-SHA-1 (design §3).
-        public init(kind: FPSv2ComponentKind, key: SymmetricKey, wrappingTo kasKey: RSA.PublicKey) throws(FPSv2Error) {
+        /// Wraps `key` to the KAS RSA key with OAEP SHA-1 and MGF1-SHA-1 (docs/formats.md "Cryptographic conventions").
+        public init(kind: MediaComponentKind, key: SymmetricKey, wrappingTo kasKey: RSA.PublicKey) throws(FPSv2Error) {
             let wrapped: Data
             do {
                 wrapped = try key.withUnsafeBytes { raw in try kasKey.encrypt(Data(raw), padding: .oaepSHA1) }
@@ -51,7 +52,7 @@ extension FPSv2Manifest {
         guard case .object(let object)? = try? JSONParser.parse(Array(inserted)) else {
             throw FPSv2Error(.invalidArgument, "the policy is not a JSON object")
         }
-        guard case .string(let uuid)? = object["uuid"], AdmissionRun.isCanonicalLowercaseUUID(uuid) else {
+        guard case .string(let uuid)? = object["uuid"], CanonicalUUID.isCanonical(uuid) else {
             throw FPSv2Error(.invalidArgument, "the policy needs a canonical lowercase uuid (§6.1)")
         }
         guard case .object(let body)? = object["body"], case .array(let attributes)? = body["dataAttributes"], !attributes.isEmpty else {

@@ -27,7 +27,7 @@ public struct HLSAttribute: Sendable, Equatable, Hashable {
 public struct HLSAttributeList: Sendable, Equatable {
     public private(set) var attributes: [HLSAttribute]
     /// The playlist line the list came from, for error reports. Not part of equality.
-    let line: Int?
+    package let line: Int?
 
     public init(_ attributes: [HLSAttribute]) {
         self.attributes = attributes

@@ -14,10 +14,6 @@ public struct HLSLimits: Sendable, Equatable {
         self.maxAttributes = maxAttributes
     }
 
-    /// General HLS.
+    /// General HLS. A profile's limits live with the profile (`HLSLimits.fpsV2` in MediaDRMFPSv2).
     public static let `default` = HLSLimits()
-
-    /// fps-v2 §12: `maxManifestBytes` bounds every playlist; 4,093 segments per component (§4).
-    /// The line bound follows from it: a dozen header lines plus two lines per segment.
-    public static let fpsV2 = HLSLimits(maxBytes: 1_048_576, maxLines: 16 + 2 * 4_093, maxSegments: 4_093, maxAttributes: 16)
 }

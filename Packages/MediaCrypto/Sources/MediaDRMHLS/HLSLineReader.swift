@@ -1,13 +1,13 @@
 /// One playlist line after the line grammar: a tag or a URI. `#EXTM3U` on line 1, blank lines
 /// and comments never become an `HLSLine` (strict mode refuses the last two outright).
-struct HLSLine {
-    enum Kind {
+package struct HLSLine {
+    package enum Kind {
         case tag(name: String, value: String?)
         case uri(String)
     }
 
-    let number: Int
-    let kind: Kind
+    package let number: Int
+    package let kind: Kind
 }
 
 enum HLSLineReader {

@@ -6,16 +6,39 @@ import Foundation
 ///   comments skipped, tags the model does not interpret kept in order (`otherTags`,
 ///   `trailingTags`), unknown attributes kept (`otherAttributes`). Attribute lists, numbers, IVs
 ///   and the master/media structure are still checked.
-/// - `.fpsV2Strict`: the closed grammar of the fps-v2 profile §7, checked line by line before the
-///   model is built; every failure names its line and rule. Defaults to `HLSLimits.fpsV2`.
+/// - a strict mode: a profile's closed grammar (`HLSClosedGrammar`) over the strict line grammar
+///   (LF only, `#EXTM3U` first, no blank or comment line), checked line by line before the model is
+///   built; every failure names its line and rule. The fps-v2 profile's is `.fpsV2Strict`
+///   (MediaDRMFPSv2).
 public enum HLSParser {
-    public enum Mode: Sendable, Equatable {
-        case lenient
-        case fpsV2Strict
+    /// How a playlist is read: leniently, or under a profile's closed grammar with that profile's
+    /// default limits. Modes are equal when they name the same grammar.
+    public struct Mode: Sendable, Equatable {
+        /// General HLS (RFC 8216).
+        public static let lenient = Mode(name: "lenient", grammar: nil, defaultLimits: .default)
+
+        let name: String
+        let grammar: (any HLSClosedGrammar)?
+        let defaultLimits: HLSLimits
+
+        private init(name: String, grammar: (any HLSClosedGrammar)?, defaultLimits: HLSLimits) {
+            self.name = name
+            self.grammar = grammar
+            self.defaultLimits = defaultLimits
+        }
+
+        /// A profile's strict mode, made by the module that owns the profile.
+        package init(strict name: String, grammar: any HLSClosedGrammar, defaultLimits: HLSLimits) {
+            self.init(name: name, grammar: grammar, defaultLimits: defaultLimits)
+        }
+
+        var isStrict: Bool { grammar != nil }
+
+        public static func == (lhs: Mode, rhs: Mode) -> Bool { lhs.name == rhs.name }
     }
 
     public static func parse(_ bytes: some DataProtocol, mode: Mode = .lenient, limits: HLSLimits? = nil) throws(HLSError) -> HLSPlaylist {
-        let limits = limits ?? (mode == .fpsV2Strict ? .fpsV2 : .default)
+        let limits = limits ?? mode.defaultLimits
         // Bound the copy by the limit before materializing the bytes.
         guard bytes.count <= limits.maxBytes else {
             throw HLSError(.tooLarge, "playlist exceeds \(limits.maxBytes) bytes")
@@ -24,7 +47,7 @@ public enum HLSParser {
     }
 
     public static func parse(_ text: String, mode: Mode = .lenient, limits: HLSLimits? = nil) throws(HLSError) -> HLSPlaylist {
-        let limits = limits ?? (mode == .fpsV2Strict ? .fpsV2 : .default)
+        let limits = limits ?? mode.defaultLimits
         guard text.utf8.count <= limits.maxBytes else {
             throw HLSError(.tooLarge, "playlist exceeds \(limits.maxBytes) bytes")
         }
@@ -46,14 +69,13 @@ public enum HLSParser {
     }
 
     static func parse(bytes: [UInt8], mode: Mode, limits: HLSLimits) throws(HLSError) -> HLSPlaylist {
-        let strict = mode == .fpsV2Strict
-        let (lines, lastLine) = try HLSLineReader.read(bytes, strict: strict, limits: limits)
-        let isMaster = try classify(lines, strict: strict)
-        if strict {
+        let (lines, lastLine) = try HLSLineReader.read(bytes, strict: mode.isStrict, limits: limits)
+        let isMaster = try classify(lines, strict: mode.isStrict)
+        if let grammar = mode.grammar {
             if isMaster {
-                try FPSv2Grammar.checkMaster(lines, lastLine: lastLine, limits: limits)
+                try grammar.checkMaster(lines, lastLine: lastLine, limits: limits)
             } else {
-                try FPSv2Grammar.checkMedia(lines, lastLine: lastLine, limits: limits)
+                try grammar.checkMedia(lines, lastLine: lastLine, limits: limits)
             }
         }
         if isMaster {
@@ -63,8 +85,8 @@ public enum HLSParser {
     }
 
     /// Master when a master-only tag appears. Lenient mode refuses a mix; strict mode treats a
-    /// playlist with any media tag as media so the fps-v2 media grammar names the stray master
-    /// tag (§7.3 #6), and a playlist with neither as master.
+    /// playlist with any media tag as media so the profile's media grammar names the stray master
+    /// tag (fps-v2 §7.3 #6), and a playlist with neither as master.
     static func classify(_ lines: [HLSLine], strict: Bool) throws(HLSError) -> Bool {
         var firstMaster: Int?
         var firstMedia: Int?
@@ -80,7 +102,7 @@ public enum HLSParser {
         return firstMaster != nil
     }
 
-    static func attributes(_ value: String?, line: Int, limits: HLSLimits) throws(HLSError) -> HLSAttributeList {
+    package static func attributes(_ value: String?, line: Int, limits: HLSLimits) throws(HLSError) -> HLSAttributeList {
         guard let value else { throw HLSError(.malformedAttributeList, "tag requires an attribute list", line: line) }
         return try HLSAttributeList(parsing: value, maxAttributes: limits.maxAttributes, line: line)
     }

@@ -3,10 +3,10 @@ import Foundation
 /// The value grammars of RFC 8216 §4.2, shared by attribute lists and by tags whose value is a
 /// bare number. Every function checks the exact character set first and converts afterwards, so
 /// Foundation's permissive conversions (exponents, `inf`, hex floats, whitespace) never see input.
-enum HLSSyntax {
-    static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+package enum HLSSyntax {
+    package static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 
-    static func isHexDigit(_ b: UInt8) -> Bool {
+    package static func isHexDigit(_ b: UInt8) -> Bool {
         isDigit(b) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66)
     }
 
@@ -21,7 +21,7 @@ enum HLSSyntax {
 
     /// decimal-integer: 1 to 20 digits. Values above `Int.max` are refused rather than wrapped;
     /// nothing in a playlist this project handles comes near that.
-    static func decimalInteger(_ text: some StringProtocol) -> Int? {
+    package static func decimalInteger(_ text: some StringProtocol) -> Int? {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty, bytes.count <= 20 else { return nil }
         var value = 0
@@ -36,14 +36,14 @@ enum HLSSyntax {
     }
 
     /// A positive decimal-integer without a leading zero (fps-v2 §7.2 BANDWIDTH).
-    static func positiveIntegerNoLeadingZero(_ text: some StringProtocol) -> Int? {
+    package static func positiveIntegerNoLeadingZero(_ text: some StringProtocol) -> Int? {
         guard let first = text.utf8.first, first != 0x30, let v = decimalInteger(text), v > 0 else { return nil }
         return v
     }
 
     /// Digits, then optionally a point and at least one digit; no sign, no exponent.
     /// Returns the number of fraction digits with the value.
-    static func decimalFloat(_ text: some StringProtocol) -> (value: Double, fractionDigits: Int)? {
+    package static func decimalFloat(_ text: some StringProtocol) -> (value: Double, fractionDigits: Int)? {
         let bytes = Array(text.utf8)
         var i = 0
         while i < bytes.count, isDigit(bytes[i]) { i += 1 }
@@ -62,7 +62,7 @@ enum HLSSyntax {
     }
 
     /// hexadecimal-sequence `0x`/`0X` followed by an even number of hex digits, as bytes.
-    static func hexadecimalSequence(_ text: some StringProtocol) -> [UInt8]? {
+    package static func hexadecimalSequence(_ text: some StringProtocol) -> [UInt8]? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 4, bytes[0] == 0x30, bytes[1] == 0x78 || bytes[1] == 0x58, bytes.count % 2 == 0 else { return nil }
         var out: [UInt8] = []

@@ -1,6 +1,6 @@
 /// Tag names by the playlist kind they belong to (RFC 8216 §4.3, plus the later tags of the
 /// HLS second edition so they classify a playlist even though the model keeps them as `HLSTag`).
-enum HLSTagNames {
+package enum HLSTagNames {
     static let masterOnly: Set<String> = [
         "EXT-X-MEDIA", "EXT-X-STREAM-INF", "EXT-X-I-FRAME-STREAM-INF", "EXT-X-SESSION-DATA", "EXT-X-SESSION-KEY",
         "EXT-X-CONTENT-STEERING",
@@ -16,7 +16,7 @@ enum HLSTagNames {
     static let either: Set<String> = ["EXTM3U", "EXT-X-VERSION", "EXT-X-INDEPENDENT-SEGMENTS", "EXT-X-START", "EXT-X-DEFINE"]
 
     /// Every tag a specification defines; strict mode calls the others unknown.
-    static let known: Set<String> = masterOnly.union(mediaOnly).union(either)
+    package static let known: Set<String> = masterOnly.union(mediaOnly).union(either)
 
     /// Tags the master model interprets; the writer refuses them as `otherTags`.
     static let masterModeled: Set<String> = [

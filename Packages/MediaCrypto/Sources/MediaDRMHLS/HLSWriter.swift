@@ -8,8 +8,8 @@ import Foundation
 /// The writer validates the model first and throws rather than write text that would read back
 /// differently or smuggle extra lines: quotes, CR or LF inside values, URIs that look like tags,
 /// names the parser would interpret, negative or non-finite numbers. For a valid model,
-/// `HLSParser.parse(write(model)) == model`; for an fps-v2 shaped model (see `HLSFPSv2`) the text
-/// also passes `.fpsV2Strict`.
+/// `HLSParser.parse(write(model)) == model`; for an fps-v2 shaped model (`HLSFPSv2` in
+/// MediaDRMFPSv2) the text also passes `.fpsV2Strict`.
 public enum HLSWriter {
     public static func write(_ playlist: HLSPlaylist) throws(HLSError) -> String {
         switch playlist {

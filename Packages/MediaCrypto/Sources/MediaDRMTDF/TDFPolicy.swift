@@ -2,6 +2,7 @@ import MediaDRMCrypto
 import MediaDRMEncoding
 import Foundation
 import MediaDRMJSON
+import MediaDRMMedia
 
 /// The TDF policy: what `encryptionInformation.policy` holds, base64-encoded.
 ///
@@ -11,9 +12,9 @@ import MediaDRMJSON
 /// `additionalMembers` so a policy written back loses nothing. Reading tolerates what other
 /// writers emit: `null` for empty arrays and extra members of attribute objects.
 public struct TDFPolicy: Sendable, Equatable {
-    public static let componentsKey = "arkavo:components"
+    public static let componentsKey = MediaComponentList.policyKey
     public static let classificationKey = "arkavo:classification"
-    public static let mediaKey = "arkavo:media"
+    public static let mediaKey = MediaRules.policyKey
 
     public var uuid: String
     public var body: Body

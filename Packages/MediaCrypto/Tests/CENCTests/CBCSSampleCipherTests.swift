@@ -57,6 +57,30 @@ struct CBCSSampleCipherTests {
         #expect(sample == plain)
     }
 
+    /// The client decrypts each sample where it lies in the `mdat` payload: the same bytes as
+    /// decrypting it alone, the neighbours untouched, and a sample outside the buffer refused.
+    @Test func aSampleInsideALargerBufferDecryptsInPlace() throws {
+        let cipher = try CBCSSampleCipher(key: Self.key, constantIV: Self.iv, pattern: .video)
+        let plain = Self.pseudoRandom(3000, seed: 7)
+        let map = [CENCSubsample(bytesOfClearData: 21, bytesOfProtectedData: 2900),
+                   CENCSubsample(bytesOfClearData: 79, bytesOfProtectedData: 0)]
+        var alone = plain
+        try cipher.encrypt(&alone, subsamples: map)
+        let before = Self.pseudoRandom(333, seed: 8), after = Self.pseudoRandom(101, seed: 9)
+        var buffer = before + alone + after
+        try cipher.decrypt(&buffer, sample: before.count ..< before.count + plain.count, subsamples: map)
+        #expect(buffer == before + plain + after)
+        var audio = before + alone + after
+        let whole = before.count ..< before.count + plain.count
+        var encryptedAlone = plain
+        try cipher.encrypt(&encryptedAlone, subsamples: [])
+        audio.replaceSubrange(whole, with: encryptedAlone)
+        try cipher.decrypt(&audio, sample: whole, subsamples: [])
+        #expect(audio == before + plain + after)
+        #expect(throws: CENCError.self) { try cipher.decrypt(&buffer, sample: buffer.count - 10 ..< buffer.count + 6, subsamples: []) }
+        #expect(throws: CENCError.self) { try cipher.decrypt(&buffer, sample: 0 ..< 100, subsamples: map) }
+    }
+
     @Test func audioIsWholeBlockFullSample() throws {
         for pattern in [AES.CBCS.Pattern.fullSample, AES.CBCS.Pattern(cryptByteBlock: 0, skipByteBlock: 0)] {
             let cipher = try CBCSSampleCipher(key: Self.key, constantIV: Self.iv, pattern: pattern)

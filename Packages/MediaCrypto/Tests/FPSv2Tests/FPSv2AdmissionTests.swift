@@ -6,6 +6,7 @@ import MediaDRMTDF
 import Testing
 import MediaDRMZIP
 @testable import MediaDRMFPSv2
+import MediaDRMMedia
 
 /// One change to the valid Appendix A package and the check that must be the first to fail.
 struct Mutation: Sendable, CustomTestStringConvertible {
@@ -31,7 +32,7 @@ struct Mutation: Sendable, CustomTestStringConvertible {
         Mutation(name: name, expected: expected, options: FPSv2Admission.Options(limits: limits))
     }
 
-    static func initSpec(_ name: String, _ expected: AdmissionCheck, _ kind: FPSv2ComponentKind,
+    static func initSpec(_ name: String, _ expected: AdmissionCheck, _ kind: MediaComponentKind,
                          _ change: @escaping @Sendable (inout InitSpec) -> Void) -> Mutation {
         fixture(name, expected) { f in
             var spec = InitSpec(kind)

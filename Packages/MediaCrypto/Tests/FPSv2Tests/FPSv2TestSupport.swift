@@ -7,6 +7,7 @@ import MediaDRMTDF
 import Testing
 import MediaDRMZIP
 @testable import MediaDRMFPSv2
+import MediaDRMMedia
 
 /// draft-arkavo-tdf-fairplay-01 Appendix A, byte for byte.
 enum Vectors {
@@ -67,7 +68,7 @@ enum Vectors {
 
 /// The parameters of a synthetic one-track init, valid by default; tests change one.
 struct InitSpec {
-    var kind: FPSv2ComponentKind
+    var kind: MediaComponentKind
     var sampleFormat: FourCC
     var originalFormat: FourCC
     var handler: FourCC
@@ -86,7 +87,7 @@ struct InitSpec {
     var moovCount = 1
     var kid: [UInt8] = Array(repeating: 0, count: 16)
 
-    init(_ kind: FPSv2ComponentKind) {
+    init(_ kind: MediaComponentKind) {
         self.kind = kind
         switch kind {
         case .video:

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MediaDRMHLS
+import MediaDRMFPSv2
 
 /// The fps-v2 §7 closed grammar: the Appendix A.3 playlists pass strict mode and read as the
 /// builders' models; each rule violation fails with its code and line.
@@ -86,7 +87,7 @@ import Testing
         #expect(error?.line == line, "\(String(describing: error))", sourceLocation: sourceLocation)
     }
 
-    // MARK: The violations the brief names
+    // MARK: The violations fps-v2 §7 names
 
     @Test func crlfIsRefused() throws {
         check(F.mediaText("video").replacingOccurrences(of: "\n", with: "\r\n"), .invalidLineEnding, line: 1)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MediaDRMHLS
+import MediaDRMFPSv2
 
 /// Playlists written here are read by an independent parser, PyPI `m3u8`, which must see the same
 /// segments (count, durations, URIs, titles, byte ranges, keys) and the same variants.

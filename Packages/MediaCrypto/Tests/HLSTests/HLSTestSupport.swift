@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MediaDRMHLS
+import MediaDRMFPSv2
 
 /// Fixtures and helpers shared by the HLS tests.
 enum HLSFixtures {

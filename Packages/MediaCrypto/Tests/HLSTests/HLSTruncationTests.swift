@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MediaDRMHLS
+import MediaDRMFPSv2
 
 /// Every prefix of a valid playlist either parses or throws HLSError, never traps. In strict mode
 /// every proper prefix throws; in lenient mode a prefix may be a valid shorter (live) playlist,

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MediaDRMHLS
+import MediaDRMFPSv2
 
 @Suite struct HLSWriterTests {
     typealias F = HLSFixtures

@@ -33,7 +33,7 @@ import Testing
         #expect(report["segments"] as? Int == 6)
         #expect(report["bytes"] as? Int == plaintext.count)
         #expect(report["schemaVersion"] as? String == "4.3.0")
-        // DESIGN §3: Standard TDF writers emit base64(hex(HMAC)), as the OpenTDF Go SDK does.
+        // docs/formats.md "Cryptographic conventions": Standard TDF writers emit base64(hex(HMAC)), as the OpenTDF Go SDK does.
         #expect(report["policyBindingForm"] as? String == "hex")
     }
 

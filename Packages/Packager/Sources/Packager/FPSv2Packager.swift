@@ -7,6 +7,7 @@ import MediaDRMHLS
 import MediaDRMJSON
 import MediaDRMMP4
 import MediaDRMTDF
+import MediaDRMMedia
 
 /// What to package and how.
 public struct PackageOptions: Sendable {
@@ -22,7 +23,7 @@ public struct PackageOptions: Sendable {
     /// The creator's classification given apart from the policy (`--classification`); fps-v2
     /// needs one there or in the policy (§6.4).
     public var classification: FPSv2Classification?
-    public var media: PackagedMediaRules?
+    public var media: MediaRules?
     /// Target segment duration in seconds.
     public var segmentDuration: Double = 6
     /// Write a standard-layout ZIP64 archive (fps-v2 readers refuse it); without it an archive
@@ -115,7 +116,7 @@ public enum FPSv2Packager {
         guard let policyJSON = options.policyJSON else {
             throw PackagerError(.invalidPolicy, "fps-v2 needs a policy with body.dataAttributes (--policy FILE)")
         }
-        try options.media?.validate()
+        try options.media?.validateAsPackagerFlags()
         let uuid = try PackagePolicy.freshUUID()
         let preparedPolicy = try PackagePolicy.prepare(policyJSON, uuid: uuid, media: options.media,
                                                        classification: options.classification, requireClassification: true)
@@ -131,15 +132,16 @@ public enum FPSv2Packager {
         defer { source.removeScratch() }
         let plan = source.plan
         let streams = source.streams
-        guard plan.segments.count <= FPSv2Limits.maxSegmentsPerComponent else {
-            throw PackagerError(.limitExceeded, "the package would have \(plan.segments.count) segments per component; fps-v2 allows 4,093")
+        guard plan.segments.count <= FPSv2Profile.maxSegmentsPerComponent else {
+            throw PackagerError(.limitExceeded,
+                                "the package would have \(plan.segments.count) segments per component; fps-v2 allows \(FPSv2Profile.maxSegmentsPerComponent)")
         }
 
         // Keys, policy, key access, manifest.
         let keys = try PackageKeys(componentIDs: streams.map(\.kind.rawValue))
         var componentKeys: [FPSv2Manifest.ComponentKey] = []
         for component in keys.components {
-            guard let kind = FPSv2ComponentKind(rawValue: component.id) else {
+            guard let kind = MediaComponentKind(rawValue: component.id) else {
                 throw PackagerError(.invalidArgument, "'\(component.id)' is not an fps-v2 component")
             }
             do { componentKeys.append(try FPSv2Manifest.ComponentKey(kind: kind, key: component.key, wrappingTo: rsaKey)) } catch {

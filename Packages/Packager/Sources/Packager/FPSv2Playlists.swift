@@ -1,4 +1,5 @@
 import Foundation
+import MediaDRMFPSv2
 import MediaDRMHLS
 
 /// `master.m3u8` and each `<id>.m3u8` (§7), with the attributes computed from the media:

@@ -1,6 +1,7 @@
 import Foundation
 import MediaDRMFPSv2
 import MediaDRMJSON
+import MediaDRMMedia
 import MediaDRMTDF
 
 /// The policy a package binds (fps-v2 §5.3, §6): the creator's policy file with a fresh
@@ -16,7 +17,7 @@ public enum PackagePolicy {
     ///   - requireClassification: fps-v2 (§6.4): a package without a readable
     ///     `arkavo:classification` is unsupported under every device policy, so the writer
     ///     refuses to make one. tdf-hls writes the classification when there is one.
-    public static func prepare(_ bytes: some DataProtocol, uuid: String, media: PackagedMediaRules?,
+    public static func prepare(_ bytes: some DataProtocol, uuid: String, media: MediaRules?,
                                classification: FPSv2Classification? = nil,
                                requireClassification: Bool = false) throws(PackagerError) -> Data {
         let value: JSONValue

@@ -1,3 +1,4 @@
+import MediaDRMMedia
 /// How a source is cut into media segments (fps-v2 §7.4–§7.5): video segments start at IDR
 /// frames once the target duration is reached; segment N of the audio holds the packets that
 /// start in the time range of video segment N, with contiguous decode times.
@@ -32,8 +33,8 @@ public struct SegmentPlan: Sendable, Equatable {
     public var durations: [Double] { segments.map { Double($0.end - $0.start) / Double(videoTimescale) } }
     public var totalDuration: Double { Double((segments.last?.end ?? 0) - (segments.first?.start ?? 0)) / Double(videoTimescale) }
 
-    /// fps-v2 §4 #6.
-    public static let maximumSegments = 4_093
+    /// fps-v2 §4: the default bound is the profile's.
+    public static let maximumSegments = FPSv2Profile.maxSegmentsPerComponent
 
     /// - Parameters:
     ///   - isIDR: per video sample, whether it holds an IDR slice (nil: trust `stss`).

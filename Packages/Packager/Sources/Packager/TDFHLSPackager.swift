@@ -1,4 +1,5 @@
 import Foundation
+import MediaDRMFPSv2
 import MediaDRMHLS
 import MediaDRMJSON
 import MediaDRMTDF
@@ -34,7 +35,7 @@ public enum TDFHLSPackager {
             throw PackagerError(.invalidPolicy, "tdf-hls needs a policy with body.dataAttributes (--policy FILE)")
         }
         if options.allowZIP64 { throw PackagerError(.invalidArgument, "--zip64 applies to fps-v2 archives, not to tdf-hls") }
-        try options.media?.validate()
+        try options.media?.validateAsPackagerFlags()
         let uuid = try PackagePolicy.freshUUID()
         let prepared = try PackagePolicy.prepare(policyJSON, uuid: uuid, media: options.media,
                                                  classification: options.classification, requireClassification: false)

@@ -1,4 +1,5 @@
 import MediaDRMFPSv2
+import MediaDRMMedia
 import Foundation
 import Packager
 import MediaDRMToolSupport
@@ -74,26 +75,26 @@ enum PackageVerb {
             }
             options.segmentDuration = seconds
         }
-        var media = PackagedMediaRules()
-        if let n = try arguments.integer("rental-purchase-window", in: 1 ... Int(Int32.max)) { media.rentalPurchaseWindow = Int64(n) }
-        if let n = try arguments.integer("rental-playback-window", in: 1 ... Int(Int32.max)) { media.rentalPlaybackWindow = Int64(n) }
-        media.maxConcurrentStreams = try arguments.integer("max-streams", in: 1 ... 1000)
-        media.allowedRegions = arguments.value("allowed-regions").map(PackagedMediaRules.regions)
-        media.blockedRegions = arguments.value("blocked-regions").map(PackagedMediaRules.regions)
+        var media = MediaRules()
+        if let n = try arguments.integer("rental-purchase-window", in: 1 ... Int(Int32.max)) { media.rentalPurchaseWindowSeconds = Int64(n) }
+        if let n = try arguments.integer("rental-playback-window", in: 1 ... Int(Int32.max)) { media.rentalPlaybackWindowSeconds = Int64(n) }
+        media.maxConcurrentStreams = try arguments.integer("max-streams", in: 1 ... MediaRules.maxConcurrentStreamsLimit)
+        media.allowedRegions = arguments.value("allowed-regions").map(MediaRules.regions)
+        media.blockedRegions = arguments.value("blocked-regions").map(MediaRules.regions)
         if let text = arguments.value("hdcp") {
-            guard let level = PackagedMediaRules.HDCP(rawValue: text) else {
+            guard let level = HDCPLevel(rawValue: text) else {
                 throw UsageError("invalid value '\(text)' for '--hdcp': expected none, type0 or type1")
             }
             media.hdcp = level
         }
         if let text = arguments.value("min-security-level") {
-            guard let level = PackagedMediaRules.SecurityLevel(rawValue: text) else {
+            guard let level = SecurityLevel(rawValue: text) else {
                 throw UsageError("invalid value '\(text)' for '--min-security-level': expected software, baseline or main")
             }
-            media.minimumSecurityLevel = level
+            media.minSecurityLevel = level
         }
         if arguments.flag("no-virtual-machines") { media.allowVirtualMachines = false }
-        do { try media.validate() } catch { throw UsageError(error.reason) }
+        do { try media.validateAsPackagerFlags() } catch { throw UsageError(error.reason) }
         options.media = media.isEmpty ? nil : media
         options.allowZIP64 = arguments.flag("zip64")
         options.progress = { line in console.progress(line) }

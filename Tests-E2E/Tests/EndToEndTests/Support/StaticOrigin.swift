@@ -1,5 +1,6 @@
 import Foundation
 import KAS
+import KASTesting
 
 /// A loopback origin for published packages, on the KAS HTTP layer (`TestServer`, libmicrohttpd):
 /// GET and HEAD of the files under `root`, single byte ranges (`a-b`, `a-`, `-n`) answered 206

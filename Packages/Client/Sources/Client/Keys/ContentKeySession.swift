@@ -42,11 +42,24 @@ public actor ContentKeySession {
         let deliveredAt: Double
     }
 
+    /// Where the session is in its life. It only moves forward: `idle` → `acquiring` →
+    /// `delivered`, and from any of them to `failed` (the first failure wins) or `stopped`.
+    private enum Phase: Equatable {
+        case idle
+        /// `start()` is fetching every component's first key.
+        case acquiring
+        /// Every component has a key; renewals and heartbeats run.
+        case delivered
+        /// A failure ended the playback; `validity` carries it.
+        case failed
+        /// `stop()` was called.
+        case stopped
+    }
+
+    private var phase = Phase.idle
     private var live: [String: Live] = [:]
     private var openSessions: [String] = []
     private var timers: [Task<Void, Never>] = []
-    private var stopped = false
-    private var failed = false
 
     public init(service: any MediaKeyService, assetID: String, manifest: Data, components: [String],
                 playbackID: String = ContentKeySession.makePlaybackID(), clock: any PlaybackClock = SystemPlaybackClock(),
@@ -70,7 +83,8 @@ public actor ContentKeySession {
 
     /// Every component's key (by component id), or the first failure.
     public func start() async throws(PlaybackError) -> [String: SymmetricKey] {
-        guard !stopped else { throw PlaybackError(.stopped, "the key session was stopped") }
+        guard phase != .stopped else { throw PlaybackError(.stopped, "the key session was stopped") }
+        phase = .acquiring
         var keys: [String: SymmetricKey] = [:]
         var acquired: [String: Acquired] = [:]
         var failure: PlaybackError?
@@ -93,8 +107,9 @@ public actor ContentKeySession {
                 }
             }
         }
-        if failure == nil, stopped { failure = PlaybackError(.stopped, "the key session was stopped") }
+        if failure == nil, phase == .stopped { failure = PlaybackError(.stopped, "the key session was stopped") }
         if let failure {
+            if phase != .stopped { phase = .failed }
             reporter.failed(failure)
             validity.fail(failure)
             await endEverything()
@@ -105,6 +120,7 @@ public actor ContentKeySession {
                                    deliveredAt: value.deliveredAt, leaseSeconds: value.leaseSeconds)
             validity.setLeaseEnd(component, value.leaseSeconds.map { value.deliveredAt + Double($0) })
         }
+        phase = .delivered
         reporter.delivered(components)
         for component in components {
             timers.append(Task { await self.renewLoop(component) })
@@ -115,7 +131,7 @@ public actor ContentKeySession {
 
     /// Ends every media session and cancels renewals and heartbeats. Safe to call more than once.
     public func stop() async {
-        stopped = true
+        phase = .stopped
         validity.fail(PlaybackError(.stopped, "the playback was stopped"))
         await endEverything()
     }
@@ -149,7 +165,7 @@ public actor ContentKeySession {
         }.value
         let grant = try started.get()
         openSessions.append(grant.sessionID)
-        if stopped || Task.isCancelled {
+        if phase == .stopped || Task.isCancelled {
             await end(grant.sessionID)
             throw PlaybackError(.stopped, "the key session was stopped")
         }
@@ -196,7 +212,7 @@ public actor ContentKeySession {
             } catch {
                 return
             }
-            guard !stopped, !Task.isCancelled else { return }
+            guard phase == .delivered, !Task.isCancelled else { return }
             let previous = current.sessionID
             let renewed: Acquired
             do throws(PlaybackError) {
@@ -222,7 +238,7 @@ public actor ContentKeySession {
             } catch {
                 return
             }
-            guard !stopped, !Task.isCancelled, let session = live[component]?.sessionID else { return }
+            guard phase == .delivered, !Task.isCancelled, let session = live[component]?.sessionID else { return }
             last = clock.now()
             do throws(PlaybackError) {
                 try await service.heartbeat(sessionID: session)
@@ -242,8 +258,8 @@ public actor ContentKeySession {
     }
 
     private func fail(_ error: PlaybackError) async {
-        guard !failed, !stopped else { return }
-        failed = true
+        guard phase == .acquiring || phase == .delivered else { return }
+        phase = .failed
         validity.fail(error)
         await endEverything()
     }

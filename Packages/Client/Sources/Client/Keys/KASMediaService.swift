@@ -1,10 +1,13 @@
 import MediaDRMEncoding
 import Foundation
 import MediaDRMJSON
+import MediaDRMMedia
 
-/// The KAS media routes over `HTTPClient`: bodies JSON with sorted keys, the token only as the
-/// bearer credential, no `userId`, answers checked against fps-v2 §10.2 and statuses mapped by
-/// §10.5. Server text is never kept: of a refusal, only a known code (`PlaybackError.Refusal`).
+/// The KAS media routes over `HTTPClient`: bodies are MediaDRMMedia's protocol messages
+/// (`MediaSessionStart`, `MediaKeyRequestBody`, `MediaKeyAnswer`) as JSON with sorted keys, the
+/// token only as the bearer credential, no `userId`, answers checked against fps-v2 §10.2 and
+/// statuses mapped by §10.5. Server text is never kept: of a refusal, only a known code
+/// (`PlaybackError.Refusal`).
 public struct KASMediaService: MediaKeyService {
     public let baseURL: String
     private let client: HTTPClient
@@ -20,10 +23,11 @@ public struct KASMediaService: MediaKeyService {
     }
 
     public func startSession(_ request: MediaSessionRequest) async throws(PlaybackError) -> MediaSessionGrant {
-        let body = JSONValue.object(JSONObject([
-            ("assetId", .string(request.assetID)), ("component", .string(request.component)),
-            ("playbackId", .string(request.playbackID)), ("protocol", .string(request.protocol)),
-        ]))
+        guard let path = MediaProtocol(rawValue: request.protocol) else {
+            throw PlaybackError(.invalidArgument, "the session protocol must be tdf or fairplay")
+        }
+        let body = MediaSessionStart(assetID: request.assetID, protocol: path, playbackID: request.playbackID,
+                                     component: request.component).jsonValue
         let object = try await post("session/start", body)
         guard case .string("started")? = object["status"], case .string(let id)? = object["sessionId"],
               Self.isSafeSessionID(id) else {
@@ -40,19 +44,15 @@ public struct KASMediaService: MediaKeyService {
     }
 
     public func requestKey(_ request: MediaKeyRequest) async throws(PlaybackError) -> MediaKeyResponse {
-        let body = JSONValue.object(JSONObject([
-            ("assetId", .string(request.assetID)), ("clientPublicKey", .string(request.clientPublicKeyPEM)),
-            ("component", .string(request.component)), ("sessionId", .string(request.sessionID)),
-            ("tdfManifest", .string(Base64.encode(request.manifest))),
-        ]))
+        let body = MediaKeyRequestBody(assetID: request.assetID, component: request.component, sessionID: request.sessionID,
+                                       manifest: request.manifest, delivery: .clientPublicKey(request.clientPublicKeyPEM)).jsonValue
         let object = try await post("key-request", body)
-        guard case .string("success")? = object["status"], case .string(let wrappedText)? = object["wrappedKey"],
-              let wrapped = try? Base64.decode(wrappedText), (1...65_536).contains(wrapped.count),
-              case .string(let sessionKey)? = object["sessionPublicKey"] else {
+        guard let answer = MediaKeyAnswer(json: .object(object)), answer.wrappedKey.count <= 65_536,
+              let sessionKey = answer.sessionPublicKey else {
             throw PlaybackError(.malformed, "the key answer is not a success with a wrapped key and a session public key")
         }
-        return MediaKeyResponse(wrappedKey: wrapped, sessionPublicKeyPEM: sessionKey,
-                                leaseSeconds: try Self.lease(object["metadata"]))
+        return MediaKeyResponse(wrappedKey: answer.wrappedKey, sessionPublicKeyPEM: sessionKey,
+                                leaseSeconds: try Self.lease(seconds: answer.leaseSeconds))
     }
 
     /// The FairPlay path of the key-request route: the SPC goes as `spcData`, the answer's
@@ -60,16 +60,13 @@ public struct KASMediaService: MediaKeyService {
     /// by the AVContentKeySession delegate on Apple platforms; statuses map as for the open path.
     public func requestCKC(assetID: String, component: String, sessionID: String, manifest: Data,
                            spc: Data) async throws(PlaybackError) -> (ckc: Data, leaseSeconds: Int?) {
-        let body = JSONValue.object(JSONObject([
-            ("assetId", .string(assetID)), ("component", .string(component)), ("sessionId", .string(sessionID)),
-            ("spcData", .string(Base64.encode(spc))), ("tdfManifest", .string(Base64.encode(manifest))),
-        ]))
+        let body = MediaKeyRequestBody(assetID: assetID, component: component, sessionID: sessionID, manifest: manifest,
+                                       delivery: .spc(spc)).jsonValue
         let object = try await post("key-request", body)
-        guard case .string("success")? = object["status"], case .string(let text)? = object["wrappedKey"],
-              let ckc = try? Base64.decode(text), (1...1 << 20).contains(ckc.count) else {
+        guard let answer = MediaKeyAnswer(json: .object(object)) else {
             throw PlaybackError(.malformed, "the key answer is not a success with a CKC")
         }
-        return (ckc, try Self.lease(object["metadata"]))
+        return (answer.wrappedKey, try Self.lease(seconds: answer.leaseSeconds))
     }
 
     public func heartbeat(sessionID: String) async throws(PlaybackError) {
@@ -88,8 +85,11 @@ public struct KASMediaService: MediaKeyService {
     /// §10.2: an integer from 60 to 86,400 is a lease; below 60 the answer is malformed; above,
     /// or not an integer, means no lease.
     static func lease(_ metadata: JSONValue?) throws(PlaybackError) -> Int? {
-        guard case .object(let object)? = metadata, let value = object["lease_seconds"] else { return nil }
-        guard case .number(let number) = value, let seconds = number.int64 else { return nil }
+        try lease(seconds: MediaKeyAnswer.leaseSeconds(metadata: metadata))
+    }
+
+    static func lease(seconds: Int64?) throws(PlaybackError) -> Int? {
+        guard let seconds else { return nil }
         if seconds < 60 { throw PlaybackError(.malformed, "the key answer's lease is shorter than 60 seconds") }
         return seconds <= 86_400 ? Int(seconds) : nil
     }

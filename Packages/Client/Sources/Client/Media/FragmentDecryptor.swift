@@ -1,3 +1,5 @@
+import Foundation
+import MediaDRMCENC
 import MediaDRMCrypto
 import MediaDRMMP4
 
@@ -6,7 +8,8 @@ import MediaDRMMP4
 /// `pssh` removed, data offsets and sizes recomputed when serialised.
 ///
 /// Each protected sample is decrypted in place as its `senc` entry says (ISO/IEC 23001-7 `cbcs`:
-/// each protected range restarts the chain at the IV, under the track's pattern). Before any
+/// each protected range restarts the chain at the IV, under the track's pattern), by the same
+/// `CBCSSampleCipher` the packager encrypts with. Before any
 /// byte is touched, every sample is checked to lie inside its fragment's `mdat`, the `senc`
 /// count to equal the runs' sample count and every subsample map to cover its sample exactly.
 ///
@@ -18,12 +21,12 @@ import MediaDRMMP4
 public final class FragmentDecryptor {
     public let initSegment: ClearInitSegment
     private var reader: FragmentReader
-    private let ciphers: [UInt32: AES.CBCS.Cipher]
+    private let ciphers: [UInt32: CBCSSampleCipher]
     private let keys: [UInt32: SymmetricKey]
 
     /// `keys` by `track_ID`: one 16-byte key for every protected track of `initSegment`.
     public init(initSegment: ClearInitSegment, keys: [UInt32: SymmetricKey]) throws(MediaError) {
-        var ciphers: [UInt32: AES.CBCS.Cipher] = [:]
+        var ciphers: [UInt32: CBCSSampleCipher] = [:]
         for (trackID, protection) in initSegment.protections {
             guard let key = keys[trackID] else {
                 throw MediaError(.keyMismatch, "no key for protected track \(trackID)")
@@ -32,11 +35,7 @@ public final class FragmentDecryptor {
                 throw MediaError(.keyMismatch, "the key for track \(trackID) is not 16 bytes")
             }
             if let iv = protection.constantIV, protection.perSampleIVSize == 0 {
-                do throws(CryptoError) {
-                    ciphers[trackID] = try AES.CBCS.Cipher(key: key, constantIV: iv, pattern: protection.pattern)
-                } catch {
-                    throw MediaError(.crypto, "track \(trackID): \(error.reason)")
-                }
+                ciphers[trackID] = try Self.cipher(key: key, iv: iv, protection: protection)
             }
         }
         self.initSegment = initSegment
@@ -179,27 +178,21 @@ public final class FragmentDecryptor {
         if !entry.initializationVector.isEmpty || cipher == nil {
             // Per-sample IVs need a cipher per sample; fps-v2 and Shaka's cbcs use a constant IV.
             guard let key = keys[trackID] else { throw MediaError(.keyMismatch, "no key for protected track \(trackID)") }
-            do throws(CryptoError) {
-                cipher = try AES.CBCS.Cipher(key: key, constantIV: entry.initializationVector, pattern: protection.pattern)
-            } catch {
-                throw MediaError(.crypto, "track \(trackID): \(error.reason)")
-            }
+            cipher = try Self.cipher(key: key, iv: entry.initializationVector, protection: protection)
         }
         guard let cipher else { throw MediaError(.crypto, "track \(trackID): no cipher") }
-        do throws(CryptoError) {
-            if entry.subsamples.isEmpty {
-                if sampleSize > 0 { try cipher.decrypt(&data, range: sampleOffset ..< sampleOffset + sampleSize) }
-                return
-            }
-            var offset = sampleOffset
-            for subsample in entry.subsamples {
-                offset += Int(subsample.bytesOfClearData)
-                let end = offset + Int(subsample.bytesOfProtectedData)
-                if end > offset { try cipher.decrypt(&data, range: offset ..< end) }
-                offset = end
-            }
+        do throws(CENCError) {
+            try cipher.decrypt(&data, sample: sampleOffset ..< sampleOffset + sampleSize, subsamples: entry.subsamples)
         } catch {
             throw MediaError(.crypto, "track \(trackID): \(error.reason)")
+        }
+    }
+
+    private static func cipher(key: SymmetricKey, iv: some DataProtocol, protection: TrackProtection) throws(MediaError) -> CBCSSampleCipher {
+        do throws(CENCError) {
+            return try CBCSSampleCipher(key: key, constantIV: iv, pattern: protection.pattern)
+        } catch {
+            throw MediaError(.crypto, "track \(protection.trackID): \(error.reason)")
         }
     }
 }

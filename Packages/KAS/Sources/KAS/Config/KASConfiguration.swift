@@ -162,7 +162,7 @@ public struct KASConfiguration: Sendable, Equatable {
     }
 
     /// `http(s)://host:port` of the listen address; a wildcard host becomes the loopback address.
-    static func derivedPublicURL(listen: ListenAddress, tls: Bool) -> String {
+    package static func derivedPublicURL(listen: ListenAddress, tls: Bool) -> String {
         var host = listen.host
         if host == "0.0.0.0" { host = "127.0.0.1" }
         if host == "::" { host = "::1" }

@@ -3,7 +3,7 @@ import MediaDRMCrypto
 import MediaDRMEncoding
 import MediaDRMJSON
 
-/// The viewer a verified bearer token speaks for (DESIGN §4): `sub`, the attribute values it is
+/// The viewer a verified bearer token speaks for (docs/protocol.md "Identity"): `sub`, the attribute values it is
 /// entitled to (`entitlements`), its rentals (`rentals`: policy uuid -> purchase time in Unix
 /// seconds), and every claim as received.
 public struct Identity: Sendable, Equatable, CustomStringConvertible {

@@ -116,7 +116,7 @@ public struct KeyRing: Sendable {
         return (active(algorithm).map { [$0] } ?? []) + retired
     }
 
-    /// Unwraps a key-access `wrapped` key (RSA-OAEP with SHA-1 and MGF1-SHA-1, DESIGN §3) and
+    /// Unwraps a key-access `wrapped` key (RSA-OAEP with SHA-1 and MGF1-SHA-1, docs/formats.md "Cryptographic conventions") and
     /// reports which kid did it.
     public func unwrapRSA(_ wrapped: some DataProtocol, kid: String?) throws(KeyRingError) -> (key: Data, kid: String) {
         let candidates = candidates(kid: kid, algorithm: .rsa2048)
@@ -131,7 +131,7 @@ public struct KeyRing: Sendable {
 
     /// Unwraps an `ec-wrapped` key: ECDH between the ring's P-256 key and the wrapper's
     /// ephemeral public key, HKDF-SHA256 (salt SHA-256("TDF"), empty info) to an AES-256 key,
-    /// AES-GCM over `nonce ‖ ciphertext ‖ tag` (DESIGN §3).
+    /// AES-GCM over `nonce ‖ ciphertext ‖ tag` (docs/formats.md "Cryptographic conventions").
     public func unwrapEC(_ wrapped: some DataProtocol, ephemeralPublicKey: P256.KeyAgreement.PublicKey,
                          kid: String?) throws(KeyRingError) -> (key: Data, kid: String) {
         let candidates = candidates(kid: kid, algorithm: .ecSecp256r1)

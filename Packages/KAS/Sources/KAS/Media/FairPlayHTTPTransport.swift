@@ -6,10 +6,10 @@ import FoundationNetworking
 /// `FairPlaySDKModule` transport to a service wrapping the FairPlay Streaming Server SDK: the
 /// request document POSTed to the one configured URL, the response document as a 200 body.
 ///
-/// Why URLSession here although DESIGN.md §2 keeps it away from key traffic: this is the KAS
+/// Why URLSession here although docs/architecture.md keeps it away from key traffic: this is the KAS
 /// calling its operator's own SDK service, not players fetching keys, and the KAS package has no
 /// libcurl; a hand-written HTTP/1.1 client would have no TLS, so it could only serve loopback,
-/// while the configuration allows https to another host. What §2 warns about is handled: a
+/// while the configuration allows https to another host. What that section warns about is handled: a
 /// session-level delegate (a per-task one is ignored on Linux) refuses every redirect, so only
 /// the configured URL is ever sent the request, and an answer from any other URL is refused.
 /// The session is ephemeral: no cookies, cache or credential store. Trust is the system CA store

@@ -2,6 +2,7 @@ import MediaDRMCrypto
 import MediaDRMEncoding
 import Foundation
 import MediaDRMJSON
+import MediaDRMMedia
 
 /// What a FairPlay SPC says about the device, from the SDK's `get-client-info`: where the
 /// policy's security-level, HDCP and virtual-machine rules are decided for FairPlay clients
@@ -74,7 +75,7 @@ public protocol FairPlayKeyModule: Sendable {
     func createCKC(_ request: FairPlayCKCRequest) throws(FairPlayError) -> FairPlayCKCResult
 }
 
-/// The FairPlay Streaming Server SDK's JSON interface (facts from SDK 26, DESIGN.md §4). The
+/// The FairPlay Streaming Server SDK's JSON interface (facts from SDK 26, docs/fairplay.md). The
 /// request is `{"fairplay-streaming-request": {"version": 1, "create-ckc": [{"id", "spc",
 /// "asset-info": [{...}]}]}}`, answered by `{"fairplay-streaming-response": {"create-ckc":
 /// [{"id", "status", "ckc", ...}]}}`.

@@ -4,6 +4,7 @@ import MediaDRMFPSv2
 import Foundation
 import MediaDRMJSON
 import MediaDRMTDF
+import MediaDRMMedia
 
 /// One component of an admitted manifest, with its unwrapped content key.
 public struct AdmittedComponent: Sendable, CustomStringConvertible {
@@ -84,11 +85,11 @@ public struct ManifestAdmission: Sendable {
         guard case .object(let policyObject) = policyJSON, let policy = try? TDFPolicy(json: policyJSON) else {
             throw .malformedPolicy
         }
-        let declared = try Self.components(policyObject[TDFPolicy.componentsKey])
-        guard Self.isCanonicalUUID(policy.uuid) else { throw .policyUUIDMalformed }
+        let declared = try Self.components(policyObject[MediaComponentList.policyKey])
+        guard CanonicalUUID.isCanonical(policy.uuid) else { throw .policyUUIDMalformed }
         guard !policy.body.dataAttributes.isEmpty,
               policy.body.dataAttributes.allSatisfy({ !$0.attribute.isEmpty }) else { throw .dataAttributesMissing }
-        let rules = try policy.media.map { value throws(ManifestRefusal) in try MediaRules(json: value) }
+        let rules = try policy.media.map { value throws(ManifestRefusal) in try Self.rules(value) }
         guard let iv = try? Base64.decode(parsed.method.iv), iv.count == 16 else { throw .ivMalformed }
 
         // The key access objects, before any private-key operation.
@@ -120,7 +121,7 @@ public struct ManifestAdmission: Sendable {
             guard TDFBinding.isValidKeyBinding(component.keyBinding, componentID: component.id, key: key) else {
                 throw .keyBinding
             }
-            components.append(AdmittedComponent(id: component.id, kind: component.kind, key: key))
+            components.append(AdmittedComponent(id: component.id, kind: component.kind.rawValue, key: key))
         }
         for i in components.indices {
             for j in components.indices where j > i && components[i].key == components[j].key {
@@ -141,35 +142,23 @@ public struct ManifestAdmission: Sendable {
         }
     }
 
-    /// The version 2 component list (fps-v2 §5.3).
-    static func components(_ value: JSONValue?) throws(ManifestRefusal) -> [TDFPolicy.Component] {
-        guard let value else { throw .componentsMissing }
-        guard case .array(let items) = value, (1...2).contains(items.count) else { throw .componentsMalformed }
-        let expected = ["video", "audio"]
-        var result: [TDFPolicy.Component] = []
-        for (index, item) in items.enumerated() {
-            guard case .object(let object) = item, object.count == 3,
-                  case .string(let id)? = object["id"], case .string(let kind)? = object["kind"],
-                  case .string(let binding)? = object["keyBinding"],
-                  id == expected[index], kind == expected[index],
-                  let decoded = try? Base64.decode(binding), decoded.count == SHA256.byteCount
-            else { throw .componentsMalformed }
-            result.append(TDFPolicy.Component(id: id, kind: kind, keyBinding: binding))
+    /// The version 2 component list (fps-v2 §5.3), read by the shared `MediaComponentList`.
+    static func components(_ value: JSONValue?) throws(ManifestRefusal) -> [MediaComponentList.Entry] {
+        do throws(MediaComponentListError) {
+            let list = try MediaComponentList(json: value)
+            try list.checkKeyBindingForms()
+            return list.entries
+        } catch {
+            throw error.code == .missing ? .componentsMissing : .componentsMalformed
         }
-        return result
     }
 
-    /// Canonical lower-case 8-4-4-4-12 (fps-v2 §6.1).
-    public static func isCanonicalUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
-                guard byte == UInt8(ascii: "-") else { return false }
-            } else {
-                guard (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) else { return false }
-            }
+    /// The bound `arkavo:media`, read by the shared `MediaRules`.
+    static func rules(_ value: JSONValue) throws(ManifestRefusal) -> MediaRules {
+        do throws(MediaRulesError) {
+            return try MediaRules(json: value)
+        } catch {
+            throw .malformedMediaRules
         }
-        return true
     }
 }

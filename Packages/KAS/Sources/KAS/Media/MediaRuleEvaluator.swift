@@ -1,5 +1,6 @@
 import MediaDRMFPSv2
 import Foundation
+import MediaDRMMedia
 
 /// What a device can show: its security level, its output protection, and whether it runs in a
 /// virtual machine (nil: unknown).

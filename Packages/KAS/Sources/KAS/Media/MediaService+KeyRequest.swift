@@ -4,6 +4,7 @@ import MediaDRMEncoding
 import Foundation
 import MediaDRMJSON
 import MediaDRMTDF
+import MediaDRMMedia
 
 /// Why a key request ended without a key: the answer, and the audit reason code.
 struct KeyRequestFailure: Error {
@@ -29,9 +30,7 @@ struct KeyRequestFailure: Error {
 }
 
 extension MediaService {
-    static let keyRequestMembers: Set<String> = [
-        "assetId", "component", "sessionId", "tdfManifest", "spcData", "clientPublicKey", "device",
-    ]
+    static let keyRequestMembers = MediaKeyRequestBody.members
 
     /// `POST /media/v1/key-request`. Statuses (fps-v2 §10.5): 400 malformed body, 401 no viewer,
     /// 403 `"manifest refused"` for every §10.7 failure (and a session that is not live, not this
@@ -83,7 +82,7 @@ extension MediaService {
         guard case .string(let asset)? = body["assetId"], case .string(let sessionID)? = body["sessionId"],
               case .string(let manifestText)? = body["tdfManifest"]
         else { throw .malformed("missing_member") }
-        if ManifestAdmission.isCanonicalUUID(asset) { event.asset = asset }
+        if CanonicalUUID.isCanonical(asset) { event.asset = asset }
         var component: String?
         if let value = body["component"] {
             guard case .string(let id) = value else { throw .malformed("component_type") }

@@ -5,8 +5,9 @@ import Foundation
 import MediaDRMJSON
 import Synchronization
 import MediaDRMTDF
+import MediaDRMMedia
 
-/// The media service behind `/media/v1` (DESIGN.md §4, fps-v2 §10): sessions, key requests with
+/// The media service behind `/media/v1` (fps-v2 §10, docs/protocol.md): sessions, key requests with
 /// every §10.7 check and the media policy, the open (P-256 rewrap) and FairPlay delivery paths.
 /// Handlers are synchronous, as the HTTP layer's are; every dependency is thread-safe.
 public final class MediaService: Sendable {
@@ -61,7 +62,7 @@ public final class MediaService: Sendable {
 
     // MARK: Sessions
 
-    static let startMembers: Set<String> = ["assetId", "protocol", "playbackId", "device", "component"]
+    static let startMembers = MediaSessionStart.members
 
     public func startSession(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
         let began = ContinuousClock.now
@@ -72,7 +73,7 @@ public final class MediaService: Sendable {
             audit?.record(event)
         }
         guard case .object(let body) = try request.jsonBody(), body.keys.allSatisfy(Self.startMembers.contains),
-              case .string(let asset)? = body["assetId"], ManifestAdmission.isCanonicalUUID(asset),
+              case .string(let asset)? = body["assetId"], CanonicalUUID.isCanonical(asset),
               case .string(let protocolText)? = body["protocol"], let proto = MediaProtocol(rawValue: protocolText)
         else { throw HTTPError(.badRequest, reason: "malformed session request") }
         event.asset = asset
@@ -265,29 +266,4 @@ public struct MediaServiceError: Error, Equatable, Sendable, CustomStringConvert
     public let reason: String
     public init(_ reason: String) { self.reason = reason }
     public var description: String { "media service configuration error: \(reason)" }
-}
-
-/// A client's device report (`device` in session start and key request): `securityLevel`,
-/// `hdcp`, `virtualMachine`. Closed schema. On the open path it can only lower trust.
-public struct DeviceReport: Sendable, Equatable {
-    public var securityLevel: SecurityLevel?
-    public var hdcp: HDCPLevel?
-    public var virtualMachine: Bool?
-
-    public init?(json: JSONValue) {
-        guard case .object(let object) = json,
-              object.keys.allSatisfy(["securityLevel", "hdcp", "virtualMachine"].contains) else { return nil }
-        if let value = object["securityLevel"] {
-            guard case .string(let text) = value, let level = SecurityLevel(rawValue: text) else { return nil }
-            securityLevel = level
-        }
-        if let value = object["hdcp"] {
-            guard case .string(let text) = value, let level = HDCPLevel(rawValue: text) else { return nil }
-            hdcp = level
-        }
-        if let value = object["virtualMachine"] {
-            guard case .bool(let flag) = value else { return nil }
-            virtualMachine = flag
-        }
-    }
 }

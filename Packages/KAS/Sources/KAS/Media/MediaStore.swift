@@ -1,10 +1,10 @@
 import Foundation
+import MediaDRMMedia
 
 /// The media service's state: sessions, first-play records, per-asset stream limits learned from
-/// verified manifests, and rate-limit buckets. SQLite (`SQLiteMediaStore`) is the embedded
-/// default; a shared store (Redis) for several nodes implements the same protocol, with the same
-/// atomicity: `startSession`'s count and insert, and `consumeRateToken`'s read and write, are each
-/// one atomic step.
+/// verified manifests, and rate-limit buckets. SQLite (`SQLiteMediaStore`) is the only
+/// implementation today. Any implementation must keep its atomicity: `startSession`'s count and
+/// insert, and `consumeRateToken`'s read and write, are each one atomic step.
 ///
 /// Viewers are given to the store as opaque keys (`MediaViewer.storeKey`, a hash of the token
 /// subject), sessions by the SHA-256 of their id (`MediaSessionID.hash`): a stolen database
@@ -111,14 +111,6 @@ public struct MediaSessionRecord: Sendable, Equatable {
     public var ended: Date?
 
     public func isLive(at now: Date) -> Bool { ended == nil && expires > now }
-}
-
-/// The session's key delivery path (DESIGN.md §4).
-public enum MediaProtocol: String, Sendable, Equatable, CaseIterable {
-    /// `spcData`: a CKC from the FairPlay Streaming Server SDK.
-    case fairplay
-    /// `clientPublicKey`: the key rewrapped to a P-256 client key (the open path).
-    case tdf
 }
 
 public enum RateLimitDecision: Sendable, Equatable {

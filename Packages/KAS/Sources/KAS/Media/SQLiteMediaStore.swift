@@ -1,4 +1,5 @@
 import Foundation
+import MediaDRMMedia
 
 /// `MediaStore` on one SQLite connection in WAL mode.
 ///

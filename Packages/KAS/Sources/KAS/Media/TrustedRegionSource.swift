@@ -1,4 +1,5 @@
 import Foundation
+import MediaDRMMedia
 
 /// Where a request's region comes from: a header set by a proxy or CDN (`CF-IPCountry`), believed
 /// only when the TCP peer is one of the configured proxies. Anyone else could send the header.

@@ -49,7 +49,7 @@ public struct OpenTDFError: Error, Equatable, Sendable, CustomStringConvertible 
         }
     }
 
-    /// The HTTP status of the REST routes (DESIGN.md §4: 400 malformed, 401, 403, 404, 413, 5xx).
+    /// The HTTP status of the REST routes (fps-v2 §10.5 and docs/protocol.md: 400 malformed, 401, 403, 404, 413, 5xx).
     public var httpStatus: Int {
         switch code {
         case .malformedRequest, .badCompression: 400

@@ -4,6 +4,7 @@ import Foundation
 import MediaDRMJSON
 import Testing
 @testable import KAS
+import KASTesting
 
 extension AppTests {
     /// The assembled KAS (`KASTestHarness`, as `kas serve` builds it) with a `fairplay`

@@ -3,8 +3,9 @@ import MediaDRMEncoding
 import Foundation
 import MediaDRMJSON
 @testable import KAS
+import KASTesting
 
-/// Requests to a `KASTestHarness` through the curl CLI (never URLSession: DESIGN.md §2), trusting
+/// Requests to a `KASTestHarness` through the curl CLI (never URLSession, docs/architecture.md "No URLSession for key traffic"), trusting
 /// the harness's certificate when it serves HTTPS.
 extension KASTestHarness {
     private var trust: [String] { certificate.map { ["--cacert", $0.certificatePath] } ?? [] }

@@ -6,6 +6,7 @@ import MediaDRMJSON
 import MediaDRMTDF
 import Testing
 @testable import KAS
+import KASTesting
 
 /// One malformed request and the fixed answer it must get.
 struct HostileCase: Sendable {

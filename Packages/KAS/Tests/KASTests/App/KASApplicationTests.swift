@@ -4,6 +4,7 @@ import Foundation
 import MediaDRMJSON
 import Testing
 @testable import KAS
+import KASTesting
 
 extension AppTests {
     /// The assembled KAS (`KASTestHarness`, the assembly `kas serve` runs) over real HTTP.

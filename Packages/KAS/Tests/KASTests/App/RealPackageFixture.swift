@@ -6,6 +6,7 @@ import MediaDRMJSON
 import Synchronization
 import Testing
 @testable import KAS
+import KASTesting
 
 /// One real fps-v2 package per test process: an ffmpeg clip (H.264 + AAC, 4 s) packaged by the
 /// project's `packager` with the public key and public URL of an in-process KAS

@@ -115,7 +115,7 @@ extension AppTests {
                 #expect(answer["status"]?.string == "success")
                 #expect(answer["metadata"]?.object?["lease_seconds"]?.int64 == 3600)
 
-                // DESIGN.md §3 by hand: ECDH with the KAS ephemeral key, HKDF-SHA256 (salt
+                // docs/formats.md "Cryptographic conventions" by hand: ECDH with the KAS ephemeral key, HKDF-SHA256 (salt
                 // SHA-256("TDF"), empty info) to an AES-256 key, GCM over nonce ‖ ct ‖ tag.
                 let ephemeral = try P256.KeyAgreement.PublicKey(pemRepresentation: try #require(answer["sessionPublicKey"]?.string))
                 let secret = try clientKey.sharedSecretFromKeyAgreement(with: ephemeral)

@@ -4,6 +4,7 @@ import MediaDRMJSON
 import Synchronization
 import Testing
 @testable import KAS
+import KASTesting
 
 @Suite("HTTPServer over loopback", .serialized)
 struct HTTPServerTests {

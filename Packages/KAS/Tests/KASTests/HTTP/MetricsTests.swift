@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import KAS
+import KASTesting
 
 @Suite("Metrics")
 struct HTTPMetricsTests {

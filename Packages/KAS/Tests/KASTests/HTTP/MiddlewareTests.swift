@@ -2,6 +2,7 @@ import Foundation
 import MediaDRMJSON
 import Testing
 @testable import KAS
+import KASTesting
 
 /// Appends its name to the `X-Order` request header on the way in and to the `X-Trace` response
 /// header on the way out, so a test can read both orders.

@@ -2,6 +2,7 @@ import Foundation
 import MediaDRMJSON
 import Testing
 @testable import KAS
+import KASTesting
 
 @Suite("Router over the real server")
 struct HTTPRouterTests {

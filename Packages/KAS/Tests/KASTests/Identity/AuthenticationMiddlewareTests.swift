@@ -3,6 +3,7 @@ import MediaDRMJSON
 import Synchronization
 import Testing
 @testable import KAS
+import KASTesting
 
 /// Counts handler runs across worker threads.
 final class CallCounter: Sendable {

@@ -140,7 +140,7 @@ extension KeysTests {
             }
         }
 
-        /// DESIGN §3 `ec-wrapped`: ECDH, HKDF-SHA256 (salt SHA-256("TDF"), empty info), AES-256-GCM.
+        /// docs/formats.md "Cryptographic conventions", `ec-wrapped`: ECDH, HKDF-SHA256 (salt SHA-256("TDF"), empty info), AES-256-GCM.
         private func ecWrap(_ key: Data, to recipient: P256.KeyAgreement.PublicKey) throws -> (Data, P256.KeyAgreement.PublicKey) {
             let ephemeral = try P256.KeyAgreement.PrivateKey()
             let secret = try ephemeral.sharedSecretFromKeyAgreement(with: recipient)

@@ -5,6 +5,7 @@ import MediaDRMJSON
 import Testing
 import MediaDRMTDF
 @testable import KAS
+import MediaDRMMedia
 
 /// The §10.7 manifest mutations, shared with the route tests.
 enum ManifestMutation: String, CaseIterable, Sendable {

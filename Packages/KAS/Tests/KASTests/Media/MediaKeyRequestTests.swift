@@ -7,6 +7,7 @@ import MediaDRMJSON
 import Testing
 import MediaDRMTDF
 @testable import KAS
+import MediaDRMMedia
 
 @Suite struct MediaKeyRequestTests {
     /// The body a viewer refused by the media policy gets: the rule's stable code, no more.
@@ -45,7 +46,7 @@ import MediaDRMTDF
         let harness = try MediaHarness()
         let (manifest, asset) = try mutation.apply()
         let token = try harness.viewer("alice@example.com")
-        let sessionAsset = ManifestAdmission.isCanonicalUUID(asset) ? asset : asset.lowercased()
+        let sessionAsset = CanonicalUUID.isCanonical(asset) ? asset : asset.lowercased()
         let sessionID = try #require(try harness.startSession(token: token, asset: sessionAsset).sessionId)
         let (result, _) = try harness.openKeyRequest(token: token, asset: sessionAsset, component: "video",
                                                      sessionId: sessionID, manifest: manifest)

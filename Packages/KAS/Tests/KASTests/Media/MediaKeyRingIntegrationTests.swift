@@ -5,6 +5,7 @@ import MediaDRMJSON
 import Testing
 import MediaDRMTDF
 @testable import KAS
+import KASTesting
 
 /// The media routes behind the real bearer-token verifier (dev issuer JWTs) and the real key ring,
 /// across a key rotation.

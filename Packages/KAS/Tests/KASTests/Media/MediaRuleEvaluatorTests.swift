@@ -3,6 +3,7 @@ import Foundation
 import MediaDRMJSON
 import Testing
 @testable import KAS
+import MediaDRMMedia
 
 @Suite struct MediaRuleEvaluatorTests {
     static let uuid = "3f1c9e2a-7b4d-4e8f-9a21-5c6d7e8f9a0b"
@@ -114,7 +115,7 @@ import Testing
 @Suite struct MediaRulesTests {
     private func parse(_ text: String) throws(ManifestRefusal) -> MediaRules {
         guard let value = try? JSONParser.parse(Data(text.utf8)) else { throw .malformedMediaRules }
-        return try MediaRules(json: value)
+        do { return try MediaRules(json: value) } catch { throw .malformedMediaRules }
     }
 
     @Test func readsThePackagerShape() throws {

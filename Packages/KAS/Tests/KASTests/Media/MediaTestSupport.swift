@@ -5,6 +5,7 @@ import MediaDRMJSON
 import Synchronization
 import MediaDRMTDF
 @testable import KAS
+import KASTesting
 
 /// Shared material: one RSA-2048 KAS key per test process (generation is the slow part).
 enum MediaFixture {

@@ -2,6 +2,7 @@ import Foundation
 import MediaDRMJOSE
 import MediaDRMJSON
 @testable import KAS
+import KASTesting
 
 /// A real server (TestServer on port 0) with the OpenTDF routes over a freshly generated key
 /// ring, trusting the ring's dev issuer.

@@ -5,6 +5,7 @@ import MediaDRMFPSv2
 import MediaDRMJSON
 import Testing
 @testable import KAS
+import KASTesting
 
 extension ToolTests {
     /// `kas serve` as an operator runs it: the built binary, real signals, curl as the client.

@@ -1,12 +1,7 @@
-/// A protected stream with its own content key (§3). Version 2 allows exactly one `video`
-/// component and at most one `audio` component, each id equal to its kind.
-public enum FPSv2ComponentKind: String, Sendable, Equatable, Hashable, CaseIterable {
-    case video
-    case audio
+import MediaDRMMedia
 
-    /// The component id, which version 2 fixes to the kind.
-    public var id: String { rawValue }
-
+// What the fps-v2 profile fixes for each component kind.
+extension MediaComponentKind {
     /// The FairPlay SDK content type the key service issues this kind's key under (§10.7 #6).
     public var fairPlayContentType: String {
         switch self {

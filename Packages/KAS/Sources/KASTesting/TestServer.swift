@@ -1,4 +1,5 @@
 import Foundation
+import KAS
 
 /// The real server, in process, on 127.0.0.1 and a port the kernel picks; plain HTTP or HTTPS
 /// with a fresh self-signed certificate. For this package's tests and the Client and end-to-end

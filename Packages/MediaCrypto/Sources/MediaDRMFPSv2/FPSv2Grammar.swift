@@ -1,3 +1,6 @@
+import MediaDRMHLS
+import MediaDRMMedia
+
 /// The closed playlist grammar of the fps-v2 profile (draft-arkavo-tdf-fairplay-01 §7), checked
 /// over lines that already passed the §7.1 line grammar (LF only, `#EXTM3U` first, no blank or
 /// comment line). Each failure names the line and the rule.
@@ -11,10 +14,14 @@
 ///   segment URIs must use the same id. Matching the id against the playlist's file name and the
 ///   uuid and IV against the manifest is the caller's part of admission.
 /// - CODECS lists its two codecs in either order.
-enum FPSv2Grammar {
-    static let keyFormat = "com.apple.streamingkeydelivery"
-    static let components: Set<String> = ["video", "audio"]
-    static let maxSegments = 4_093
+struct FPSv2Grammar: HLSClosedGrammar {
+    func checkMaster(_ lines: [HLSLine], lastLine: Int, limits: HLSLimits) throws(HLSError) {
+        try Self.checkMaster(lines, lastLine: lastLine, limits: limits)
+    }
+
+    func checkMedia(_ lines: [HLSLine], lastLine: Int, limits: HLSLimits) throws(HLSError) {
+        try Self.checkMedia(lines, lastLine: lastLine, limits: limits)
+    }
 
     // MARK: master.m3u8 (§7.2)
 
@@ -139,7 +146,7 @@ enum FPSv2Grammar {
         var durations: [(line: Int, value: Double)] = []
         var inSegments = false
         var ended = false
-        let segmentLimit = min(maxSegments, limits.maxSegments)
+        let segmentLimit = min(FPSv2Profile.maxSegmentsPerComponent, limits.maxSegments)
         var i = 0
         while i < lines.count {
             let line = lines[i]
@@ -232,7 +239,7 @@ enum FPSv2Grammar {
     static func checkKey(_ list: HLSAttributeList) throws(HLSError) -> String {
         try exactNames(list, required: ["METHOD", "URI", "KEYFORMAT", "KEYFORMATVERSIONS"], optional: ["IV"], rule: "§7.3 #3")
         try expect(list, "METHOD", .unquoted("SAMPLE-AES"), rule: "§7.3 #3")
-        try expect(list, "KEYFORMAT", .quotedString(keyFormat), rule: "§7.3 #3")
+        try expect(list, "KEYFORMAT", .quotedString(FPSv2Profile.keyFormat), rule: "§7.3 #3")
         try expect(list, "KEYFORMATVERSIONS", .quotedString("1"), rule: "§7.3 #3")
         guard case .quotedString(let uri)? = list["URI"], let id = componentOfKeyURI(uri) else {
             throw HLSError(.invalidURI, "key URI must be skd://<lowercase policy uuid>/<video|audio> (§7.3 #3)", line: list.line)
@@ -291,24 +298,7 @@ enum FPSv2Grammar {
 
     /// `skd://` + canonical lowercase 8-4-4-4-12 uuid + `/` + a version 2 component id.
     static func componentOfKeyURI(_ uri: String) -> String? {
-        guard uri.hasPrefix("skd://") else { return nil }
-        let rest = uri.dropFirst(6)
-        let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, isLowercaseUUID(parts[0]), components.contains(String(parts[1])) else { return nil }
-        return String(parts[1])
-    }
-
-    static func isLowercaseUUID(_ text: some StringProtocol) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (i, b) in bytes.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                guard b == 0x2D else { return false }
-            } else {
-                guard HLSSyntax.isDigit(b) || (b >= 0x61 && b <= 0x66) else { return false }
-            }
-        }
-        return true
+        SKDKeyURI(uri)?.component.id
     }
 
     static func isAVC1(_ codec: some StringProtocol) -> Bool {

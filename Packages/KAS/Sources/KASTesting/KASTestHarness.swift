@@ -1,4 +1,5 @@
 import Foundation
+import KAS
 import MediaDRMJOSE
 import MediaDRMJSON
 

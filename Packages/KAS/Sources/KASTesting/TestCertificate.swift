@@ -1,4 +1,5 @@
 import Foundation
+import KAS
 
 /// A self-signed P-256 certificate for `localhost` and `127.0.0.1`, made by the openssl CLI in a
 /// fresh temporary directory. For tests and local demos only.

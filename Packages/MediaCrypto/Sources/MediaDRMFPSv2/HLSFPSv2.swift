@@ -1,12 +1,10 @@
 import Foundation
+import MediaDRMHLS
+import MediaDRMMedia
 
 /// Builders for fps-v2 shaped playlists (draft-arkavo-tdf-fairplay-01 §7). `HLSWriter` turns
 /// their results into the exact bytes of the profile's Appendix A.3, which `.fpsV2Strict` accepts.
 public enum HLSFPSv2 {
-    public static let keyFormat = "com.apple.streamingkeydelivery"
-    public static let keyFormatVersions = "1"
-    /// §4 #4: segment numbers run from 0 to 4092.
-    public static let maxSegments = 4_093
 
     public struct Video: Sendable, Equatable {
         public var bandwidth: Int
@@ -41,7 +39,7 @@ public enum HLSFPSv2 {
 
     /// `skd://<policy uuid>/<component>`.
     public static func keyURI(policyUUID: String, component: String) -> String {
-        "skd://\(policyUUID)/\(component)"
+        SKDKeyURI.scheme + policyUUID + "/" + component
     }
 
     /// The smallest target duration every segment fits once rounded to the nearest integer
@@ -76,7 +74,7 @@ public enum HLSFPSv2 {
     public static func mediaPlaylist(component: String, policyUUID: String, iv: Data?, segmentDurations: [Double],
                                      targetDuration: Int? = nil) -> HLSMediaPlaylist {
         let key = HLSKey(method: .sampleAES, uri: keyURI(policyUUID: policyUUID, component: component), iv: iv,
-                         keyFormat: keyFormat, keyFormatVersions: keyFormatVersions)
+                         keyFormat: FPSv2Profile.keyFormat, keyFormatVersions: FPSv2Profile.keyFormatVersions)
         let map = HLSMap(uri: "\(component)-init.mp4")
         var segments: [HLSSegment] = []
         segments.reserveCapacity(segmentDurations.count)
@@ -95,7 +93,7 @@ public enum HLSFPSv2 {
     public static func keyIdentity(of playlist: HLSMediaPlaylist) -> (policyUUID: String, component: String, iv: Data?)? {
         guard let key = playlist.segments.first?.keys.first, key.method == .sampleAES, let uri = key.uri,
               let component = FPSv2Grammar.componentOfKeyURI(uri) else { return nil }
-        let uuid = String(uri.dropFirst("skd://".count).prefix(36))
+        let uuid = String(uri.dropFirst(SKDKeyURI.scheme.count).prefix(36))
         return (uuid, component, key.iv)
     }
 

@@ -1,0 +1,12 @@
+/// What a protected component carries (fps-v2 §3): each component is one stream with its own
+/// content key. Version 2 has exactly one `video` and at most one `audio` component, each id equal
+/// to its kind (`FPSv2Profile.version2ComponentOrder`); the id is kept apart from the kind
+/// (`MediaComponentList.Entry`) so that a later version can list more renditions or languages of
+/// one kind under their own ids.
+public enum MediaComponentKind: String, Sendable, Equatable, Hashable, CaseIterable {
+    case video
+    case audio
+
+    /// The component id, which version 2 fixes to the kind.
+    public var id: String { rawValue }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import MediaDRMJSON
+
+/// The `arkavo:media` policy member: the playback rules the KAS enforces. It sits inside the
+/// policy, so every policy binding covers it. The packager writes it (`jsonValue`, only the rules
+/// that were given), the KAS reads it (`init(json:)`) only from a policy whose bindings verified;
+/// both apply `validate()`, so a package the packager writes is one the KAS reads. Wire form
+/// (docs/formats.md):
+///
+/// ```json
+/// "arkavo:media": {"v": 1,
+///   "rental": {"purchaseWindowSeconds": 2592000, "playbackWindowSeconds": 172800},
+///   "maxConcurrentStreams": 2, "allowedRegions": ["US", "CA"], "blockedRegions": ["KP"],
+///   "hdcp": "type1", "minSecurityLevel": "main", "allowVirtualMachines": false}
+/// ```
+///
+/// The schema is closed: an unknown member, a `v` other than 1 or a value of the wrong type is
+/// refused. A rule a server does not understand must never be skipped.
+public struct MediaRules: Sendable, Equatable {
+    /// The policy member's name.
+    public static let policyKey = "arkavo:media"
+    /// The schema version written and the only one read.
+    public static let version = 1
+    /// The largest `maxConcurrentStreams`.
+    public static let maxConcurrentStreamsLimit = 1_000
+
+    /// The members, each named once; `MediaRulesError.member` is one of these.
+    public enum Member: String, Sendable, CaseIterable {
+        case version = "v"
+        case rental
+        case rentalPurchaseWindow = "rental.purchaseWindowSeconds"
+        case rentalPlaybackWindow = "rental.playbackWindowSeconds"
+        case maxConcurrentStreams
+        case allowedRegions
+        case blockedRegions
+        case hdcp
+        case minSecurityLevel
+        case allowVirtualMachines
+
+        /// The JSON key inside its object (`purchaseWindowSeconds` inside `rental`).
+        var key: String { rawValue.split(separator: ".").last.map(String.init) ?? rawValue }
+    }
+
+    /// Seconds after the purchase (the token's `rentals[<policy uuid>]`) within which the first
+    /// key must be delivered.
+    public var rentalPurchaseWindowSeconds: Int64?
+    /// Seconds after the first key delivered to this viewer for this asset during which keys are
+    /// delivered.
+    public var rentalPlaybackWindowSeconds: Int64?
+    /// Live playbacks (`playbackId`) of this asset one viewer may hold.
+    public var maxConcurrentStreams: Int?
+    /// ISO 3166-1 alpha-2 codes, upper case.
+    public var allowedRegions: [String]?
+    public var blockedRegions: [String]?
+    public var hdcp: HDCPLevel?
+    public var minSecurityLevel: SecurityLevel?
+    /// false: keys are refused to virtual machines, and to clients that cannot show they are not.
+    public var allowVirtualMachines: Bool?
+
+    public init(rentalPurchaseWindowSeconds: Int64? = nil, rentalPlaybackWindowSeconds: Int64? = nil,
+                maxConcurrentStreams: Int? = nil, allowedRegions: [String]? = nil, blockedRegions: [String]? = nil,
+                hdcp: HDCPLevel? = nil, minSecurityLevel: SecurityLevel? = nil, allowVirtualMachines: Bool? = nil) {
+        self.rentalPurchaseWindowSeconds = rentalPurchaseWindowSeconds
+        self.rentalPlaybackWindowSeconds = rentalPlaybackWindowSeconds
+        self.maxConcurrentStreams = maxConcurrentStreams
+        self.allowedRegions = allowedRegions
+        self.blockedRegions = blockedRegions
+        self.hdcp = hdcp
+        self.minSecurityLevel = minSecurityLevel
+        self.allowVirtualMachines = allowVirtualMachines
+    }
+
+    public var isEmpty: Bool { self == MediaRules() }
+
+    public var isRental: Bool { rentalPurchaseWindowSeconds != nil || rentalPlaybackWindowSeconds != nil }
+
+    /// The values' rules: positive windows, 1 to `maxConcurrentStreamsLimit` streams, region lists
+    /// of at least one distinct ISO 3166-1 alpha-2 code, no region both allowed and blocked.
+    public func validate() throws(MediaRulesError) {
+        for (member, window) in [(Member.rentalPurchaseWindow, rentalPurchaseWindowSeconds),
+                                 (.rentalPlaybackWindow, rentalPlaybackWindowSeconds)] {
+            if let window, window <= 0 { throw MediaRulesError(member, "must be a positive number of seconds") }
+        }
+        if let n = maxConcurrentStreams, !(1...Self.maxConcurrentStreamsLimit).contains(n) {
+            throw MediaRulesError(.maxConcurrentStreams, "must be from 1 to \(Self.maxConcurrentStreamsLimit)")
+        }
+        for (member, list) in [(Member.allowedRegions, allowedRegions), (.blockedRegions, blockedRegions)] {
+            guard let list else { continue }
+            guard !list.isEmpty else { throw MediaRulesError(member, "must name at least one region") }
+            for code in list where !Self.isRegionCode(code) {
+                throw MediaRulesError(member, "'\(code)' is not an ISO 3166-1 alpha-2 region code (two upper-case letters)")
+            }
+            guard Set(list).count == list.count else { throw MediaRulesError(member, "repeats a region") }
+        }
+        if let allowed = allowedRegions, let blocked = blockedRegions, !Set(allowed).isDisjoint(with: blocked) {
+            throw MediaRulesError(.blockedRegions, "names a region that is also allowed")
+        }
+    }
+
+    /// Two ASCII upper-case letters (ISO 3166-1 alpha-2).
+    public static func isRegionCode(_ text: String) -> Bool {
+        text.utf8.count == 2 && text.utf8.allSatisfy { (0x41...0x5A).contains($0) }
+    }
+
+    /// A comma-separated region list as a person types it: "us, CA" gives ["US", "CA"].
+    public static func regions(_ text: String) -> [String] {
+        text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import MediaDRMJSON
+import MediaDRMMedia
+import Testing
+
+@Suite struct MediaRulesTests {
+    private func read(_ text: String) throws -> MediaRules {
+        try MediaRules(json: try JSONParser.parse(Data(text.utf8)))
+    }
+
+    @Test func whatTheWriterWritesTheReaderReadsBack() throws {
+        let rules = MediaRules(rentalPurchaseWindowSeconds: 2_592_000, rentalPlaybackWindowSeconds: 172_800,
+                               maxConcurrentStreams: 2, allowedRegions: ["US", "CA"], blockedRegions: ["KP"],
+                               hdcp: .type1, minSecurityLevel: .main, allowVirtualMachines: false)
+        let text = JSONWriter.string(rules.jsonValue)
+        #expect(text.contains(#""purchaseWindowSeconds":2592000"#) && text.contains(#""minSecurityLevel":"main""#))
+        #expect(try read(text) == rules)
+        #expect(try read(JSONWriter.string(MediaRules().jsonValue)) == MediaRules())
+    }
+
+    @Test func refusalsNameTheMember() {
+        let cases: [(String, MediaRules.Member?)] = [
+            (#"{"v":2}"#, .version),
+            (#"{"v":1,"extra":true}"#, nil),
+            (#"{"v":1,"maxConcurrentStreams":1001}"#, .maxConcurrentStreams),
+            (#"{"v":1,"maxConcurrentStreams":1.0}"#, .maxConcurrentStreams),
+            (#"{"v":1,"rental":{"purchaseWindowSeconds":0}}"#, .rentalPurchaseWindow),
+            (#"{"v":1,"allowedRegions":["us"]}"#, .allowedRegions),
+            (#"{"v":1,"allowedRegions":["US"],"blockedRegions":["US"]}"#, .blockedRegions),
+            (#"{"v":1,"hdcp":"type2"}"#, .hdcp),
+        ]
+        for (text, member) in cases {
+            #expect(throws: MediaRulesError.self) { _ = try read(text) }
+            do { _ = try read(text) } catch let error as MediaRulesError {
+                #expect(error.member == member, "\(text)")
+                #expect(error.reason.hasPrefix(MediaRules.policyKey))
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+        }
+    }
+
+    @Test func regionListsAsTyped() {
+        #expect(MediaRules.regions("us, CA") == ["US", "CA"])
+        #expect(MediaRules.isRegionCode("US") && !MediaRules.isRegionCode("USA") && !MediaRules.isRegionCode("us"))
+    }
+}
+
+@Suite struct MediaSchemaTests {
+    @Test func canonicalUUID() {
+        #expect(CanonicalUUID.isCanonical("0b9c3a4e-1f2d-4c5b-8a69-7e8d9f0a1b2c"))
+        for text in ["0B9C3A4E-1F2D-4C5B-8A69-7E8D9F0A1B2C", "0b9c3a4e1f2d4c5b8a697e8d9f0a1b2c", "0b9c3a4e-1f2d-4c5b-8a69-7e8d9f0a1b2c0",
+                     "0b9c3a4e-1f2d-4c5b-8a69-7e8d9f0a1b2", "0b9c3a4e-1f2d-4c5b-8a69_7e8d9f0a1b2c", ""] {
+            #expect(!CanonicalUUID.isCanonical(text), "\(text)")
+        }
+    }
+
+    @Test func skdKeyURINamesOneComponent() {
+        let uuid = "0b9c3a4e-1f2d-4c5b-8a69-7e8d9f0a1b2c"
+        #expect(SKDKeyURI("skd://\(uuid)/audio") == SKDKeyURI(policyUUID: uuid, component: .audio))
+        #expect(SKDKeyURI(policyUUID: uuid, component: .video).text == "skd://\(uuid)/video")
+        for text in ["skd://\(uuid)/subtitles", "skd://\(uuid.uppercased())/video", "https://\(uuid)/video", "skd://\(uuid)/video/1"] {
+            #expect(SKDKeyURI(text) == nil, "\(text)")
+        }
+    }
+
+    @Test func componentListVersion2Shape() throws {
+        let binding = Data(count: 32).base64EncodedString()
+        func list(_ text: String) throws -> MediaComponentList { try MediaComponentList(json: try JSONParser.parse(Data(text.utf8))) }
+        let both = try list(#"[{"id":"video","kind":"video","keyBinding":"\#(binding)"},{"id":"audio","kind":"audio","keyBinding":"\#(binding)"}]"#)
+        #expect(both.kinds == [.video, .audio])
+        #expect(throws: Never.self) { try both.checkKeyBindingForms() }
+        #expect(throws: MediaComponentListError(.malformed, "arkavo:components[0] must be {id:\"video\", kind:\"video\"}")) {
+            _ = try list(#"[{"id":"audio","kind":"audio","keyBinding":"\#(binding)"}]"#)
+        }
+        #expect(throws: MediaComponentListError.self) { _ = try list("[]") }
+        #expect(throws: MediaComponentListError(.missing, "the policy has no arkavo:components")) { _ = try MediaComponentList(json: nil) }
+        let short = try list(#"[{"id":"video","kind":"video","keyBinding":"AAAA"}]"#)
+        #expect(throws: MediaComponentListError.self) { try short.checkKeyBindingForms() }
+    }
+}

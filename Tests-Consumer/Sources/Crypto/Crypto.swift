@@ -1,0 +1,4 @@
+/// Stands for a third-party module named `Crypto` (see Package.swift).
+public enum CryptoMarker {
+    public static let moduleName = "Crypto"
+}

@@ -43,6 +43,7 @@ let package = Package(
             .product(name: "MediaDRMMP4", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
+            .product(name: "MediaDRMMedia", package: "MediaCrypto"),
         ]),
     ],
     swiftLanguageModes: [.v6]

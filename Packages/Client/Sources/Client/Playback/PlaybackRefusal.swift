@@ -1,3 +1,4 @@
+import MediaDRMMedia
 import Foundation
 import MediaDRMFPSv2
 import MediaDRMJSON

@@ -1,3 +1,4 @@
+import MediaDRMMedia
 import Foundation
 import MediaDRMJSON
 

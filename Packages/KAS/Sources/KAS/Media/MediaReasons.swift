@@ -1,3 +1,4 @@
+import MediaDRMMedia
 import MediaDRMFPSv2
 
 /// Why a key request's manifest (or the request's pairing with it and its session) was refused.

@@ -157,8 +157,7 @@ import Testing
             }
             return nil
         }
-        for _ in 0..<500 where !output.hasStarted { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(output.hasStarted)
+        #expect(await output.started(), "the playback never wrote its first byte")
         #expect(fixture.sessionCounts().started - before.started == 2)   // video and audio, live while playing
         await session.stop()
         #expect(fixture.liveSessionCount() == 0)
@@ -172,19 +171,36 @@ import Testing
 /// Holds the first write until `open()`, so a test can act while a playback is mid-output.
 final class GatedOutput: MediaOutput, @unchecked Sendable {
     private let gate = DispatchSemaphore(value: 0)
+    private let firstWrite = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var count = 0
 
-    var hasStarted: Bool { lock.withLock { count > 0 } }
     var writes: Int { lock.withLock { count } }
 
     func open() { gate.signal() }
+
+    /// Returns when the first write has arrived (true), or false after `timeout`, a bound far past
+    /// any playback start so that only a playback that never writes reaches it. The wait runs on a
+    /// thread of its own, never blocking the cooperative pool the playback needs.
+    func started(timeout: Duration = .seconds(120)) async -> Bool {
+        let seconds = Double(timeout.components.seconds)
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [firstWrite] in
+                let arrived = firstWrite.wait(timeout: .now() + seconds) == .success
+                if arrived { firstWrite.signal() }   // later callers see it too
+                continuation.resume(returning: arrived)
+            }
+        }
+    }
 
     func write(_ bytes: [UInt8]) throws(MediaError) {
         let first = lock.withLock { () -> Bool in
             count += 1
             return count == 1
         }
-        if first { gate.wait() }
+        if first {
+            firstWrite.signal()
+            gate.wait()
+        }
     }
 }

@@ -103,8 +103,7 @@ import Testing
             }
             return nil
         }
-        for _ in 0..<500 where !gated.hasStarted { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(gated.hasStarted)
+        #expect(await gated.started(), "the first playback never wrote its first byte")
         let (output, error) = try await play(fixture.singleStreamPackageFile, token: fixture.token, fixture)
         #expect(error?.code == .concurrencyLimit)
         #expect(error?.status == 429)

@@ -70,22 +70,51 @@ func finishes<T: Sendable>(within bound: Duration, _ what: String, sourceLocatio
     return box.value
 }
 
-/// `finishes` for an async call: the call races a timer of `bound`; when the timer wins, the call
-/// is cancelled, nil returned and an issue recorded.
+/// `finishes` for an async call: the call races a timer of `bound`, and whichever ends first
+/// decides; when the timer does, nil is returned and an issue recorded (the call is left to
+/// run out on its own: awaiting a task's value cannot be cancelled).
 func finishes<T: Sendable>(within bound: Duration, _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
                            _ work: @escaping @Sendable () async -> T) async -> T? {
-    let first = await withTaskGroup(of: T?.self) { group in
-        group.addTask { await work() }
-        group.addTask {
+    let outcome = FirstOutcome<T>()
+    let first = await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+        outcome.arm(continuation)
+        Task { outcome.finish(await work()) }
+        Task {
             try? await Task.sleep(for: bound)   // the safety bound only; no result depends on it
-            return nil
+            outcome.finish(nil)
         }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
     }
     if first == nil { Issue.record("\(what) was still running after \(bound)", sourceLocation: sourceLocation) }
     return first
+}
+
+/// Resumes a continuation with the first of several racing outcomes, exactly once.
+final class FirstOutcome<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T?, Never>?
+    private var early: T??
+
+    func arm(_ continuation: CheckedContinuation<T?, Never>) {
+        let ready: T?? = lock.withLock {
+            if let early { return early }
+            self.continuation = continuation
+            return nil
+        }
+        if let ready { continuation.resume(returning: ready) }
+    }
+
+    func finish(_ value: T?) {
+        let waiting: CheckedContinuation<T?, Never>? = lock.withLock {
+            if let waiting = continuation {
+                continuation = nil
+                early = .some(value)
+                return waiting
+            }
+            if early == nil { early = .some(value) }
+            return nil
+        }
+        waiting?.resume(returning: value)
+    }
 }
 
 /// A value handed from a worker thread to its waiter (the semaphore orders the accesses).

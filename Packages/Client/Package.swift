@@ -9,7 +9,12 @@ let package = Package(
         .library(name: "CCurl", targets: ["CCurl"]),
         .executable(name: "player", targets: ["PlayerTool"]),
     ],
-    dependencies: [.package(path: "../MediaCrypto")],
+    dependencies: [
+        .package(path: "../MediaCrypto"),
+        // For the tests only: the `kas` and `packager` tools they run (see ClientTests).
+        .package(path: "../KAS"),
+        .package(path: "../Packager"),
+    ],
     targets: [
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "Client", dependencies: [
@@ -44,6 +49,12 @@ let package = Package(
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
             .product(name: "MediaDRMMedia", package: "MediaCrypto"),
+            // The tools the tests run as a user would; listed so `swift test` builds them, from
+            // the current sources, into the same products directory as the test bundle (a tool
+            // left in some other .build would be whatever version was built there last). This
+            // package's own `player` is built with the tests anyway.
+            .product(name: "kas", package: "KAS"),
+            .product(name: "packager", package: "Packager"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -15,15 +15,18 @@ Rules from the command line (PATH is the request path without the query):
 The same behaviours by path, so one server can serve many tests:
   /__status/CODE                  CODE with a body of server text (429/503 add Retry-After: 7)
   /__redirect/CODE/REST           CODE with Location: /REST
-  /__delay/MILLISECONDS/REST      sleep, then answer /REST
+  /__delay/MILLISECONDS/REST      sleep, then answer /REST; a client that hangs up during the
+                                  sleep ends it, and its path is recorded in `hangups`
   /__echo                         any method: JSON {method, path, bodyLength, bodySHA256,
                                   authorization, contentType, headers}
   /__big/N                        N bytes with Content-Length
   /__chunked/N                    N bytes, chunked (no Content-Length)
   /__norange/FILE                 FILE, ignoring Range (always 200)
   /__badrange/FILE                FILE, 206 with a Content-Range one byte off
-  /__hits                         JSON {hits: {path: count}, log: [{method, path, authorization}]}
-                                  (not itself recorded)
+  /__hits                         JSON {hits: {path: count}, log: [{method, path, authorization}],
+                                  hangups: [path]} (not itself recorded); `hangups` lists, in
+                                  order, the /__delay paths whose client closed the connection
+                                  before the answer (how a test sees a cancelled transfer end)
 
 TLS: --cert FILE --key FILE wraps the socket; the handshake runs in the handler thread.
 
@@ -43,6 +46,7 @@ import os
 import posixpath
 import socket
 import re
+import select
 import signal
 import ssl
 import sys
@@ -58,15 +62,20 @@ class State:
         self.lock = threading.Lock()
         self.hits = {}
         self.log = []
+        self.hangups = []
 
     def record(self, method, path, authorization):
         with self.lock:
             self.hits[path] = self.hits.get(path, 0) + 1
             self.log.append({"method": method, "path": path, "authorization": authorization})
 
+    def hung_up(self, path):
+        with self.lock:
+            self.hangups.append(path)
+
     def snapshot(self):
         with self.lock:
-            return {"hits": dict(self.hits), "log": list(self.log)}
+            return {"hits": dict(self.hits), "log": list(self.log), "hangups": list(self.hangups)}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -126,6 +135,30 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.rfile.readline()
         return b""
 
+    def client_hangs_up_within(self, seconds):
+        """Waits up to `seconds`; True as soon as the client closes the connection (end of
+        stream or reset), False when the time passes first or the client sends more bytes (then
+        the rest of the time is slept)."""
+        deadline = time.monotonic() + seconds
+        raw = self.connection
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            readable, _, _ = select.select([raw], [], [], remaining)
+            if not readable:
+                return False
+            try:
+                peeked = socket.socket.recv(raw, 1, socket.MSG_PEEK)
+            except (ConnectionResetError, BrokenPipeError):
+                return True
+            except OSError:
+                peeked = b"?"
+            if peeked == b"":
+                return True
+            time.sleep(max(0.0, deadline - time.monotonic()))
+            return False
+
     def reply(self, code, body=b"", headers=None, send_body=True):
         self.send_response(code)
         for name, value in (headers or {}).items():
@@ -158,7 +191,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
         m = re.fullmatch(r"/__delay/(\d+)(/.*)", path)
         if m:
-            time.sleep(int(m.group(1)) / 1000.0)
+            if self.client_hangs_up_within(int(m.group(1)) / 1000.0):
+                self.server.state.hung_up(path)
+                self.close_connection = True
+                return
             path = m.group(2)
         m = re.fullmatch(r"/__status/(\d{3})", path)
         if m:

@@ -4,7 +4,9 @@
 Uses only `cryptography`, zipfile and json: it shares no code with the project, so a TDF that
 opens here was written to the format, not to our own reader.
 
-    tdf_decrypt.py IN.tdf --private-key KAS.pem -o OUT [--kid KID] [--print-manifest]
+    tdf_decrypt.py IN.tdf --private-key KAS.pem -o OUT [--kid KID] [--report]
+
+--report prints a JSON report on stdout (segments, bytes, schemaVersion, policyBindingForm).
 
 Checks, in order, before any plaintext is written:
   * the archive holds `0.manifest.json` and the payload the manifest names, with no duplicate

@@ -37,6 +37,42 @@ import Testing
         #expect(report["policyBindingForm"] as? String == "hex")
     }
 
+    /// The independent decryptor is shown refusing, not only accepting: a copy of a TDF with a
+    /// broken policy binding, and one with a changed ciphertext byte (Tools/python/tdf_tamper.py
+    /// rewrites a well-formed ZIP, so only the TDF checks can catch either), each refused with
+    /// its own reason and no output written.
+    @Test(arguments: Workspace.KeyKind.allCases)
+    func independentDecryptorRefusesATamperedBindingAndATamperedSegment(kind: Workspace.KeyKind) throws {
+        let work = try Workspace()
+        defer { work.remove() }
+        try work.makeKeyPair(kind)
+        let (input, _) = try work.randomFile("clip.bin", count: 3 * 4096 + 100)
+        let encrypt = try ToolHarness.tdf([
+            "encrypt", input, "-o", work.path("clip.tdf"), "--kas-url", "https://kas.example.com",
+            "--kas-public-key", work.path("\(kind.rawValue).pub"), "--segment-size", "4096", "--quiet",
+        ])
+        try #require(encrypt.status == 0, "tdf encrypt failed: \(encrypt.stderr)")
+        // The untampered file opens, so each refusal below is the defect's.
+        let intact = try ToolHarness.python("tdf_decrypt.py", [work.path("clip.tdf"), "--private-key", work.path("\(kind.rawValue).pem"),
+                                                               "-o", work.path("intact.out")])
+        try #require(intact.status == 0, "tdf_decrypt.py refused the untampered TDF: \(intact.stderr)")
+
+        let cases: [(defect: [String], reason: String)] = [
+            (["--policy-binding"], ".policyBinding does not match the policy"),
+            (["--segment", "1"], "payload: segment 1 failed AES-GCM authentication"),
+        ]
+        for (defect, reason) in cases {
+            let tampered = work.path("tampered.tdf"), output = work.path("tampered.out")
+            let tamper = try ToolHarness.python("tdf_tamper.py", [work.path("clip.tdf"), "-o", tampered] + defect)
+            try #require(tamper.status == 0, "tdf_tamper.py \(defect): \(tamper.stderr)")
+            let refused = try ToolHarness.python("tdf_decrypt.py", [tampered, "--private-key", work.path("\(kind.rawValue).pem"),
+                                                                    "-o", output])
+            #expect(refused.status == 1, "\(defect)")
+            #expect(refused.stderr.hasPrefix("tdf_decrypt: error: ") && refused.stderr.contains(reason), "\(defect): \(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output), "\(defect): output written")
+        }
+    }
+
     @Test func emptyAndSingleByteFilesRoundTrip() throws {
         let work = try Workspace()
         defer { work.remove() }

@@ -2,10 +2,10 @@ import Foundation
 import Testing
 @testable import MediaDRMZIP
 
-/// Cross-checks with independent implementations: Python's zipfile (and Info-ZIP `unzip -t` when
-/// installed) read what this module writes, and this module reads what Python writes.
-@Suite(.enabled(if: Tools.python != nil, "python3 is required for interoperability tests"))
-struct ZIPInteropTests {
+/// Cross-checks with independent implementations: Python's zipfile and Info-ZIP `unzip -t` read
+/// what this module writes, and this module reads what Python writes. Both are prerequisites of
+/// `make test` (it installs them): a missing one fails every case here, it never skips them.
+@Suite struct ZIPInteropTests {
     static let pythonList = """
     import sys, zipfile, zlib
     with zipfile.ZipFile(sys.argv[1]) as z:
@@ -59,10 +59,8 @@ struct ZIPInteropTests {
             "\(name)\t\(data.count)\t\(String(format: "%08x", CRC32.checksum(data)))\t\(method.rawValue)"
         }
         #expect(lines == wanted)
-        if let unzip = Tools.unzip {
-            let tested = try Tools.run(unzip, ["-tqq", path])
-            #expect(tested.status == 0, "unzip -t: \(tested.stdout) \(tested.stderr)")
-        }
+        let tested = try Tools.run(try Tools.requireUnzip(), ["-tqq", path])
+        #expect(tested.status == 0, "unzip -t: \(tested.stdout) \(tested.stderr)")
     }
 
     static let mixed: [(String, [UInt8], ZIPCompressionMethod)] = [

@@ -184,6 +184,12 @@ enum Tools {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/unzip") ? "/usr/bin/unzip" : nil
     }
 
+    /// Info-ZIP's unzip, or an error naming the missing prerequisite (`make deps` installs it).
+    static func requireUnzip() throws -> String {
+        guard let unzip else { throw ZIPError(.io, "/usr/bin/unzip not found: install unzip (make deps) to run the interoperability tests") }
+        return unzip
+    }
+
     static func run(_ executable: String, _ arguments: [String]) throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -209,7 +215,7 @@ enum Tools {
     }
 
     static func python(_ script: String, _ arguments: [String] = []) throws -> Output {
-        guard let python else { throw ZIPError(.io, "python3 not found") }
+        guard let python else { throw ZIPError(.io, "python3 not found: install python3 (make deps) to run the interoperability tests") }
         return try run(python, ["-c", script] + arguments)
     }
 }

@@ -85,7 +85,7 @@ import Testing
     @Test func missingFFmpegIsNamed() throws {
         let source = try TestMedia.make("mp3.mp4", Self.video + ["-f", "lavfi", "-i", "sine=frequency=440", "-t", "3",
                                                                "-c:v", "libx264", "-g", "25", "-c:a", "libmp3lame"])
-        var options = KASFixture.options()
+        var options = try KASFixture.options()
         options.ffmpegPath = "/nonexistent/ffmpeg"
         let dir = TestMedia.temporaryDirectory("noffmpeg")
         #expect {

@@ -12,15 +12,16 @@ import MediaDRMZIP
     /// Packages `source` and checks everything a reader and the key holder can check.
     /// The audio of a re-encoded source cannot be compared with the source: `compareAudio: false`.
     func packageAndVerify(_ source: String, expectAudio: Bool, segments: Int? = nil, directory: Bool = false,
-                          options: PackageOptions = KASFixture.options(), compareAudio: Bool = true,
+                          options: PackageOptions? = nil, compareAudio: Bool = true,
                           crossCheck: Bool = false) throws -> OpenedPackage {
         try packageAndVerifyWithSummary(source, expectAudio: expectAudio, segments: segments, directory: directory, options: options,
                                         compareAudio: compareAudio, crossCheck: crossCheck).package
     }
 
     func packageAndVerifyWithSummary(_ source: String, expectAudio: Bool, segments: Int? = nil, directory: Bool = false,
-                                     options: PackageOptions = KASFixture.options(), compareAudio: Bool = true,
+                                     options: PackageOptions? = nil, compareAudio: Bool = true,
                                      crossCheck: Bool = false) throws -> (package: OpenedPackage, summary: PackageSummary) {
+        let options = try options ?? KASFixture.options()
         let out = TestMedia.temporaryDirectory("pkg") + (directory ? "/out/" : "/out.tdf")
         let summary = try FPSv2Packager.package(input: source, output: out, options: options)
         #expect(summary.components.map(\.id) == (expectAudio ? ["video", "audio"] : ["video"]))

@@ -17,7 +17,7 @@ import MediaDRMZIP
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
         // At 0.25 s the same video fits (164 segments per component), and a reader admits it.
         let fits = try FPSv2Packager.package(input: source, output: dir + "/ok.tdf",
-                                             options: { var o = KASFixture.options(); o.segmentDuration = 0.25; return o }())
+                                             options: try { var o = try KASFixture.options(); o.segmentDuration = 0.25; return o }())
         #expect(fits.segmentDurations.count == 164)
         #expect(fits.admission?.isAdmitted == true)
     }
@@ -25,7 +25,7 @@ import MediaDRMZIP
     @Test func archiveSizeDecisionAt4GiB() throws {
         // The exact-layout size formula, against a package actually written.
         let dir = TestMedia.temporaryDirectory("size")
-        let summary = try FPSv2Packager.package(input: try TestMedia.standard(), output: dir + "/out.tdf", options: KASFixture.options())
+        let summary = try FPSv2Packager.package(input: try TestMedia.standard(), output: dir + "/out.tdf", options: try KASFixture.options())
         let reader = try ZIPReader(path: dir + "/out.tdf")
         let entries = reader.entries.map { (name: $0.name, size: Int($0.uncompressedSize)) }
         #expect(FPSv2Packager.archiveBytes(entries: entries) == summary.bytes)
@@ -101,7 +101,7 @@ import MediaDRMZIP
         #expect(result.status == 1 && result.stderr.contains("senc entry would exceed 255 bytes"), "\(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
         // tdf-hls fragments are clear inside their TDF: no senc, no limit.
-        let stream = try TDFHLSPackager.package(input: source, output: dir + "/stream/", options: KASFixture.options())
+        let stream = try TDFHLSPackager.package(input: source, output: dir + "/stream/", options: try KASFixture.options())
         #expect(stream.segmentDurations.count == 1)
     }
 }

@@ -10,21 +10,33 @@ import MediaDRMZIP
 /// A KAS key pair made with the openssl CLI once per process, and helpers that open a package
 /// the way the key holder would.
 enum KASFixture {
-    static let directory: String = {
+    /// The directory holding the pair, or why openssl could not make it (every test that needs
+    /// the key then fails with that reason instead of running against a missing key).
+    static let made: Result<String, TestFailure> = {
         let dir = TestMedia.directory + "/kas"
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        _ = try? run("/usr/bin/openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", dir + "/kas.key"])
-        _ = try? run("/usr/bin/openssl", ["pkey", "-in", dir + "/kas.key", "-pubout", "-out", dir + "/kas.pem"])
-        return dir
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            for arguments in [["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", dir + "/kas.key"],
+                              ["pkey", "-in", dir + "/kas.key", "-pubout", "-out", dir + "/kas.pem"]] {
+                let result = try run("/usr/bin/openssl", arguments)
+                guard result.status == 0 else {
+                    return .failure(TestFailure("openssl \(arguments[0]) exited \(result.status): \(result.stderr)"))
+                }
+            }
+            return .success(dir)
+        } catch {
+            return .failure(TestFailure("the KAS key pair could not be made with openssl: \(error)"))
+        }
     }()
-    static var privateKeyPath: String { directory + "/kas.key" }
-    static var publicKeyPath: String { directory + "/kas.pem" }
-    static var publicKeyPEM: String { (try? String(contentsOfFile: publicKeyPath, encoding: .utf8)) ?? "" }
+    static var directory: String { get throws { try made.get() } }
+    static var privateKeyPath: String { get throws { try directory + "/kas.key" } }
+    static var publicKeyPath: String { get throws { try directory + "/kas.pem" } }
+    static var publicKeyPEM: String { get throws { try String(contentsOfFile: try publicKeyPath, encoding: .utf8) } }
 
     static let policy = #"{"arkavo:classification":{"filter":"passed","flagged":[],"v":1},"body":{"dataAttributes":[{"attribute":"https://example.com/attr/tier/value/gold"}],"dissem":[]}}"#
 
-    static func options(policy: String = KASFixture.policy) -> PackageOptions {
-        PackageOptions(kasURL: "https://kas.example.com", kasPublicKeyPEM: publicKeyPEM, kasKID: "k1", policyJSON: Data(policy.utf8))
+    static func options(policy: String = KASFixture.policy) throws -> PackageOptions {
+        PackageOptions(kasURL: "https://kas.example.com", kasPublicKeyPEM: try publicKeyPEM, kasKID: "k1", policyJSON: Data(policy.utf8))
     }
 }
 

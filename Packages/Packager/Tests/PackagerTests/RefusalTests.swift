@@ -20,7 +20,7 @@ enum PackagerBinary {
     static func package(_ input: String, output: String, policy: String? = KASFixture.policy, extra: [String] = [],
                         kasURL: String = "https://kas.example.com") throws -> ProcessResult {
         var arguments = ["package", input, "-o", output, "--kas-url", kasURL,
-                         "--kas-public-key", KASFixture.publicKeyPath, "--quiet"]
+                         "--kas-public-key", try KASFixture.publicKeyPath, "--quiet"]
         if let policy {
             let file = TestMedia.temporaryDirectory("policy") + "/policy.json"
             try Data(policy.utf8).write(to: URL(fileURLWithPath: file))

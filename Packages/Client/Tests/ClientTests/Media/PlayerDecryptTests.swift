@@ -74,17 +74,19 @@ extension MediaTests {
             #expect(mkfifo(fifo, 0o600) == 0)
             defer { unlink(fifo) }
             let received = Received()
+            let readerDone = DispatchSemaphore(value: 0)
             let reader = Thread {
                 if let handle = FileHandle(forReadingAtPath: fifo) {
                     received.set(handle.readDataToEndOfFile())
                 }
+                readerDone.signal()
             }
             reader.start()
             let result = try Tools.run(player, ["decrypt", "-q", track.initSegment.path] + track.segments.map(\.path)
                                            + ["--key", track.keyHex, "-o", fifo])
             #expect(result.status == 0, "\(result.stderrText)")
-            let deadline = Date().addingTimeInterval(10)
-            while received.get() == nil, Date() < deadline { usleep(10_000) }
+            // The reader ends when the player closes its end: wait for that event (bounded generously).
+            #expect(readerDone.wait(timeout: .now() + 120) == .success, "the pipe's reader never saw the end of the stream")
             #expect([UInt8](received.get() ?? Data()) == (try fixtures.decrypt(track)))
             var status = stat()
             #expect(stat(fifo, &status) == 0)

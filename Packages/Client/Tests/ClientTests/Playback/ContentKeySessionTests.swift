@@ -43,18 +43,64 @@ final class ManualClock: PlaybackClock, @unchecked Sendable {
         }
     }
 
-    func advance(to time: Double) {
+    /// Moves the clock to `time` and wakes every sleeper due by then; returns how many it woke.
+    @discardableResult
+    func advance(to time: Double) -> Int {
         let due = lock.withLock { () -> [CheckedContinuation<Void, any Error>] in
             current = time
             let ids = sleepers.filter { $0.value.deadline <= time }.map(\.key)
             return ids.compactMap { sleepers.removeValue(forKey: $0)?.continuation }
         }
         for continuation in due { continuation.resume() }
+        return due.count
+    }
+}
+
+/// A one-shot event tasks await: `signal()` releases every waiter, present and future.
+final class AsyncEvent: @unchecked Sendable {
+    private let lock = NSLock()
+    private var signalled = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    var isSignalled: Bool { lock.withLock { signalled } }
+
+    func signal() {
+        let released = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            guard !signalled else { return [] }
+            signalled = true
+            defer { waiters = [] }
+            return waiters
+        }
+        for waiter in released { waiter.resume() }
+    }
+
+    /// Waits for the event. `bound` is a safety net far past any wait on a busy machine: reaching
+    /// it records an issue naming `what` (and ends the wait), so a broken order fails, never hangs.
+    func wait(_ what: String, bound: Duration = .seconds(60)) async {
+        let watchdog = Task { [self] in
+            try? await Task.sleep(for: bound)   // the safety bound only; no result depends on it
+            if !Task.isCancelled, !isSignalled {
+                Issue.record("\(what) did not happen within \(bound)")
+                signal()
+            }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = lock.withLock { () -> Bool in
+                if signalled { return true }
+                waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        watchdog.cancel()
     }
 }
 
 /// An in-memory key service: wraps real keys to the client's ephemeral key exactly as the KAS
-/// does (ECWrap), and answers each call as the test scripts it.
+/// does (ECWrap), and answers each call as the test scripts it. `answersAfter` orders the answers
+/// by events, never by delays: a component listed there answers only once the named component's
+/// request returned and, when that answer was a failure, once the session cancelled this request
+/// (the session reports its first failure, then cancels the rest).
 final class ScriptedKeyService: MediaKeyService, @unchecked Sendable {
     enum Answer: Sendable {
         case key(lease: Int?)
@@ -72,7 +118,9 @@ final class ScriptedKeyService: MediaKeyService, @unchecked Sendable {
     let clock: any PlaybackClock
     private let lock = NSLock()
     private var script: [String: [Answer]]
-    private var delays: [String: Double]
+    private let answersAfter: [String: String]
+    private var returned: [String: AsyncEvent] = [:]
+    private var failed = Set<String>()
     private var log: [Call] = []
     private var sessions: [String: String] = [:]   // id -> component
     private var open = Set<String>()
@@ -80,11 +128,20 @@ final class ScriptedKeyService: MediaKeyService, @unchecked Sendable {
     var heartbeatSeconds = 100_000
     var heartbeatStatus: Int?
 
-    init(keys: [String: SymmetricKey], clock: any PlaybackClock, script: [String: [Answer]], delays: [String: Double] = [:]) {
+    init(keys: [String: SymmetricKey], clock: any PlaybackClock, script: [String: [Answer]], answersAfter: [String: String] = [:]) {
         self.keys = keys
         self.clock = clock
         self.script = script
-        self.delays = delays
+        self.answersAfter = answersAfter
+    }
+
+    private func returnedEvent(_ component: String) -> AsyncEvent {
+        lock.withLock {
+            if let event = returned[component] { return event }
+            let event = AsyncEvent()
+            returned[component] = event
+            return event
+        }
     }
 
     var calls: [Call] { lock.withLock { log } }
@@ -109,17 +166,37 @@ final class ScriptedKeyService: MediaKeyService, @unchecked Sendable {
     }
 
     func requestKey(_ request: MediaKeyRequest) async throws(PlaybackError) -> MediaKeyResponse {
-        let (answer, delay): (Answer, Double) = lock.withLock {
-            let answer = script[request.component]?.isEmpty == false ? script[request.component]!.removeFirst() : .status(500)
-            return (answer, delays[request.component] ?? 0)
+        let answer: Answer = lock.withLock {
+            guard var queue = script[request.component], !queue.isEmpty else { return .status(500) }
+            let first = queue.removeFirst()
+            script[request.component] = queue
+            return first
         }
-        if delay > 0 { try? await Task.sleep(for: .milliseconds(Int(delay * 1000))) }
+        if let previous = answersAfter[request.component] {
+            await returnedEvent(previous).wait("the answer to \(previous)'s key request")
+            if lock.withLock({ failed.contains(previous) }) {
+                let cancelled = AsyncEvent()
+                await withTaskCancellationHandler {
+                    await cancelled.wait("the cancellation of \(request.component)'s key request after \(previous) failed")
+                } onCancel: {
+                    cancelled.signal()
+                }
+            }
+        }
+        defer { returnedEvent(request.component).signal() }
         record("key", request.component)
         switch answer {
         case .status(let status):
+            lock.withLock { _ = failed.insert(request.component) }
             throw PlaybackError.keyService(status: status, route: "key-request")
         case .hang:
-            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(20)) }
+            // Answers only when the session cancels the request.
+            let cancelled = AsyncEvent()
+            await withTaskCancellationHandler {
+                await cancelled.wait("the cancellation of a hanging key request", bound: .seconds(600))
+            } onCancel: {
+                cancelled.signal()
+            }
             throw PlaybackError(.transport, "cancelled")
         case .key(let lease):
             guard let key = keys[request.component],
@@ -157,10 +234,6 @@ extension Playback {
                           components: components, clock: clock, delegate: delegate)
     }
 
-    static func eventually(_ condition: () -> Bool) async {
-        for _ in 0..<200 where !condition() { try? await Task.sleep(for: .milliseconds(10)) }
-    }
-
     @Test(arguments: [(600, 480.0), (200, 100.0), (240, 120.0), (60, 30.0), (3600, 3480.0), (86_400, 86_280.0)])
     func renewalIsDueAtTheLaterOfLeaseMinus120AndHalfTheLease(lease: Int, due: Double) {
         #expect(LeaseSchedule.renewalDelay(leaseSeconds: lease) == due)
@@ -196,35 +269,35 @@ extension Playback {
         func starts(_ component: String) -> [Double] {
             service.calls.filter { $0.kind == "start" && $0.component == component }.map(\.time)
         }
-        await Self.eventually { clock.sleeperCount == 4 }   // two renewals, two heartbeats
+        await eventually("clock.sleeperCount == 4") { clock.sleeperCount == 4 }   // two renewals, two heartbeats
         #expect(clock.deadlines.prefix(2) == [100, 480])
-        clock.advance(to: 99.9)
-        try await Task.sleep(for: .milliseconds(50))
+        // Nothing is due before 100: advancing to 99.9 wakes no timer, so no renewal can start.
+        #expect(clock.advance(to: 99.9) == 0)
+        #expect(clock.sleeperCount == 4)
         #expect(service.count("start") == 2)
 
         clock.advance(to: 100)   // audio: max(200 - 120, 100)
-        await Self.eventually { service.count("end") == 1 }
+        await eventually("service.count(\"end\") == 1") { service.count("end") == 1 }
         #expect(starts("audio") == [0, 100])
         #expect(service.openSessions == 2)
-        await Self.eventually { clock.deadlines.contains(200) }
+        await eventually("clock.deadlines.contains(200)") { clock.deadlines.contains(200) }
         #expect(clock.deadlines.prefix(2) == [200, 480])   // timed from audio's own last delivery
 
         clock.advance(to: 200)
-        await Self.eventually { service.count("end") == 2 }
+        await eventually("service.count(\"end\") == 2") { service.count("end") == 2 }
         #expect(starts("audio") == [0, 100, 200])
 
         clock.advance(to: 479.9)
-        await Self.eventually { service.count("end") == 3 }
+        await eventually("service.count(\"end\") == 3") { service.count("end") == 3 }
         #expect(starts("video") == [0])
         clock.advance(to: 480)   // video: max(600 - 120, 300)
-        await Self.eventually { service.count("end") == 4 }
+        await eventually("service.count(\"end\") == 4") { service.count("end") == 4 }
         #expect(starts("video") == [0, 480])
         // Each previous session ends only after the new key arrived.
         let calls = service.calls
-        if let renewedKey = calls.lastIndex(where: { $0.kind == "key" && $0.component == "video" }),
-           let ended = calls.lastIndex(where: { $0.kind == "end" && $0.component == "video" }) {
-            #expect(renewedKey < ended)
-        }
+        let renewedKey = try #require(calls.lastIndex(where: { $0.kind == "key" && $0.component == "video" }))
+        let ended = try #require(calls.lastIndex(where: { $0.kind == "end" && $0.component == "video" }))
+        #expect(renewedKey < ended)
         #expect(service.openSessions == 2)
         #expect(delegate.deliveries.count == 1)   // renewals never report
         #expect(delegate.failures.isEmpty)
@@ -241,9 +314,9 @@ extension Playback {
         let delegate = RecordingDelegate()
         let session = Self.session(service, clock: clock, delegate: delegate)
         _ = try await session.start()
-        await Self.eventually { clock.sleeperCount == 4 }
+        await eventually("clock.sleeperCount == 4") { clock.sleeperCount == 4 }
         clock.advance(to: 480)
-        await Self.eventually { service.openSessions == 0 }
+        await eventually("service.openSessions == 0") { service.openSessions == 0 }
         #expect(throws: PlaybackError(.denied, "")) { try session.validity.check() }
         #expect(delegate.deliveries.count == 1)
         #expect(delegate.failures.isEmpty)
@@ -256,7 +329,7 @@ extension Playback {
         ])
         let session = Self.session(service, clock: clock, delegate: RecordingDelegate())
         _ = try await session.start()
-        await Self.eventually { clock.sleeperCount == 4 }
+        await eventually("clock.sleeperCount == 4") { clock.sleeperCount == 4 }
         clock.advance(to: 599)
         try session.validity.check()
         clock.advance(to: 600)
@@ -274,27 +347,30 @@ extension Playback {
         service.heartbeatStatus = 404
         let session = Self.session(service, clock: clock, delegate: RecordingDelegate())
         _ = try await session.start()
-        await Self.eventually { clock.sleeperCount == 2 }   // no lease: heartbeats only
+        await eventually("clock.sleeperCount == 2") { clock.sleeperCount == 2 }   // no lease: heartbeats only
         #expect(clock.deadlines == [30, 30])
         clock.advance(to: 30)
-        await Self.eventually { service.openSessions == 0 }
+        await eventually("service.openSessions == 0") { service.openSessions == 0 }
         #expect(throws: PlaybackError(.sessionEnded, "")) { try session.validity.check() }
     }
 
-    /// The components' answers race; whatever the order, one report at most, never both.
+    /// The components' answers arrive in a set order (by events: the later one answers only after
+    /// the earlier one returned, and after the session cancelled it when the earlier one failed);
+    /// one report at most, the first failure's, never both.
     @Test(arguments: [
-        (ScriptedKeyService.Answer.status(403), ScriptedKeyService.Answer.key(lease: nil), 0.0, 0.05, PlaybackError.Code.denied),
-        (.key(lease: nil), .status(429), 0.05, 0.0, .concurrencyLimit),
-        (.status(401), .status(503), 0.0, 0.03, .unauthorized),
-        (.status(503), .status(401), 0.03, 0.0, .unauthorized),
-        (.key(lease: nil), .status(422), 0.0, 0.03, .malformed),
+        (ScriptedKeyService.Answer.status(403), ScriptedKeyService.Answer.key(lease: nil), "video", PlaybackError.Code.denied),
+        (.key(lease: nil), .status(429), "audio", .concurrencyLimit),
+        (.status(401), .status(503), "video", .unauthorized),
+        (.status(503), .status(401), "audio", .unauthorized),
+        (.key(lease: nil), .status(422), "video", .malformed),
     ])
     func theFirstFailureIsReportedOnceAndNothingIsDelivered(video: ScriptedKeyService.Answer, audio: ScriptedKeyService.Answer,
-                                                            videoDelay: Double, audioDelay: Double,
+                                                            answersFirst: String,
                                                             expected: PlaybackError.Code) async throws {
         let clock = ManualClock()
+        let second = answersFirst == "video" ? "audio" : "video"
         let service = ScriptedKeyService(keys: try Self.keys(), clock: clock, script: ["video": [video], "audio": [audio]],
-                                         delays: ["video": videoDelay, "audio": audioDelay])
+                                         answersAfter: [second: answersFirst])
         let delegate = RecordingDelegate()
         let session = Self.session(service, clock: clock, delegate: delegate)
         await #expect(throws: PlaybackError(expected, "")) { try await session.start() }
@@ -313,11 +389,11 @@ extension Playback {
         let delegate = RecordingDelegate()
         let session = Self.session(service, clock: clock, delegate: delegate)
         let task = Task { try await session.start() }
-        await Self.eventually { service.count("start") == 2 }
+        await eventually("service.count(\"start\") == 2") { service.count("start") == 2 }
         await session.stop()
         task.cancel()
         _ = await task.result
-        await Self.eventually { service.openSessions == 0 }
+        await eventually("service.openSessions == 0") { service.openSessions == 0 }
         #expect(service.openSessions == 0)
         #expect(delegate.deliveries.isEmpty)
         #expect(delegate.failures.count <= 1)

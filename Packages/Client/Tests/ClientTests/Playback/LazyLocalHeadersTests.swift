@@ -26,7 +26,7 @@ enum LazyLocalHeaders {
                                                  "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "4",
                                                  "-c:v", "libx264", "-g", "5", "-b:v", "2M", "-pix_fmt", "yuv420p", "-c:a", "aac",
                                                  "-shortest", clip.path]), "ffmpeg short-gop clip")
-        let packager = try PlaybackFixture.binary("packager", env: "PACKAGER", package: "Packager")
+        let packager = try Tools.builtTool("packager", env: "PACKAGER")
         let policy = fixture.directory.appendingPathComponent("policy.json")
         try Tools.check(Tools.run(packager, ["package", clip.path, "-o", target.path, "--kas-url", fixture.kasURL,
                                              "--kas-public-key", fixture.directory.appendingPathComponent("kas.pem").path,

@@ -37,19 +37,6 @@ final class PlaybackFixture: @unchecked Sendable {
         }
     }
 
-    /// `$NAME`, else beside the test bundle (the shared scratch path of `make test`), else the
-    /// package's own debug build.
-    static func binary(_ name: String, env: String, package: String) throws(FixtureError) -> String {
-        var candidates: [String] = []
-        if let value = ProcessInfo.processInfo.environment[env], !value.isEmpty { candidates.append(value) }
-        candidates += Tools.productDirectories.map { $0.appendingPathComponent(name).path }
-        candidates.append(Tools.packageRoot.deletingLastPathComponent().appendingPathComponent("\(package)/.build/debug/\(name)").path)
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw FixtureError("\(name) not built: run make build (or cd Packages/\(package) && swift build), or set $\(env)")
-        }
-        return found
-    }
-
     private init() throws(FixtureError) {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("client-play-\(UUID().uuidString)")
         www = directory.appendingPathComponent("www")
@@ -62,8 +49,8 @@ final class PlaybackFixture: @unchecked Sendable {
         } catch {
             throw FixtureError("cannot create \(www.path)")
         }
-        let kas = try Self.binary("kas", env: "KAS", package: "KAS")
-        let packager = try Self.binary("packager", env: "PACKAGER", package: "Packager")
+        let kas = try Tools.builtTool("kas", env: "KAS")
+        let packager = try Tools.builtTool("packager", env: "PACKAGER")
         let data = directory.appendingPathComponent("kas-data").path
         try Tools.check(Tools.run(kas, ["keys", "generate", "--data-dir", data]), "kas keys generate")
         let publicKey = directory.appendingPathComponent("kas.pem")
@@ -140,14 +127,15 @@ final class PlaybackFixture: @unchecked Sendable {
             throw FixtureError("cannot start \(path)")
         }
         children.append(process.processIdentifier)
-        let deadline = Date().addingTimeInterval(20)
+        // A bounded poll for the ready line; the bound only limits a failure (busy machines are slow).
+        let deadline = Date().addingTimeInterval(120)
         while Date() < deadline {
             let text = (try? String(contentsOf: watched, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first(where: { ready(String($0)) }) { return String(line) }
             guard process.isRunning else { throw FixtureError("\(path) exited early: \(text.suffix(400))") }
             usleep(50_000)
         }
-        throw FixtureError("\(path) did not become ready within 20 s")
+        throw FixtureError("\(path) did not become ready within 120 s")
     }
 
     nonisolated(unsafe) static var keptPipes: [Pipe] = []

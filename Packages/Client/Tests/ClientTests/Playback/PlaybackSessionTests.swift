@@ -162,7 +162,6 @@ import Testing
     }
 }
 
-/// Holds the first write until `open()`, so a test can act while a playback is mid-output.
 /// A playback that holds its media sessions: it has its keys and is blocked at its first write
 /// until `release()`, which stops it and answers how it ended.
 struct HeldPlayback {
@@ -170,7 +169,10 @@ struct HeldPlayback {
     let output = GatedOutput()
     let task: Task<PlaybackError?, Never>
 
-    /// Starts the playback and waits (a bounded poll) until it writes; `hasStarted` says whether it did.
+    /// Whether the playback reached its first write (false only past `GatedOutput.started`'s bound).
+    let hasStarted: Bool
+
+    /// Starts the playback and waits for its first write (an event, bounded far past any start).
     init(_ source: PlaybackSource, configuration: PlaybackConfiguration) async throws {
         let session = PlaybackSession(source: source, configuration: configuration)
         let output = self.output
@@ -183,10 +185,8 @@ struct HeldPlayback {
             }
             return nil
         }
-        for _ in 0..<500 where !output.hasStarted { try await Task.sleep(for: .milliseconds(10)) }
+        hasStarted = await output.started()
     }
-
-    var hasStarted: Bool { output.hasStarted }
 
     func release() async -> PlaybackError? {
         await session.stop()
@@ -195,21 +195,39 @@ struct HeldPlayback {
     }
 }
 
+/// Holds the first write until `open()`, so a test can act while a playback is mid-output.
 final class GatedOutput: MediaOutput, @unchecked Sendable {
     private let gate = DispatchSemaphore(value: 0)
+    private let firstWrite = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var count = 0
 
-    var hasStarted: Bool { lock.withLock { count > 0 } }
     var writes: Int { lock.withLock { count } }
 
     func open() { gate.signal() }
+
+    /// Returns when the first write has arrived (true), or false after `timeout`, a bound far past
+    /// any playback start so that only a playback that never writes reaches it. The wait runs on a
+    /// thread of its own, never blocking the cooperative pool the playback needs.
+    func started(timeout: Duration = .seconds(120)) async -> Bool {
+        let seconds = Double(timeout.components.seconds)
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [firstWrite] in
+                let arrived = firstWrite.wait(timeout: .now() + seconds) == .success
+                if arrived { firstWrite.signal() }   // later callers see it too
+                continuation.resume(returning: arrived)
+            }
+        }
+    }
 
     func write(_ bytes: [UInt8]) throws(MediaError) {
         let first = lock.withLock { () -> Bool in
             count += 1
             return count == 1
         }
-        if first { gate.wait() }
+        if first {
+            firstWrite.signal()
+            gate.wait()
+        }
     }
 }

@@ -44,8 +44,8 @@ final class SecureKASFixture: @unchecked Sendable {
         }
         caFile = tls.directory.appendingPathComponent("ca.pem")
         directory = base.directory.appendingPathComponent("secure")
-        let kas = try PlaybackFixture.binary("kas", env: "KAS", package: "KAS")
-        let packager = try PlaybackFixture.binary("packager", env: "PACKAGER", package: "Packager")
+        let kas = try Tools.builtTool("kas", env: "KAS")
+        let packager = try Tools.builtTool("packager", env: "PACKAGER")
         let data = directory.appendingPathComponent("kas-data").path
         try Tools.check(Tools.run(kas, ["keys", "generate", "--data-dir", data]), "kas keys generate")
         let publicKey = directory.appendingPathComponent("kas.pem")
@@ -154,11 +154,12 @@ final class SecureKASFixture: @unchecked Sendable {
     }
 
     /// The live-session count once it settles at 0 (the audit line of a DELETE may trail its
-    /// answer), or what it is after 2 s.
+    /// answer), or what it still is after 60 s, a bound far past any audit write.
     func settledLiveSessionCount() -> Int {
-        for _ in 0..<40 {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
             if liveSessionCount() == 0 { return 0 }
-            usleep(50_000)
+            usleep(20_000)
         }
         return liveSessionCount()
     }

@@ -101,8 +101,7 @@ extension AppTests {
                 harness.stop()
                 // Closed: the WAL was checkpointed into the database and truncated.
                 let wal = KASDataDirectory(dataDirectory).mediaStore + "-wal"
-                let size = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? NSNumber)?.intValue ?? 0
-                #expect(size == 0)
+                #expect(try writeAheadLogBytes(wal) == 0)
                 #expect(throws: StoreError(.closed, "")) { try harness.application.store.liveSessionCount(now: Date()) }
             }
             let again = try KASTestHarness(dataDirectory: dataDirectory)

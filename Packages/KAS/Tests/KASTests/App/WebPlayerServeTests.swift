@@ -2,6 +2,7 @@ import Foundation
 import MediaDRMJSON
 import Testing
 @testable import KAS
+import KASTesting
 
 extension AppTests {
     /// `kas serve`'s web pieces in the assembled KAS (`KASTestHarness`) over real HTTP with the

@@ -92,6 +92,12 @@ final class RawConnection {
 
     deinit { closeNow() }
 
+    /// How long a read waits for the next byte before giving up (SO_RCVTIMEO).
+    func setReceiveTimeout(seconds: Int) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     /// Closes once; deinit does not close again (the number may belong to someone else by then).
     func closeNow() {
         if fd >= 0 { close(fd) }
@@ -183,6 +189,17 @@ final class Counter: Sendable {
     private let value = Mutex(0)
     func increment() { value.withLock { $0 += 1 } }
     var count: Int { value.withLock { $0 } }
+}
+
+/// Polls `condition` until it holds or `timeout` passes (a generous bound: the machine is busy);
+/// the caller records the `false` of a timeout as a failure.
+func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
 }
 
 /// A one-shot flag a handler raises and a test waits for.

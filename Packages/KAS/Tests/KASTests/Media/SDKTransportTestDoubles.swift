@@ -31,7 +31,7 @@ enum SDKTransportTestDouble {
 
 /// TEST DOUBLE of an executable speaking the SDK's JSON on stdin/stdout (not FairPlay). Its
 /// second argument picks a behaviour: `answer` (record, then answer), `fail` (exit 3),
-/// `sleep` (never answers), `flood` (megabytes of output), `noread` (answers without reading).
+/// `sleep` (answers nothing for 600 s, far past any timeout a test sets), `flood` (megabytes of output), `noread` (answers without reading).
 final class SDKCommandTestDouble {
     static let script = #"""
     #!/bin/sh
@@ -39,7 +39,7 @@ final class SDKCommandTestDouble {
     # it records each request document and prints canned answers.
     dir="$1"
     case "$2" in
-      sleep) exec sleep 30 ;;
+      sleep) exec sleep 600 ;;
       flood) exec head -c 3000000 /dev/zero ;;
       fail) cat > /dev/null; printf '{}'; exit 3 ;;
       noread) exec cat "$dir/ckc.json" ;;
@@ -71,7 +71,8 @@ final class SDKCommandTestDouble {
 
 /// TEST DOUBLE of an HTTP service wrapping the SDK (not FairPlay), a Python process on
 /// 127.0.0.1: `POST /sdk` records and answers, `/redirect` answers 307 to `/sdk`, `/error`
-/// answers 500, `/slow` answers after 4 s. Stopped with SIGKILL.
+/// answers 500, `/slow` answers after 600 s,
+/// far past any timeout a test sets. Stopped with SIGKILL.
 final class SDKServiceTestDouble {
     static let script = #"""
     # TEST DOUBLE for a service wrapping the FairPlay SDK, used by the KAS tests only. Not FairPlay.
@@ -87,7 +88,7 @@ final class SDKServiceTestDouble {
                 self.end_headers()
                 return
             if self.path == '/slow':
-                time.sleep(4)
+                time.sleep(600)
             n = len([f for f in os.listdir(d) if f.startswith('request-')])
             with open(os.path.join(d, 'request-%d.json' % n), 'wb') as f:
                 f.write(body)

@@ -1,64 +1,43 @@
 import Foundation
 import Testing
 @testable import KAS
+import KASTesting
 
 private let gold = "https://example.com/attr/tier/value/gold"
 
-/// otdf-python 0.11.0 (a real OpenTDF client, from the project venv) against the real server:
-/// it encrypts through the Connect PublicKey route and decrypts through the Connect Rewrap
-/// route with a dev-issuer bearer token.
+/// otdf-python 0.11.0 (a real OpenTDF client, from the project venv) against the assembled KAS
+/// (`KASTestHarness`: the same application `kas serve` runs, with its configuration-built token
+/// verifier, middleware, store and audit log): it encrypts through the Connect PublicKey route
+/// and decrypts through the Connect Rewrap route with a dev-issuer bearer token.
 @Suite(.serialized) struct OpenTDFInteropTests {
-    /// MEDIADRM_PYTHON, else `<repo root>/.venv/bin/python` (what `make deps` creates).
-    static func python() throws -> String {
-        let environment = ProcessInfo.processInfo.environment
-        if let path = environment["MEDIADRM_PYTHON"], !path.isEmpty, FileManager.default.isExecutableFile(atPath: path) {
-            return path
-        }
-        let venv = repositoryRoot.appendingPathComponent(".venv/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: venv) else {
-            throw InteropFailure("no Python interpreter with otdf-python (MEDIADRM_PYTHON unset and \(venv) missing): run make deps")
-        }
-        return venv
-    }
-
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static var script: String { repositoryRoot.appendingPathComponent("Tools/python/otdf_roundtrip.py").path }
-
-    struct InteropFailure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
-    }
-
     private func run(_ python: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let result = try runProcess(python, [Self.script] + arguments)
+        let result = try runProcess(python, [ProjectPython.script("otdf_roundtrip.py")] + arguments)
         if result.stderr.contains("No module named") {
-            throw InteropFailure("otdf-python is not installed in \(python): run make deps (\(result.stderr))")
+            throw ProjectPython.Failure("otdf-python is not installed in \(python): run make deps (\(result.stderr))")
         }
         return (result.status, result.stderr)
     }
 
     @Test func otdfPythonEncryptsAndDecryptsThroughTheConnectRoutes() throws {
-        let python = try Self.python()
-        let kas = try OpenTDFTestKAS()
-        let platform = kas.server.baseURL.absoluteString
+        let python = try ProjectPython.interpreter()
+        let kas = try KASTestHarness()
+        let platform = kas.baseURL
+        let rsaKID = try #require(kas.keyRing.active(.rsa2048)?.kid)
         let files = try TemporaryDirectory("kas-otdf-interop")
         var bytes = [UInt8](repeating: 0, count: 300_000)
         for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 7 &+ index >> 9) }
         let plaintext = Data(bytes)
         let input = files.appending("plain.bin")
         try plaintext.write(to: URL(fileURLWithPath: input))
-        let alice = try kas.token(subject: "alice", entitlements: [gold])
+        let alice = try kas.token(sub: "alice", entitlements: [gold])
 
         let tdf = files.appending("plain.bin.tdf")
         let encrypt = try run(python, ["encrypt", input, "-o", tdf, "--platform", platform, "--token", alice, "--attribute", gold])
         #expect(encrypt.status == 0, "\(encrypt.stderr)")
         let archive = try Data(contentsOf: URL(fileURLWithPath: tdf))
         // The manifest names this KAS's active RSA key.
-        #expect(String(decoding: archive, as: UTF8.self).contains("\"kid\": \"\(kas.rsaKey?.kid ?? "?")\"")
-                || String(decoding: archive, as: UTF8.self).contains("\"kid\":\"\(kas.rsaKey?.kid ?? "?")\""))
+        let archiveText = String(decoding: archive, as: UTF8.self)
+        #expect(archiveText.contains("\"kid\": \"\(rsaKID)\"") || archiveText.contains("\"kid\":\"\(rsaKID)\""))
 
         // The entitled viewer decrypts, byte-identical.
         let output = files.appending("decrypted.bin")
@@ -74,7 +53,7 @@ private let gold = "https://example.com/attr/tier/value/gold"
         #expect(!FileManager.default.fileExists(atPath: noToken))
 
         // A viewer without the attribute: the KAS answers fail/forbidden for the object.
-        let eve = try kas.token(subject: "eve", entitlements: ["https://example.com/attr/tier/value/silver"])
+        let eve = try kas.token(sub: "eve", entitlements: ["https://example.com/attr/tier/value/silver"])
         let notEntitled = files.appending("eve.bin")
         let denied = try run(python, ["decrypt", tdf, "-o", notEntitled, "--platform", platform, "--token", eve])
         #expect(denied.status == 1)
@@ -96,8 +75,8 @@ private let gold = "https://example.com/attr/tier/value/gold"
             refusals.append(refused.stderr)
         }
 
-        // No token reached the client's error output.
-        for text in refusals {
+        // No token reached the client's error output, nor the KAS's request log.
+        for text in refusals + kas.log.lines {
             #expect(!text.contains(alice) && !text.contains(eve))
         }
     }

@@ -11,16 +11,16 @@ private func object(_ text: String) throws -> JSONObject {
 }
 
 @Suite struct OpenTDFProtoJSONTests {
-    /// The JSON the python protobuf runtime's json_format writes for the codec vector.
-    static let pythonJSON = #"{"entityWrappedKey": "AQI=", "sessionPublicKey": "PEM", "schemaVersion": "1.0.0", "responses": [{"policyId": "policy", "results": [{"keyAccessObjectId": "kao-0", "status": "permit", "kasWrappedKey": "/wAQ"}, {"keyAccessObjectId": "kao-1", "status": "fail", "error": "forbidden"}]}]}"#
-
     @Test func rewrapResponseMatchesTheProtobufRuntimeJSON() throws {
-        let parsed = try RewrapResponse(json: object(Self.pythonJSON))
+        // What the python protobuf runtime's json_format writes for the codec vector, generated
+        // now from otdf-python's classes (Tools/python/opentdf_proto_vectors.py).
+        let pythonJSON = try OpenTDFProtoVectors.vector("rewrapResponseJSON")
+        let parsed = try RewrapResponse(json: object(pythonJSON))
         #expect(parsed.sessionPublicKey == "PEM")
         #expect(parsed.responses.first?.results.first?.kasWrappedKey == Data([0xFF, 0x00, 0x10]))
         #expect(parsed.responses.first?.results.last?.error == "forbidden")
         // Same members and values as the runtime wrote (object equality ignores member order).
-        #expect(try JSONParser.parse(JSONWriter.write(parsed.jsonValue)) == JSONParser.parse(Data(Self.pythonJSON.utf8)))
+        #expect(try JSONParser.parse(JSONWriter.write(parsed.jsonValue)) == JSONParser.parse(Data(pythonJSON.utf8)))
         #expect(try RewrapResponse(json: object(String(decoding: JSONWriter.write(parsed.jsonValue), as: UTF8.self))) == parsed)
     }
 

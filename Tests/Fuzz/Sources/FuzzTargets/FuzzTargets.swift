@@ -23,6 +23,6 @@ public enum FuzzTargets {
 
     /// Stops what the targets started (the in-process KAS); the harness calls it at exit.
     public static func shutDown() {
-        KASFixture.shared?.stop()
+        KASFixture.stopIfStarted()
     }
 }

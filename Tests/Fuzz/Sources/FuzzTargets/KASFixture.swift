@@ -14,7 +14,14 @@ final class KASFixture: Sendable {
     let token: String
     private let sessions = SessionCache()
 
-    static let shared: KASFixture? = try? KASFixture()
+    /// The fixture, started on first use; nil when it cannot start (or was stopped).
+    static var shared: KASFixture? { lifecycle.fixture }
+
+    /// Stops the fixture if a target started it; never starts one (at exit, OpenSSL and the
+    /// runtime may already be torn down).
+    static func stopIfStarted() { lifecycle.stopIfStarted() }
+
+    private static let lifecycle = Lifecycle()
 
     /// The one playback every session of the fixture (and of the seeds) belongs to, so that a
     /// policy's concurrent-stream limit counts them as one stream.
@@ -28,7 +35,7 @@ final class KASFixture: Sendable {
         return try? KeyRing.load(dataDirectory: directory)
     }()
 
-    private init() throws {
+    fileprivate init() throws {
         let directory = try Self.privateCopyOfKeyRing()
         do {
             harness = try KASTestHarness(dataDirectory: directory) { configuration in
@@ -98,6 +105,33 @@ final class KASFixture: Sendable {
             }
         }
         return directory
+    }
+}
+
+/// Starts the fixture once, on first use, and stops it once.
+private final class Lifecycle: @unchecked Sendable {
+    private enum State { case notStarted, started(KASFixture?), stopped }
+    private let lock = NSLock()
+    private var state = State.notStarted
+
+    var fixture: KASFixture? {
+        lock.lock()
+        defer { lock.unlock() }
+        switch state {
+        case .notStarted:
+            let fixture = try? KASFixture()
+            state = .started(fixture)
+            return fixture
+        case .started(let fixture): return fixture
+        case .stopped: return nil
+        }
+    }
+
+    func stopIfStarted() {
+        lock.lock()
+        defer { lock.unlock() }
+        if case .started(let fixture) = state { fixture?.stop() }
+        state = .stopped
     }
 }
 

@@ -89,7 +89,8 @@ bench: deps
 	@Tools/bench.sh
 
 # libFuzzer harnesses (docs/fuzzing.md): built with -sanitize=fuzzer,address into their own
-# scratch path (sanitized objects never mix with the plain build), linked with the toolchain's
+# scratch path (sanitized objects never mix with the plain build), in release mode (several
+# times the executions of a debug build), linked with the toolchain's
 # lld (Debian's gold stops with an internal error on these objects), then each target runs for
 # FUZZ_SECONDS from its checked-in seed corpus; any crash, timeout or out-of-memory fails.
 FUZZ_SECONDS ?= 60
@@ -97,9 +98,9 @@ FUZZ_TARGET  ?=
 FUZZ_SCRATCH := $(ROOT)/.build/fuzz
 fuzz: deps
 	@echo "fuzz: building the harness (-sanitize=fuzzer,address)"
-	@swift build --package-path Tests/Fuzz/Harness --scratch-path $(FUZZ_SCRATCH) -c debug \
+	@swift build --package-path Tests/Fuzz/Harness --scratch-path $(FUZZ_SCRATCH) -c release \
 	  -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld
-	@Tests/Fuzz/run-fuzz.sh $(FUZZ_SCRATCH)/debug/FuzzHarness $(FUZZ_SECONDS) $(FUZZ_TARGET)
+	@Tests/Fuzz/run-fuzz.sh $(FUZZ_SCRATCH)/release/FuzzHarness $(FUZZ_SECONDS) $(FUZZ_TARGET)
 
 clean:
 	rm -rf $(SCRATCH) Packages/*/.build Tests-E2E/.build out

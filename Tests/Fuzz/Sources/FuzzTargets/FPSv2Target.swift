@@ -1,6 +1,5 @@
 import Client
 import MediaDRMFPSv2
-import MediaDRMZIP
 
 /// fps-v2 admission of a whole package (every check of §4–§9 with the fixture key service
 /// accepted), then what a player does with an admitted package: every entry read (segment local
@@ -18,15 +17,22 @@ enum FPSv2Target {
             throw FuzzViolation("fpsv2-admission", "check and admit disagree on whether the package is admitted")
         }
         guard let admitted else { return .refused }
+        var everySegmentDecrypted = true
         for component in admitted.components {
             guard let initBytes = try? admitted.read(.initSegment(component: component.id)),
                   let clear = try? InitSegmentRewriter.rewrite(Array(initBytes)),
-                  let decryptor = try? FragmentDecryptor(initSegment: clear, key: FuzzFixtures.contentKey) else { continue }
-            for number in 0 ... admitted.segmentCount {  // numbering starts at 0 or 1 by profile version; a missing name is skipped
-                guard let segment = try? admitted.read(.segment(component: component.id, number: number)) else { continue }
-                _ = try? decryptor.clearSegment(Array(segment))
+                  let decryptor = try? FragmentDecryptor(initSegment: clear, key: FuzzFixtures.contentKey) else {
+                everySegmentDecrypted = false
+                continue
+            }
+            for name in admitted.entryNames {
+                guard case .segment(component.id, _) = name else { continue }
+                guard let segment = try? admitted.read(name), (try? decryptor.clearSegment(Array(segment))) != nil else {
+                    everySegmentDecrypted = false
+                    continue
+                }
             }
         }
-        return .accepted
+        return everySegmentDecrypted ? .accepted : .refused
     }
 }

@@ -4,8 +4,8 @@ import MediaDRMTDF
 
 /// The fixed material the targets need to reach past the cryptographic checks: a KAS key ring
 /// made once by `kas keys generate` and checked in under `Tests/Fuzz/fixtures/kas/` (a fuzzing
-/// fixture, protecting nothing), whose RSA key the seed packages and TDFs are wrapped to, and
-/// the key service URL written into them. `Tests/Fuzz/make-seeds.sh` uses the same files.
+/// fixture, protecting nothing), whose RSA and P-256 keys the seed packages and TDFs are wrapped
+/// to, and the key service URL written into them. `Tests/Fuzz/make-seeds.sh` uses the same files.
 enum FuzzFixtures {
     /// `Tests/Fuzz/fixtures`, found from this source file so that the harness and the replay
     /// tests read the same files wherever the repository is checked out.

@@ -15,7 +15,8 @@ ONLY=${3:-}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 FUZZ="$ROOT/Tests/Fuzz"
 OUT="$ROOT/out/fuzz"
-TARGETS=(json zip tdf-manifest tdf-archive jose pem mp4 demux h264 hls fpsv2-admission kas-proto kas-manifest kas-media-routes)
+mapfile -t TARGETS < <(FUZZ_TARGET=list "$HARNESS")
+[ "${#TARGETS[@]}" -gt 0 ] || { echo "fuzz: $HARNESS lists no target" >&2; exit 1; }
 
 if [ -n "$ONLY" ]; then
     [[ " ${TARGETS[*]} " == *" $ONLY "* ]] || { echo "fuzz: unknown FUZZ_TARGET '$ONLY'; one of: ${TARGETS[*]}" >&2; exit 64; }

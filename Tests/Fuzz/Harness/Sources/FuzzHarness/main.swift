@@ -4,8 +4,12 @@ import FuzzTargets
 
 // The libFuzzer harness over FuzzTargets: the target is chosen by the environment variable
 // FUZZ_TARGET (`make fuzz` sets it), then libFuzzer's driver runs with this process's command
-// line (docs/fuzzing.md).
+// line (docs/fuzzing.md). FUZZ_TARGET=list prints the targets' names, one a line, in order.
 
+if ProcessInfo.processInfo.environment["FUZZ_TARGET"] == "list" {
+    print(FuzzTargets.all.map(\.name).joined(separator: "\n"))
+    exit(0)
+}
 guard let target = FuzzTargets.named(ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? "") else {
     let names = FuzzTargets.all.map(\.name).joined(separator: ", ")
     FileHandle.standardError.write(Data("fuzz: set FUZZ_TARGET to one of: \(names)\n".utf8))

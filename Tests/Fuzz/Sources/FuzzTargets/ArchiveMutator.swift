@@ -5,8 +5,9 @@ import MediaDRMZIP
 /// mutations almost always break a CRC or a size, so the reader refuses the archive before any
 /// later check. This mutator reads the archive, changes its entries (one entry's bytes through
 /// libFuzzer's own mutator, or an entry dropped, duplicated under another name, renamed or moved)
-/// and writes an exact archive again with `ZIPWriter`, with correct sizes and CRCs. An input that
-/// is not a readable archive is mutated as bytes.
+/// and writes an exact archive again with `ZIPWriter`, with correct sizes and CRCs. One round in
+/// five, and whenever the input is not a readable archive, the whole input is mutated as bytes
+/// instead, so the container checks themselves (headers, offsets, CRCs) are fuzzed too.
 public enum ArchiveMutator {
     /// How the archive is written back: the fps-v2 exact layout, or an ordinary archive.
     public enum Layout: Sendable { case standard, exact }
@@ -18,12 +19,22 @@ public enum ArchiveMutator {
     /// Mutates `input` (at most `maxSize` bytes out) with randomness from `seed`.
     public static func mutate(_ input: [UInt8], maxSize: Int, seed: UInt32, layout: Layout,
                               mutateBytes: ByteMutator) -> [UInt8] {
-        var random = SplitMix(seed: UInt64(seed))
-        guard var entries = readEntries(input), !entries.isEmpty else {
-            var bytes = input
-            mutateBytes(&bytes, maxSize)
-            return bytes
+        var random = SplitMix(seed: UInt64(seed) ^ 0xA5A5_A5A5)
+        if random.next() % 5 != 0,
+           let rebuilt = mutateEntries(input, maxSize: maxSize, seed: seed, layout: layout, mutateBytes: mutateBytes) {
+            return rebuilt
         }
+        var bytes = input
+        mutateBytes(&bytes, maxSize)
+        return bytes
+    }
+
+    /// The entry-aware mutation: an archive written again with correct sizes and CRCs, or nil
+    /// when `input` is not a readable archive or the changed entries cannot be written.
+    static func mutateEntries(_ input: [UInt8], maxSize: Int, seed: UInt32, layout: Layout,
+                              mutateBytes: ByteMutator) -> [UInt8]? {
+        var random = SplitMix(seed: UInt64(seed))
+        guard var entries = readEntries(input), !entries.isEmpty else { return nil }
         let index = Int(random.next() % UInt64(entries.count))
         switch random.next() % 16 {
         case 0:
@@ -44,11 +55,7 @@ public enum ArchiveMutator {
             let room = max(0, maxSize - others - 1024)
             mutateBytes(&entries[index].data, max(room, entries[index].data.count))
         }
-        guard let rebuilt = write(entries, layout: layout), rebuilt.count <= maxSize else {
-            var bytes = input
-            mutateBytes(&bytes, maxSize)
-            return bytes
-        }
+        guard let rebuilt = write(entries, layout: layout), rebuilt.count <= maxSize else { return nil }
         return rebuilt
     }
 

@@ -23,12 +23,13 @@ export MEDIADRM_PYTHON := $(VENV)/bin/python
 # whose inputs did not change.
 DROP_PLAN := rm -f $(SCRATCH)/$(CONFIG).yaml $(SCRATCH)/$(CONFIG)/description.json
 
-.PHONY: help deps apt venv build test unit consumer e2e demo bench clean
+.PHONY: help deps apt venv build test unit consumer replay e2e demo bench fuzz clean
 
 help:
 	@echo "make demo    install what is missing, build, and run the demonstration"
 	@echo "make test    install what is missing, build, run every package's tests and the end-to-end suite"
-	@echo "make deps | build | unit | consumer | e2e | bench | clean"
+	@echo "make deps | build | unit | consumer | replay | e2e | bench | clean"
+	@echo "make fuzz    libFuzzer + ASan on every parser, FUZZ_SECONDS each (default 60); FUZZ_TARGET=name for one"
 
 deps: apt venv
 
@@ -65,7 +66,14 @@ unit: deps
 	  swift test --package-path Packages/$$p --scratch-path $(SCRATCH) -c $(CONFIG) || exit 1; \
 	done
 
-test: unit consumer e2e
+test: unit consumer replay e2e
+
+# Every fuzz corpus and regression input through the fuzz targets' entry points, without a
+# sanitizer (docs/fuzzing.md).
+replay: deps
+	@echo "test: fuzz corpus replay"
+	@$(DROP_PLAN)
+	@swift test --package-path Tests/Fuzz --scratch-path $(SCRATCH) -c $(CONFIG)
 
 # A package that declares its own modules `Crypto`, `JSON`, `ZIP`, `HLS` and `MP4` beside every
 # MediaCrypto library: it must build (SwiftPM refuses two modules of one name) and its check run.
@@ -93,6 +101,20 @@ demo: deps
 
 bench: deps
 	@Tools/bench.sh
+
+# libFuzzer harnesses (docs/fuzzing.md): built with -sanitize=fuzzer,address into their own
+# scratch path (sanitized objects never mix with the plain build), in release mode (several
+# times the executions of a debug build), linked with the toolchain's
+# lld (Debian's gold stops with an internal error on these objects), then each target runs for
+# FUZZ_SECONDS from its checked-in seed corpus; any crash, timeout or out-of-memory fails.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGET  ?=
+FUZZ_SCRATCH := $(ROOT)/.build/fuzz
+fuzz: deps
+	@echo "fuzz: building the harness (-sanitize=fuzzer,address)"
+	@swift build --package-path Tests/Fuzz/Harness --scratch-path $(FUZZ_SCRATCH) -c release \
+	  -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld
+	@Tests/Fuzz/run-fuzz.sh $(FUZZ_SCRATCH)/release/FuzzHarness $(FUZZ_SECONDS) $(FUZZ_TARGET)
 
 clean:
 	rm -rf $(SCRATCH) Packages/*/.build Tests-E2E/.build Tests-Consumer/.build out

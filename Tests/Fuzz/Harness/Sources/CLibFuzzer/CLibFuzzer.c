@@ -1,0 +1,1 @@
+// The declaration in include/CLibFuzzer.h is defined by the libFuzzer runtime.

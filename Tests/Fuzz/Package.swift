@@ -28,6 +28,8 @@ let package = Package(
             .product(name: "MediaDRMHLS", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
             .product(name: "KAS", package: "KAS"),
+            .product(name: "KASTesting", package: "KAS"),
+            .product(name: "MediaDRMMedia", package: "MediaCrypto"),
             .product(name: "Client", package: "Client"),
         ]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzTargets"]),

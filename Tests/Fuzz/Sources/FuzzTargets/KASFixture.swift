@@ -1,5 +1,6 @@
 import Foundation
 import KAS
+import KASTesting
 import MediaDRMJSON
 
 /// The whole KAS in process (`KASTestHarness`, as `kas serve` assembles it) on a copy of the

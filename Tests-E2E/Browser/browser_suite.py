@@ -173,10 +173,12 @@ class Fixture:
             "-c:a", "aac", "-ac", "2", "-movflags", "+faststart", self.clip)
         self.main = KASProcess(self.dir, "kas", self.app.origin)
         self.services.append(self.main)
-        # A second KAS with a 6 s lease (renewal after 3 s) and 1 s heartbeats: the lease rules
+        # A second KAS with a 6 s lease (renewal after 3 s) and 1 s heartbeats: the lease rules.
+        # Sessions never time out within the test (600 s), so a late heartbeat on a busy machine
+        # cannot end one, and only the page's own end requests can end them at close.
         # show within one short playback.
         self.short = KASProcess(self.dir, "short-lease", self.app.origin, leaseSeconds=6,
-                                media={"heartbeatSeconds": 1, "sessionTimeoutSeconds": 5})
+                                media={"heartbeatSeconds": 1, "sessionTimeoutSeconds": 600})
         self.services.append(self.short)
         self.kas, self.data = self.main.url, self.main.data
         self.policy = os.path.join(self.dir, "policy.json")

@@ -173,10 +173,10 @@ class Fixture:
             "-c:a", "aac", "-ac", "2", "-movflags", "+faststart", self.clip)
         self.main = KASProcess(self.dir, "kas", self.app.origin)
         self.services.append(self.main)
-        # A second KAS with a 6 s lease (renewal after 3 s) and 1 s heartbeats: the lease rules.
-        # Sessions never time out within the test (600 s), so a late heartbeat on a busy machine
-        # cannot end one, and only the page's own end requests can end them at close.
-        # show within one short playback.
+        # A second KAS with a 6 s lease (renewal after 3 s) and 1 s heartbeats: the lease rules
+        # show within one short playback. Sessions never time out within the test (600 s), so a
+        # late heartbeat on a busy machine cannot end one, and only the page's own end requests
+        # can end them at close.
         self.short = KASProcess(self.dir, "short-lease", self.app.origin, leaseSeconds=6,
                                 media={"heartbeatSeconds": 1, "sessionTimeoutSeconds": 600})
         self.services.append(self.short)

@@ -105,8 +105,9 @@ public final class KASApplication: Sendable {
                                                   clock: $0.clock)
                               }))
         if let media {
-            registerMediaRoutes(on: router, service: media,
-                                authentication: AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics))
+            let authentication = AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics)
+            registerMediaRoutes(on: router, service: media, authentication: authentication)
+            registerMediaRewrapRoute(on: router, service: MediaRewrapService(media: media, keys: keyRing), authentication: authentication)
         }
         return router
     }

@@ -70,6 +70,12 @@ import Testing
         let (streamA, urlA) = try Stage.publish(clip, .tdfHLS, mediaFlags: rules)
         let (streamB, _) = try Stage.publish(clip, .tdfHLS, mediaFlags: rules)
 
+        // `packager inspect` names the route that serves the stream's keys.
+        let inspected = try run(try Tools.packager, ["inspect", streamA.path, "--json"])
+        #expect(inspected.status == 0, "\(inspected.stderr)")
+        let summary = try JSONSerialization.jsonObject(with: inspected.stdout) as? [String: Any]
+        #expect(summary?["keyRoute"] as? String == "POST /media/v1/rewrap" && summary?["policyUUID"] as? String == streamA.assetID)
+
         let unentitled = try ClientPlayer.playTool(urlA, kas: kas, token: try kas.token("hls-unentitled", entitlements: []))
         #expect(unentitled.result.status == 1)
         #expect(unentitled.result.stderr.contains("[refusal not_entitled]"), "\(unentitled.result.stderr)")

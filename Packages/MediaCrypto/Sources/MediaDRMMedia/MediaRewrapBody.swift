@@ -5,6 +5,9 @@ import MediaDRMJSON
 /// ephemeral public key and, per policy, the segments' key access objects). The client writes it,
 /// the KAS accepts exactly its members.
 public struct MediaRewrapBody: Sendable, Equatable {
+    /// The route (on the key service origin).
+    public static let path = "/media/v1/rewrap"
+
     /// The member names, each written once.
     public static let members: Set<String> = ["sessionId", "clientPublicKey", "requests"]
 

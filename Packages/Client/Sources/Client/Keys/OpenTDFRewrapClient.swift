@@ -59,7 +59,7 @@ struct OpenTDFRewrapClient: Sendable {
             let response: TransportResponse
             do {
                 response = try client.sendSynchronously(TransportRequest(
-                    method: .post, url: baseURL + "/media/v1/rewrap", headers: ["Content-Type": "application/json"],
+                    method: .post, url: baseURL + MediaRewrapBody.path, headers: ["Content-Type": "application/json"],
                     body: JSONWriter.write(body.jsonValue, options: [.sortedKeys]), credential: credential,
                     maxResponseBytes: 4 << 20, extraAcceptedStatuses: KASMediaService.refusalStatuses))
             } catch {

@@ -13,7 +13,7 @@ import MediaDRMTDF
 /// session (live, this viewer's, open path); each policy parsed strictly, its uuid the session's
 /// asset, its `arkavo:media` well formed; every key access object unwrapped and its policy
 /// binding verified by the OpenTDF rewrap code (`OpenTDFRewrapService.unwrapAndVerify`); then
-/// the media policy of each policy (`MediaService.authorizeRewrap`). A request is answered whole:
+/// the media policy of each policy by the key request's own authorize step (`MediaAuthorizer`). A request is answered whole:
 /// one refused object refuses it, so a key access object of another stream costs the request,
 /// never leaks a key. Refusals are the key request's (403 `manifest refused` with the cause in
 /// the audit log, 403 `platform refused` + `MediaDenial` code, 429, 503), audited as
@@ -55,11 +55,11 @@ public final class MediaRewrapService: Sendable {
 
     private struct VerifiedPolicy {
         let request: UnsignedRewrapRequest.PolicyRequest
-        let policy: AdmittedManifest
+        let policy: MediaAssetPolicy
         let keys: [(id: String, key: SymmetricKey)]
     }
 
-    private func deliverKeys(_ request: ServerRequest, viewer: MediaViewer,
+    private func deliverKeys(_ request: ServerRequest, viewer: Identity,
                              event: inout MediaAuditEvent) throws(KeyRequestFailure) -> (ServerResponse, Int) {
         let now = media.clock()
         try consumeRateToken(viewer: viewer, now: now)
@@ -70,7 +70,8 @@ public final class MediaRewrapService: Sendable {
             throw .malformedRewrap("client_key")
         }
 
-        // The session: live, this viewer's, the open path's; its asset is checked per policy.
+        // The session: live, this viewer's, the open path's, bound to the rendition it named at
+        // its start; its asset is checked per policy.
         guard MediaService.isSessionID(body.sessionID) else { throw .refused(.sessionInvalid) }
         let idHash = MediaService.hash(body.sessionID)
         let session: MediaSessionRecord
@@ -86,6 +87,7 @@ public final class MediaRewrapService: Sendable {
         event.asset = session.asset
         event.component = session.component
         guard session.protocol == .tdf else { throw .refused(.sessionProtocol) }
+        guard let rendition = session.component else { throw .refused(.sessionComponent) }
 
         // Every policy and every key access object verified before any decision.
         var verified: [VerifiedPolicy] = []
@@ -93,11 +95,23 @@ public final class MediaRewrapService: Sendable {
             verified.append(try verify(policyRequest, asset: session.asset))
         }
 
-        // The media policy, as the key request applies it.
-        var playKeys = Set<String>()
+        // The media policy: the key request's authorize step, for each policy.
+        let device = MediaAuthorizer.openPathDevice(reported: nil, session: session)
+        let region = media.configuration.regionSource.region(for: request)
+        var grants: [MediaGrant] = []
         for entry in verified {
-            playKeys.insert(try media.authorizeRewrap(entry.policy, viewer: viewer, session: session, idHash: idHash,
-                                                      request: request, now: now))
+            let decision: MediaAuthorization
+            do {
+                decision = try media.authorizer.authorize(MediaAuthorizationRequest(
+                    viewer: viewer, session: session, asset: entry.policy, component: rendition, device: device,
+                    region: region, now: now))
+            } catch {
+                throw .unavailable("state store unavailable", "store_failure")
+            }
+            switch decision {
+            case .granted(let grant): grants.append(grant)
+            case .denied(let denial): throw .denied(denial)
+            }
         }
 
         // The keys leave, each wrapped to the client key with one KAS ephemeral key per response.
@@ -122,7 +136,7 @@ public final class MediaRewrapService: Sendable {
             response.responses.append(PolicyRewrapResult(policyID: entry.request.policyID, results: results))
         }
         do {
-            for key in playKeys { try media.store.recordFirstPlay(viewer: viewer.storeKey, asset: key, at: now) }
+            for grant in grants { try media.authorizer.recordRelease(grant) }
         } catch {
             throw .unavailable("state store unavailable", "store_failure")
         }
@@ -130,7 +144,7 @@ public final class MediaRewrapService: Sendable {
     }
 
     /// The key request's rate limit and bucket: a viewer's media requests share one budget.
-    private func consumeRateToken(viewer: MediaViewer, now: Date) throws(KeyRequestFailure) {
+    private func consumeRateToken(viewer: Identity, now: Date) throws(KeyRequestFailure) {
         let rate: RateLimitDecision
         do {
             rate = try media.store.consumeRateToken(key: "key:" + viewer.storeKey,
@@ -170,9 +184,9 @@ public final class MediaRewrapService: Sendable {
                 throw .refused(.unwrapFailed)
             }
         }
-        let admitted = AdmittedManifest(digest: "", policyUUID: policy.uuid, dataAttributes: dataAttributes,
-                                        dissem: policy.body.dissem, rules: rules, iv: Data(), components: [])
-        return VerifiedPolicy(request: request, policy: admitted, keys: keys)
+        let asset = MediaAssetPolicy(policyUUID: policy.uuid, dataAttributes: dataAttributes, dissem: policy.body.dissem,
+                                     rules: rules)
+        return VerifiedPolicy(request: request, policy: asset, keys: keys)
     }
 }
 

@@ -24,7 +24,7 @@ import KASTesting
         let objects: [KeyAccessObject]
 
         init(_ kas: KASTestHarness, count: Int) throws {
-            let rules = try JSONParser.parse(Data(#"{"v":1,"maxConcurrentStreams":2}"#.utf8))
+            let rules = try JSONParser.parse(Data(#"{"v":1,"maxConcurrentStreams":4}"#.utf8))
             policy = TDFPolicy(uuid: uuid, dataAttributes: [MediaRewrapRouteTests.attribute], media: rules).base64
             let kasKey = try KASPublicKey(pemRepresentation: kas.rsaPublicKeyPEM)
             var keys: [SymmetricKey] = [], objects: [KeyAccessObject] = []
@@ -54,10 +54,11 @@ import KASTesting
                       "--data-binary", "@-", kas.url(path)], stdin: JSONWriter.write(body, options: [.sortedKeys]))
     }
 
-    static func session(_ kas: KASTestHarness, token: String, asset: String, protocol: String = "tdf") throws -> String {
-        let started = try post(kas, "/media/v1/session/start", token: token, .object(JSONObject([
-            ("assetId", .string(asset)), ("protocol", .string(`protocol`)), ("component", .string("video")),
-        ])))
+    static func session(_ kas: KASTestHarness, token: String, asset: String, protocol: String = "tdf",
+                        rendition: String? = "video") throws -> String {
+        var members: [(String, JSONValue)] = [("assetId", .string(asset)), ("protocol", .string(`protocol`))]
+        if let rendition { members.append(("component", .string(rendition))) }
+        let started = try post(kas, "/media/v1/session/start", token: token, .object(JSONObject(members)))
         return try #require(try JSONParser.parse(started.body).object?["sessionId"]?.string, "\(started.text)")
     }
 
@@ -99,10 +100,11 @@ import KASTesting
         let oversized = try Self.post(kas, "/media/v1/rewrap", token: token, stream.body(session: session, clientKey: pem))
         #expect(oversized.status == 413 && oversized.text.contains("at most 512"), "\(oversized.text)")
 
-        // A FairPlay session of the asset, and another viewer's session: no key.
+        // A FairPlay session of the asset, one that named no rendition, and another viewer's: no key.
         let fairPlay = try Self.session(kas, token: token, asset: stream.uuid, protocol: "fairplay")
+        let unbound = try Self.session(kas, token: token, asset: stream.uuid, rendition: nil)
         let other = try Self.session(kas, token: try kas.token(sub: "rewrap-other", entitlements: [Self.attribute]), asset: stream.uuid)
-        for id in [fairPlay, other] {
+        for id in [fairPlay, unbound, other] {
             let refused = try Self.post(kas, "/media/v1/rewrap", token: token, stream.body(session: id, clientKey: pem, count: 1))
             #expect(refused.status == 403 && refused.text.contains("manifest refused") && !refused.text.contains("kasWrappedKey"))
         }
@@ -110,11 +112,11 @@ import KASTesting
         // The audit log has one line per request, and neither the session ids nor any key.
         let audit = try String(contentsOfFile: kas.dataDirectory + "/audit.log", encoding: .utf8)
         let lines = audit.split(separator: "\n").filter { $0.contains(#""event":"media_rewrap""#) }
-        #expect(lines.count == 7)
+        #expect(lines.count == 8)
         #expect(lines.first?.contains(#""reason":"keys_delivered""#) == true)
         #expect(audit.contains("too_many_key_access_objects") && audit.contains("session_protocol_mismatch")
-                && audit.contains("session_invalid"))
-        for secret in [session, fairPlay, other, token] { #expect(!audit.contains(secret)) }
+                && audit.contains("session_component_mismatch") && audit.contains("session_invalid"))
+        for secret in [session, fairPlay, unbound, other, token] { #expect(!audit.contains(secret)) }
     }
 
     /// The viewer's key-request bucket counts rewrap requests, not key access objects: three

@@ -11,7 +11,10 @@ import MediaDRMTDF
 /// check); then a `ContentKeySession` gets every component's key before the first output byte;
 /// segments are read one at a time (over HTTP only the entries needed) and decrypted. tdf-hls:
 /// the master must carry the profile marker; segments are Standard TDFs whose keys come from
-/// bulk OpenTDF rewraps, the first batch before any output; each is verified before use.
+/// bulk rewraps, the first batch before any output; each is verified before use. When the first
+/// segment's policy carries `arkavo:media` the playback holds one media session
+/// (`TDFHLSMediaSession`) and every rewrap goes through it (`POST /media/v1/rewrap`); otherwise
+/// the OpenTDF rewrap route serves them.
 /// Output stops at the first segment boundary after a lease lapses, the service ends the session
 /// or `stop()` is called; every media session is ended whatever happens.
 public final class PlaybackSession: @unchecked Sendable {

@@ -22,11 +22,13 @@ Playback API and origin (the contract of docs/delivery.md), bearer --token requi
   POST   /media/v1/playback                  {assetId, drmSystem, ...} -> the playback answer
   POST   /media/v1/playback/ID/media-url     a fresh media URL (403 after release)
   DELETE /media/v1/playback/ID               204, the playback released
-  GET    /v2/media/ASSET                     the JW-shape description, sources shuffled
+  GET    /v2/media/ASSET                     the JW-shape description, sources shuffled (bearer
+                                             or any ?token=)
   GET    /origin/PATH?token=T                a file under --root, single Range requests (206);
                                              403 once T has been used --uses times (its expiry)
+--initial-uses N gives the URL of a playback answer N uses instead (0: refused at once).
 --asset ID=PATH (repeatable) names the catalogue: PATH relative to --root. --kas is the
-licenseUrl a tdf playback names. --expires-in is the mediaUrlExpiresAt the answers announce.
+licenseUrl a tdf playback names (the stub itself by default). --expires-in is the mediaUrlExpiresAt the answers announce.
 
   GET /__requests   every request so far except this one: [{method, target, headers, body}],
                     target as sent (path and query), headers [[name, value]], body base64.
@@ -170,16 +172,16 @@ class Handler(BaseHTTPRequestHandler):
                     playback["released"] = True
             self.reply(204 if playback is not None else 404)
         elif path.startswith("/v2/media/") and method == "GET":
-            self.describe(path[len("/v2/media/"):])
+            self.describe(path[len("/v2/media/"):], query)
         elif path.startswith("/origin/") and method in ("GET", "HEAD"):
             self.origin(path[len("/origin/"):], query)
         else:
             self.json(404, {"error": "not found"})
 
-    def media_url(self, asset):
+    def media_url(self, asset, uses=None):
         token = secrets.token_urlsafe(8)
         with State.lock:
-            State.tokens[token] = self.args.uses
+            State.tokens[token] = self.args.uses if uses is None else uses
         return "%s/origin/%s?token=%s" % (self.base(), self.args.assets[asset], token)
 
     def expires_at(self):
@@ -199,8 +201,8 @@ class Handler(BaseHTTPRequestHandler):
             State.playbacks[playback] = {"released": False, "asset": asset}
         self.json(200, {
             "playbackId": playback, "assetId": asset, "title": "Talk", "drmSystem": request["drmSystem"],
-            "mediaUrl": self.media_url(asset), "mediaUrlExpiresAt": self.expires_at(),
-            "licenseUrl": self.args.kas, "sessionId": "stub-session-" + playback,
+            "mediaUrl": self.media_url(asset, self.args.initial_uses), "mediaUrlExpiresAt": self.expires_at(),
+            "licenseUrl": self.args.kas or self.base(), "sessionId": "stub-session-" + playback,
             "heartbeatUrl": self.base() + "/media/v1/session/stub-session-" + playback + "/heartbeat",
             "releaseUrl": self.base() + "/media/v1/playback/" + playback, "expiresAt": self.expires_at()})
 
@@ -215,15 +217,16 @@ class Handler(BaseHTTPRequestHandler):
             return
         self.json(200, {"mediaUrl": self.media_url(playback["asset"]), "mediaUrlExpiresAt": self.expires_at()})
 
-    def describe(self, asset):
-        if not self.bearer_ok() or asset not in self.args.assets:
+    def describe(self, asset, query):
+        # The stub takes any ?token= as a valid delivery JWT (the KAS checks real ones).
+        if not (self.bearer_ok() or "token=" in query) or asset not in self.args.assets:
             self.json(403, {"error": "not entitled", "reason": "not_entitled"})
             return
         sources = [
             {"file": self.base() + "/origin/elsewhere.m3u8", "type": "application/vnd.apple.mpegurl",
              "drm": {"fairplay": {"processSpcUrl": self.base() + "/jw/license", "certificateUrl": self.base() + "/jw/certificate"}}},
             {"file": self.media_url(asset), "type": "application/vnd.apple.mpegurl",
-             "drm": {"com.arkavo.tdf": {"kasUrl": self.args.kas, "playbackUrl": self.base() + "/media/v1/playback"}}},
+             "drm": {"com.arkavo.tdf": {"kasUrl": self.args.kas or self.base(), "playbackUrl": self.base() + "/media/v1/playback"}}},
             {"file": self.base() + "/origin/clearkey.m3u8", "type": "application/vnd.apple.mpegurl",
              "drm": {"org.w3.clearkey": {"licenseUrl": self.base() + "/clearkey"}}},
         ]
@@ -265,9 +268,10 @@ def main(argv):
     parser = argparse.ArgumentParser(prog="delivery_stub")
     parser.add_argument("--root", default=".")
     parser.add_argument("--asset", action="append", default=[])
-    parser.add_argument("--kas", default="http://127.0.0.1:9/")
+    parser.add_argument("--kas", default="")
     parser.add_argument("--token", default="viewer-token")
     parser.add_argument("--uses", type=int, default=1000000)
+    parser.add_argument("--initial-uses", type=int)
     parser.add_argument("--expires-in", type=int, default=3600)
     args = parser.parse_args(argv)
     args.assets = dict(item.split("=", 1) for item in args.asset)

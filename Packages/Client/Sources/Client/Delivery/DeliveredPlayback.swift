@@ -9,7 +9,7 @@ import Synchronization
 /// let api = PlaybackAPI(keyServiceURL: kas, client: client, credential: token)
 /// let delivered = try await DeliveredPlayback.start(.deliveryDescription(url), api: api, clientPlatform: "linux")
 /// var configuration = PlaybackConfiguration(keyServiceURL: kas, credential: token, client: client)
-/// delivered.configure(&configuration)
+/// try delivered.configure(&configuration)
 /// defer { Task { await delivered.release() } }
 /// try await PlaybackSession(source: delivered.source, configuration: configuration).play(to: output)
 /// ```
@@ -27,8 +27,6 @@ public final class DeliveredPlayback: Sendable {
         guard grant.drmSystem == Self.playerDRMSystem else {
             throw PlaybackError(.malformed, "the playback answer is for \(grant.drmSystem.rawValue), not the tdf that was asked")
         }
-        // The open path's keys come from --kas only; a grant naming another key service is refused.
-        _ = try DeliveryURL.checkOnKeyService(grant.licenseURL, field: "playback answer's licenseUrl", keyService: api.keyServiceURL)
         _ = try DeliveryURL.checkOnKeyService(grant.releaseURL, field: "playback answer's releaseUrl", keyService: api.keyServiceURL)
         switch try PlaybackSource(argument: grant.mediaURL) {
         case .packageURL(let url): source = .packageURL(url)
@@ -70,8 +68,11 @@ public final class DeliveredPlayback: Sendable {
     }
 
     /// Points a configuration at this playback: the media URL lease and the KAS `playbackId`
-    /// the media sessions join.
-    public func configure(_ configuration: inout PlaybackConfiguration) {
+    /// the media sessions join. The open path's keys come from the configuration's key service
+    /// only (the one admission accepts): a grant whose `licenseUrl` names another is refused.
+    public func configure(_ configuration: inout PlaybackConfiguration) throws(PlaybackError) {
+        _ = try DeliveryURL.checkOnKeyService(grant.licenseURL, field: "playback answer's licenseUrl",
+                                              keyService: configuration.keyServiceURL)
         configuration.mediaLocation = mediaURL
         configuration.playbackID = grant.playbackID
     }

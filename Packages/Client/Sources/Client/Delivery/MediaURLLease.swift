@@ -32,9 +32,13 @@ public final class MediaURLLease: RenewableURL, @unchecked Sendable {
         state = Mutex(State(url: url, expiresAt: expiresAt, renewAt: Self.renewTime(expiresAt: expiresAt, now: now())))
     }
 
-    /// When to renew a URL valid until `expiresAt`, issued at `now`.
+    /// When to renew a URL valid until `expiresAt`, issued at `now`. A URL that looks expired
+    /// on arrival says the two clocks disagree: it is renewed only when the origin refuses it,
+    /// never on every request.
     static func renewTime(expiresAt: Double, now: Double) -> Double {
-        expiresAt - min(60, max(0, expiresAt - now) / 4)
+        let lifetime = expiresAt - now
+        guard lifetime > 0 else { return .infinity }
+        return expiresAt - min(60, lifetime / 4)
     }
 
     /// Renewals that succeeded so far.

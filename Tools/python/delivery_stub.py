@@ -22,6 +22,7 @@ Playback API and origin (the contract of docs/delivery.md), bearer --token requi
   POST   /media/v1/playback                  {assetId, drmSystem, ...} -> the playback answer
   POST   /media/v1/playback/ID/media-url     a fresh media URL (403 after release)
   DELETE /media/v1/playback/ID               204, the playback released
+  POST   /media/v1/session/ID/heartbeat      200 {}
   GET    /v2/media/ASSET                     the JW-shape description, sources shuffled (bearer
                                              or any ?token=)
   GET    /origin/PATH?token=T                a file under --root, single Range requests (206);
@@ -171,6 +172,8 @@ class Handler(BaseHTTPRequestHandler):
                 if playback is not None:
                     playback["released"] = True
             self.reply(204 if playback is not None else 404)
+        elif re.fullmatch(r"/media/v1/session/[A-Za-z0-9_-]+/heartbeat", path) and method == "POST":
+            self.json(200 if self.bearer_ok() else 401, {})
         elif path.startswith("/v2/media/") and method == "GET":
             self.describe(path[len("/v2/media/"):], query)
         elif path.startswith("/origin/") and method in ("GET", "HEAD"):

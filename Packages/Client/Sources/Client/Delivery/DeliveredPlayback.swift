@@ -19,6 +19,7 @@ public final class DeliveredPlayback: Sendable {
     public let mediaURL: MediaURLLease
     private let api: PlaybackAPI
     private let released = Mutex(false)
+    private let heartbeats = Mutex<Task<Void, Never>?>(nil)
 
     /// The DRM system `player` plays: the open path (Linux has no FairPlay).
     public static let playerDRMSystem = DRMSystem.tdf
@@ -77,6 +78,36 @@ public final class DeliveredPlayback: Sendable {
         configuration.playbackID = grant.playbackID
     }
 
+    /// Keeps the playback's own media session alive: `POST heartbeatUrl` (bearer) every
+    /// `interval` seconds until `release()`, stopping for good when the key service answers that
+    /// the session is gone (404) or refuses. Without a `heartbeatUrl`, or one off the key
+    /// service, nothing is sent. The URL holds the session id: it is never printed.
+    public func startHeartbeats(every interval: Double = 30, clock: any PlaybackClock = SystemPlaybackClock()) {
+        guard let url = grant.heartbeatURL, DeliveryURL.isOnKeyService(url, keyService: api.keyServiceURL) else { return }
+        let api = self.api
+        let task = Task {
+            var next = clock.now() + interval
+            while !Task.isCancelled {
+                do {
+                    try await clock.sleep(until: next)
+                } catch {
+                    return
+                }
+                next += interval
+                do throws(PlaybackError) {
+                    try await api.heartbeat(url)
+                } catch {
+                    if !error.isTransient { return }
+                }
+            }
+        }
+        heartbeats.withLock { previous in
+            previous?.cancel()
+            previous = task
+        }
+        if released.withLock({ $0 }) { task.cancel() }
+    }
+
     /// `DELETE releaseUrl`, once: later calls do nothing. Best effort at the end of a playback,
     /// after a failure or a stop; returns the failure, if any, for the caller to report.
     @discardableResult
@@ -86,6 +117,11 @@ public final class DeliveredPlayback: Sendable {
             return !done
         }
         guard first else { return nil }
+        // No heartbeat may follow the release: the loop is over before the DELETE is sent.
+        if let task = heartbeats.withLock({ $0 }) {
+            task.cancel()
+            await task.value
+        }
         do {
             try await api.release(grant)
             return nil

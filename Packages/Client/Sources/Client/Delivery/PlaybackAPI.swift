@@ -59,6 +59,13 @@ public struct PlaybackAPI: Sendable {
         return try MediaURLRenewal(json: response.body)
     }
 
+    /// `POST heartbeatUrl` (a playback answer's, on the key service): keeps its session alive.
+    func heartbeat(_ url: String) async throws(PlaybackError) {
+        _ = try await ServiceExchange.send(client, TransportRequest(
+            method: .post, url: url, headers: ["Content-Type": "application/json"], body: Data("{}".utf8),
+            credential: credential), route: "playback heartbeat")
+    }
+
     /// `DELETE releaseUrl`: ends the playback's sessions and frees its stream slot at once.
     public func release(_ grant: PlaybackGrant) async throws(PlaybackError) {
         let url = try DeliveryURL.checkOnKeyService(grant.releaseURL, field: "playback answer's releaseUrl",

@@ -72,6 +72,24 @@ import Testing
         #expect(throws: PlaybackError(.denied, "")) { try api.renewMediaURL(playbackID: delivered.grant.playbackID) }
     }
 
+    @Test func thePlaybacksSessionIsKeptAliveUntilRelease() async throws {
+        let (stub, _) = try fileStub(uses: 100)
+        let api = PlaybackAPI(keyServiceURL: stub.url(""), client: client, credential: credential)
+        let delivered = try await DeliveredPlayback.start(.asset(Self.asset), api: api, clientPlatform: "linux")
+        delivered.startHeartbeats(every: 0.05)
+        let heartbeat = "/media/v1/session/stub-session-\(delivered.grant.playbackID)/heartbeat"
+        await eventually("two heartbeats") {
+            ((try? stub.requests(using: client)) ?? []).filter { $0.path == heartbeat }.count >= 2
+        }
+        await delivered.release()
+        let log = try events(stub) + ["end"]
+        let requests = try stub.requests(using: client)
+        #expect(requests.filter { $0.path == heartbeat }.allSatisfy { $0.method == "POST" && $0.header("authorization") == "Bearer viewer-token" })
+        // After the release, no heartbeat: the release is the last request the playback made.
+        #expect(requests.last { $0.path == heartbeat || $0.method == "DELETE" }?.method == "DELETE")
+        #expect(log.contains("release"))
+    }
+
     @Test func aURLAboutToExpireIsRenewedBeforeItIsUsed() async throws {
         let (stub, bytes) = try fileStub(uses: 100, expiresIn: 600)
         let api = PlaybackAPI(keyServiceURL: stub.url(""), client: client, credential: credential)

@@ -156,6 +156,10 @@ enum PlayVerb {
         if let error = outcome.error {
             destination?.abandon()
             presenter?.terminate()
+            // An origin 403 that outlived a failed renewal: say why the renewal failed.
+            if let renewal = delivered?.mediaURL.lastFailure, !json {
+                console.progress("the media URL could not be renewed: \(renewal.reason)")
+            }
             if json { console.printError(ProgressJSON.result(error)) }
             if error.code == .refused {
                 if error.check == AdmissionCheck.keyAccessURL.rawValue {

@@ -23,8 +23,9 @@ public final class TestNginx: @unchecked Sendable {
     }
 
     /// Starts nginx with `serverBlock` (which listens on `port`) inside a minimal `http { }` in
-    /// `prefix`, and waits (bounded) until it answers on the port.
-    public init(serverBlock: String, port: Int, prefix: String) throws {
+    /// `prefix`, with `httpDirectives` (such as `limit_rate 64k;`) before it, and waits
+    /// (bounded) until it answers on the port.
+    public init(serverBlock: String, port: Int, prefix: String, httpDirectives: String = "") throws {
         try FileManager.default.createDirectory(atPath: prefix + "/logs", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: prefix + "/tmp", withIntermediateDirectories: true)
         let temp = prefix + "/tmp"
@@ -42,6 +43,7 @@ public final class TestNginx: @unchecked Sendable {
             fastcgi_temp_path \(temp)/fastcgi;
             uwsgi_temp_path \(temp)/uwsgi;
             scgi_temp_path \(temp)/scgi;
+            \(httpDirectives)
         \(serverBlock)
         }
 

@@ -27,7 +27,7 @@ extension DeliveryService {
         let viewer = try media.authenticate(&context)
         let entry = try entry(context.parameters["assetId"])
         let now = clock()
-        if let denial = try refusal(for: entry, viewer: viewer, request: request, now: now) {
+        if let denial = try refusal(for: try policy(of: entry), viewer: viewer, request: request, now: now) {
             audit("delivery_describe", viewer: viewer, asset: entry.assetID, decision: .deny, reason: denial.rawValue, now: now)
             media.countDenial(denial.rawValue)
             throw HTTPError(.forbidden, reason: "platform refused", code: denial.rawValue)

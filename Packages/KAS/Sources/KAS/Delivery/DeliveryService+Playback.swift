@@ -28,10 +28,21 @@ extension DeliveryService {
             throw HTTPError(.badRequest, reason: "this asset is tdf-hls: ask for drmSystem tdf")
         }
         let now = clock()
-        if let denial = try refusal(for: entry, viewer: viewer, request: request, now: now) {
+        let policy = try policy(of: entry)
+        if let denial = try refusal(for: policy, viewer: viewer, request: request, now: now) {
             audit("playback_start", viewer: viewer, asset: entry.assetID, decision: .deny, reason: denial.rawValue, now: now)
             media.countDenial(denial.rawValue)
             throw HTTPError(.forbidden, reason: "platform refused", code: denial.rawValue)
+        }
+        // The session start enforces the stream limit the media store learned from a verified
+        // manifest; the catalog's policy was verified when it was added, so it teaches it first.
+        do {
+            let limit = policy.rules?.maxConcurrentStreams
+            if try media.store.assetStreamLimit(asset: entry.assetID) != limit {
+                try media.store.setAssetStreamLimit(asset: entry.assetID, limit: limit, now: now)
+            }
+        } catch {
+            throw HTTPError(.serviceUnavailable, reason: "state store unavailable")
         }
         let playbackID = try Self.makePlaybackID()
         let sessionID = try startSession(assetID: entry.assetID, protocol: system == .fairplay ? .fairplay : .tdf, component: nil,
@@ -81,6 +92,7 @@ extension DeliveryService {
         else { throw HTTPError(.notFound, reason: "no such playback") }
         let ended: Int
         do {
+            // The media store keys a playback the player named as "client:<id>" (`MediaService.startSession`).
             ended = try catalog.endSessions(viewer: viewer.storeKey, asset: playback.assetID, playback: "client:" + id, now: now)
         } catch {
             throw HTTPError(.serviceUnavailable, reason: "state store unavailable")

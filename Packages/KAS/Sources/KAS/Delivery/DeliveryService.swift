@@ -74,32 +74,35 @@ public final class DeliveryService: Sendable {
         return entry
     }
 
-    /// The title's policy for this viewer as far as it is known before a key request: the
-    /// entitlement, dissemination, rental and region rules of `MediaRuleEvaluator`. The device
-    /// and stream-limit rules are the key request's and the session start's, which follow.
-    func refusal(for entry: CatalogEntry, viewer: MediaViewer, request: ServerRequest, now: Date) throws(HTTPError) -> MediaDenial? {
-        let policy: TDFPolicy
-        var rules: MediaRules?
+    /// The policy a catalog entry was read with (the package's, verified when it was added).
+    func policy(of entry: CatalogEntry) throws(HTTPError) -> AdmittedManifest {
         do {
-            policy = try TDFPolicy(parsing: entry.policyJSON)
-            rules = try policy.media.map { value throws(MediaRulesError) in try MediaRules(json: value) }
+            let policy = try TDFPolicy(parsing: entry.policyJSON)
+            let rules = try policy.media.map { value throws(MediaRulesError) in try MediaRules(json: value) }
+            return AdmittedManifest(digest: "", policyUUID: policy.uuid, dataAttributes: policy.body.dataAttributes.map(\.attribute),
+                                    dissem: policy.body.dissem, rules: rules, iv: Data(), components: [])
         } catch {
             throw HTTPError(.serviceUnavailable, reason: "catalog entry unreadable")
         }
+    }
+
+    /// The title's policy for this viewer as far as it is known before a key request: the
+    /// entitlement, dissemination, rental and region rules of `MediaRuleEvaluator`. The device
+    /// and stream-limit rules are the key request's and the session start's, which follow.
+    func refusal(for policy: AdmittedManifest, viewer: MediaViewer, request: ServerRequest, now: Date) throws(HTTPError) -> MediaDenial? {
+        var rules = policy.rules
         rules?.minSecurityLevel = nil
         rules?.hdcp = nil
         rules?.allowVirtualMachines = nil
         rules?.maxConcurrentStreams = nil
-        let known = AdmittedManifest(digest: "", policyUUID: policy.uuid, dataAttributes: policy.body.dataAttributes.map(\.attribute),
-                                     dissem: policy.body.dissem, rules: rules, iv: Data(), components: [])
         let firstPlay: Date?
         do {
-            firstPlay = try media.store.firstPlay(viewer: viewer.storeKey, asset: media.firstPlayKey(manifest: known, viewer: viewer))
+            firstPlay = try media.store.firstPlay(viewer: viewer.storeKey, asset: media.firstPlayKey(manifest: policy, viewer: viewer))
         } catch {
             throw HTTPError(.serviceUnavailable, reason: "state store unavailable")
         }
         return MediaRuleEvaluator.evaluate(MediaPolicyInput(
-            policyUUID: known.policyUUID, dataAttributes: known.dataAttributes, dissem: known.dissem, rules: rules,
+            policyUUID: policy.policyUUID, dataAttributes: policy.dataAttributes, dissem: policy.dissem, rules: rules,
             viewer: viewer, region: media.configuration.regionSource.region(for: request),
             device: .software(reportedVirtualMachine: nil), firstPlay: firstPlay, playbackRank: nil, now: now))
     }

@@ -96,7 +96,7 @@ public struct OriginConfig: Sendable {
     }
 
     /// Whether `text` can be written inside nginx double quotes as is.
-    static func isQuotable(_ text: String) -> Bool {
+    public static func isQuotable(_ text: String) -> Bool {
         !text.isEmpty && !text.unicodeScalars.contains { $0 == "\"" || $0 == "\\" || $0 == "$" || $0 == "{" || $0 == "}" || $0.value < 0x20 || $0.value == 0x7F }
     }
 }

@@ -35,6 +35,28 @@ public struct OriginSecret: Sendable, Equatable, CustomStringConvertible {
     /// Reads the file: regular, not a symlink, mode 0600 (or stricter), both slots set to valid
     /// secrets and the signing slot named.
     public static func load(path: String) throws(DeliverySecretError) -> OriginSecret {
+        let file = try read(path)
+        return OriginSecret(signingSlot: file.signingSlot, signingSecret: file.secrets[file.signingSlot] ?? "")
+    }
+
+    /// Creates the file with two fresh secrets, slot 1 signing, when it does not exist; true when it did not.
+    public static func createIfAbsent(path: String) throws(DeliverySecretError) -> Bool {
+        guard !FileManager.default.fileExists(atPath: path) else { return false }
+        try write(path, secrets: [1: try freshSecret(), 2: try freshSecret()], signingSlot: 1)
+        return true
+    }
+
+    /// Puts a fresh secret into the slot that is not signing and makes it the signing slot;
+    /// returns that slot. The other slot keeps its secret, so URLs it signed stay valid.
+    public static func rotate(path: String) throws(DeliverySecretError) -> Int {
+        var file = try read(path)
+        let slot = file.signingSlot == 1 ? 2 : 1
+        file.secrets[slot] = try freshSecret()
+        try write(path, secrets: file.secrets, signingSlot: slot)
+        return slot
+    }
+
+    private static func read(_ path: String) throws(DeliverySecretError) -> (secrets: [Int: String], signingSlot: Int) {
         let bytes = try DeliverySecretError.readFile(path, "origin secret file")
         guard let text = String(bytes: bytes, encoding: .utf8) else {
             throw DeliverySecretError("the origin secret file '\(path)' is not UTF-8 text")
@@ -45,17 +67,29 @@ public struct OriginSecret: Sendable, Equatable, CustomStringConvertible {
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             guard let (name, value) = parse(trimmed) else {
                 throw DeliverySecretError("the origin secret file '\(path)' has a line other than 'set $origin_secret_1 \"...\";', "
-                                        + "'set $origin_secret_2 \"...\";' and 'set $origin_signing_slot \"1\";' (or \"2\")")
+                                          + "'set $origin_secret_2 \"...\";' and 'set $origin_signing_slot \"1\";' (or \"2\")")
             }
             values[name] = value
         }
-        guard let slotText = values[slotVariable], let slot = Int(slotText), slots.contains(slot),
-              let secret = values[secretVariable(slot)], slots.allSatisfy({ values[secretVariable($0)] != nil })
+        var secrets: [Int: String] = [:]
+        for slot in slots { secrets[slot] = values[secretVariable(slot)] }
+        guard let slotText = values[slotVariable], let slot = Int(slotText), slots.contains(slot), secrets.count == slots.count
         else {
             throw DeliverySecretError("the origin secret file '\(path)' must set $origin_secret_1, $origin_secret_2 and "
-                                    + "$origin_signing_slot (1 or 2); 'kas origin-config' writes a fresh one")
+                                      + "$origin_signing_slot (1 or 2); 'kas origin-config' writes a fresh one")
         }
-        return OriginSecret(signingSlot: slot, signingSecret: secret)
+        return (secrets, slot)
+    }
+
+    private static func write(_ path: String, secrets: [Int: String], signingSlot: Int) throws(DeliverySecretError) {
+        let text = "# The origin secrets of nginx secure_link and the KAS (docs/delivery.md). Keep this file 0600.\n"
+            + slots.map { "set $\(secretVariable($0)) \"\(secrets[$0] ?? "")\";\n" }.joined()
+            + "set $\(slotVariable) \"\(signingSlot)\";\n"
+        do {
+            try SecureFiles.writeAtomically(Data(text.utf8), to: path, mode: 0o600)
+        } catch {
+            throw DeliverySecretError("cannot write the origin secret file: \(error.reason)")
+        }
     }
 
     /// `set $name "value";` for one of the file's variables with a valid value.
@@ -84,13 +118,6 @@ public struct OriginSecret: Sendable, Equatable, CustomStringConvertible {
         } catch {
             throw DeliverySecretError("the system random generator is unavailable")
         }
-    }
-
-    /// A file's text: both slots and the signing slot.
-    static func fileText(slot1: String, slot2: String, signingSlot: Int) -> String {
-        "# The origin secrets of nginx secure_link and the KAS (docs/delivery.md). Keep this file 0600.\n"
-            + "set $\(secretVariable(1)) \"\(slot1)\";\nset $\(secretVariable(2)) \"\(slot2)\";\n"
-            + "set $\(slotVariable) \"\(signingSlot)\";\n"
     }
 
     public var description: String { "OriginSecret(slot \(signingSlot), secret redacted)" }

@@ -113,7 +113,7 @@ enum PlayVerb {
                              + "\(delivered.source.isTDFHLS ? "tdf-hls" : "fps-v2") media from \(DeliveredSource.origin(delivered.grant.mediaURL))")
         }
         let session = PlaybackSession(source: source, configuration: configuration, progress: progress)
-        delivered?.startHeartbeats()
+        delivered?.startKeepingAlive()
 
         let signals = SignalStopper { name in
             console.progress("\(name): stopping and ending the media sessions")

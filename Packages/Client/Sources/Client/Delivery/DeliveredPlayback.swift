@@ -10,6 +10,7 @@ import Synchronization
 /// let delivered = try await DeliveredPlayback.start(.deliveryDescription(url), api: api, clientPlatform: "linux")
 /// var configuration = PlaybackConfiguration(keyServiceURL: kas, credential: token, client: client)
 /// try delivered.configure(&configuration)
+/// delivered.startKeepingAlive()
 /// defer { Task { await delivered.release() } }
 /// try await PlaybackSession(source: delivered.source, configuration: configuration).play(to: output)
 /// ```

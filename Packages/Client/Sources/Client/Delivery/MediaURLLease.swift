@@ -5,8 +5,9 @@ import Synchronization
 /// current URL is renewed through the playback API shortly before `mediaUrlExpiresAt` (a
 /// quarter of its lifetime, at most 60 s, before), and at once when the origin answers 403,
 /// so a title longer than one URL's validity plays without a gap. Requests check the renewal
-/// time, and `DeliveredPlayback.startKeepingAlive` also renews on time between requests. A renewal that fails before
-/// expiry leaves the still-valid URL in use; after a 403 the failure stands.
+/// time, and `DeliveredPlayback.startKeepingAlive` renews on time between requests too. A
+/// renewal that fails before expiry leaves the still-valid URL in use; after a 403 the failure
+/// stands.
 public final class MediaURLLease: RenewableURL, @unchecked Sendable {
     public typealias Renew = @Sendable () throws(PlaybackError) -> MediaURLRenewal
 

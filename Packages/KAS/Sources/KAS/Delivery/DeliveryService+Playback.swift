@@ -50,7 +50,8 @@ extension DeliveryService {
         let signed = mediaURL(entry, now: now)
         guard let identity = context.identity else { throw HTTPError.unauthorized }
         playbacks.insert(PlaybackRegistry.Playback(id: playbackID, identity: identity, viewer: viewer, assetID: entry.assetID,
-                                                   drmSystem: system, expires: signed.expires), now: now)
+                                                   drmSystem: system, expires: signed.expires.addingTimeInterval(PlaybackRegistry.renewalGrace)),
+                         now: now)
         audit("playback_start", viewer: viewer, asset: entry.assetID, decision: .allow, reason: "started", now: now)
 
         var members: [(String, JSONValue)] = [
@@ -76,7 +77,7 @@ extension DeliveryService {
             ("sessionId", .string(sessionID)),
             ("heartbeatUrl", .string(publicURL + "/media/v1/session/\(sessionID)/heartbeat")),
             ("releaseUrl", .string(publicURL + "/media/v1/playback/\(playbackID)")),
-            ("expiresAt", .string(Self.timestamp(signed.expires))),
+            ("expiresAt", .string(Self.timestamp(signed.expires.addingTimeInterval(PlaybackRegistry.renewalGrace)))),
         ]
         return .json(.object(JSONObject(members)))
     }
@@ -105,7 +106,7 @@ extension DeliveryService {
     }
 
     /// `POST /media/v1/playback/{id}/media-url` (bearer): a fresh signed media URL for a live
-    /// playback of this viewer; the playback lives as long as its newest URL.
+    /// playback of this viewer; the playback lives `PlaybackRegistry.renewalGrace` past its newest URL.
     public func renewMediaURL(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
         let viewer = try media.authenticate(&context)
         let now = clock()
@@ -114,7 +115,7 @@ extension DeliveryService {
         else { throw HTTPError(.notFound, reason: "no such playback") }
         let entry = try entry(playback.assetID)
         let signed = mediaURL(entry, now: now)
-        playbacks.extend(id, to: signed.expires)
+        playbacks.extend(id, to: signed.expires.addingTimeInterval(PlaybackRegistry.renewalGrace))
         return .json(.object(JSONObject([
             ("mediaUrl", .string(signed.url)),
             ("mediaUrlExpiresAt", .string(Self.timestamp(signed.expires))),

@@ -18,6 +18,10 @@ final class PlaybackRegistry: Sendable {
         var released = false
     }
 
+    /// How long a playback outlives its newest media URL: a player learns that a URL expired
+    /// from the origin's 403, after the fact, and must still be able to renew it.
+    static let renewalGrace: TimeInterval = 600
+
     /// Playbacks held at once; the oldest-expiring are dropped first beyond it.
     static let capacity = 100_000
     private let playbacks = Mutex<[String: Playback]>([:])

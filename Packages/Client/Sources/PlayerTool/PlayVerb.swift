@@ -15,9 +15,14 @@ enum PlayVerb {
         "play",
         summary: "Play an fps-v2 package or a tdf-hls stream: admit, get keys from the KAS, decrypt, present.",
         discussion: """
-            SOURCE is an fps-v2 package file or directory, the http(s) URL of a package (read with \
-            Range requests), a tdf-hls directory or its local master playlist (a file ending in \
-            .m3u8, played from its directory), or the URL of a tdf-hls master playlist. An fps-v2 \
+            SOURCE is read by one rule (docs/delivery.md): an http(s) URL whose path starts with \
+            /v2/media/ is a delivery description, whose tdf source (picked by DRM system, never by \
+            position) starts a playback at --kas; --asset ID instead of SOURCE starts one with \
+            POST /media/v1/playback at --kas; a .m3u8 URL, a local .m3u8 file or a directory \
+            holding master.m3u8 is a tdf-hls stream; anything else is an fps-v2 package (file, \
+            directory, or URL read with Range requests). A playback's signed media URL is renewed \
+            through --kas before it expires or when the origin answers 403, and the playback is \
+            released (DELETE releaseUrl) at the end, on failure and on SIGINT or SIGTERM. An fps-v2 \
             package passes every reader admission check, with --kas as the only accepted key \
             service, before any request to the KAS; a refused package names the failed check. \
             Every component's key is in hand before the first byte of output. The clear tracks are \
@@ -39,6 +44,7 @@ enum PlayVerb {
         options: [
             .single("kas", valueName: "url", help: "The key access server (the accepted key service URL).", required: true),
             .single("token", valueName: "token", help: "The viewer's bearer token.", required: true),
+            .single("asset", valueName: "uuid", help: "Play this catalogued asset: POST /media/v1/playback at --kas (instead of SOURCE)."),
             .single("ca", valueName: "file", help: "PEM certificates to trust instead of the system store."),
             .single("pin", valueName: "sha256//...", help: "Public-key pin of the KAS (libcurl form)."),
             .flag("fairplay", help: "Fetch and report the KAS's FairPlay certificate (no credential) before the sessions."),
@@ -47,11 +53,18 @@ enum PlayVerb {
             .single("output", short: "o", valueName: "file", help: "Write the clear fMP4 to this file."),
             .quiet,
         ],
-        arguments: [ToolArgument("source", help: "Package file, directory, package URL, tdf-hls master file or URL.")],
+        arguments: [ToolArgument("source", help: "Delivery URL (/v2/media/...), package file, directory or URL, tdf-hls master file or URL.",
+                                 optional: true)],
         action: run)
 
     static func run(_ arguments: ParsedArguments, _ console: Console) throws {
-        let sourceText = try arguments.requiredArgument("source")
+        let target: PlaybackTarget
+        do {
+            target = try PlaybackTarget(argument: arguments.argument("source"), assetID: arguments.value("asset"))
+        } catch {
+            if error.code == .invalidArgument { throw UsageError(error.reason) }
+            throw ToolFailure(error.reason)
+        }
         let kas = try arguments.requiredValue("kas")
         let outputPath = arguments.value("output")
         let present = arguments.flag("play")
@@ -73,12 +86,6 @@ enum PlayVerb {
         } catch {
             throw UsageError(error.reason)
         }
-        let source: PlaybackSource
-        do {
-            source = try PlaybackSource(argument: sourceText)
-        } catch {
-            throw ToolFailure(error.reason)
-        }
 
         // The destination is settled before any network request.
         let presenter: PlayerProcess? = present ? try PlayerProcess.launch() : nil
@@ -91,7 +98,22 @@ enum PlayVerb {
         }
         var configuration = PlaybackConfiguration(keyServiceURL: kas, credential: credential, client: client)
         configuration.fetchesCertificate = arguments.flag("fairplay")
+        let delivered: DeliveredPlayback?
+        let source: PlaybackSource
+        do {
+            (source, delivered) = try DeliveredSource.resolve(target, configuration: &configuration)
+        } catch {
+            destination?.abandon()
+            presenter?.terminate()
+            if json { console.printError(ProgressJSON.result(error)) }
+            throw ToolFailure(error.code == .refused || error.refusal != nil ? "refused: \(error.reason)" : error.description)
+        }
+        if let delivered, !json {
+            console.progress("playback started: \(delivered.grant.title ?? "untitled"), "
+                             + "\(delivered.source.isTDFHLS ? "tdf-hls" : "fps-v2") media from \(DeliveredSource.origin(delivered.grant.mediaURL))")
+        }
         let session = PlaybackSession(source: source, configuration: configuration, progress: progress)
+        delivered?.startKeepingAlive()
 
         let signals = SignalStopper { name in
             console.progress("\(name): stopping and ending the media sessions")
@@ -116,6 +138,10 @@ enum PlayVerb {
             } catch {
                 outcome.error = error
             }
+            // Ended, failed or stopped: the playback's slot is freed at once (best effort).
+            if let failure = await delivered?.release(), !json {
+                console.progress("the playback could not be released: \(failure.reason)")
+            }
             done.signal()
         }
         done.wait()
@@ -130,6 +156,10 @@ enum PlayVerb {
         if let error = outcome.error {
             destination?.abandon()
             presenter?.terminate()
+            // An origin 403 that outlived a failed renewal: say why the renewal failed.
+            if let renewal = delivered?.mediaURL.lastFailure, !json {
+                console.progress("the media URL could not be renewed: \(renewal.reason)")
+            }
             if json { console.printError(ProgressJSON.result(error)) }
             if error.code == .refused {
                 if error.check == AdmissionCheck.keyAccessURL.rawValue {

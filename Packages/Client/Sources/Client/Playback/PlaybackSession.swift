@@ -86,7 +86,7 @@ public final class PlaybackSession: @unchecked Sendable {
             case .packageURL(let url):
                 let range: HTTPRangeSource
                 do {
-                    range = try HTTPRangeSource(url: url, client: configuration.client)
+                    range = try HTTPRangeSource(location: configuration.mediaLocation ?? FixedURL(url), client: configuration.client)
                 } catch {
                     throw PlaybackError(.io, "the package URL could not be opened: \((error as? TransportError)?.reason ?? "unreadable")")
                 }
@@ -97,7 +97,7 @@ public final class PlaybackSession: @unchecked Sendable {
                 let (directory, name) = PlaybackSource.splitMaster(path)
                 return .tdfHLS(try TDFHLSStream.open(loader: DirectoryResourceLoader(directory: directory), masterName: name))
             case .tdfHLSMasterURL(let url):
-                let loader = HTTPResourceLoader(siblingsOf: url, client: configuration.client)
+                let loader = HTTPResourceLoader(location: configuration.mediaLocation ?? FixedURL(url), client: configuration.client)
                 var name = Substring(url)
                 if let cut = name.firstIndex(where: { $0 == "?" || $0 == "#" }) { name = name[..<cut] }
                 return .tdfHLS(try TDFHLSStream.open(loader: loader, masterName: String(name.split(separator: "/").last ?? "")))
@@ -159,7 +159,8 @@ public final class PlaybackSession: @unchecked Sendable {
             progress?(.certificate(bytes: try await service.certificate()?.count))
         }
         let session = ContentKeySession(service: service, assetID: package.policyUUID, manifest: package.manifestBytes,
-                                        components: ids, clock: configuration.clock, delegate: delegate, progress: progress)
+                                        components: ids, playbackID: configuration.playbackID ?? ContentKeySession.makePlaybackID(),
+                                        clock: configuration.clock, delegate: delegate, progress: progress)
         let alreadyStopped = lock.withLock { () -> Bool in
             keySession = session
             return stopRequested

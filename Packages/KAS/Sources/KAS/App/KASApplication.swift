@@ -17,6 +17,8 @@ public final class KASApplication: Sendable {
     public let store: SQLiteMediaStore
     public let auditLog: MediaAuditLog
     public let media: MediaService
+    /// The catalog, playbacks and delivery routes (docs/delivery.md).
+    public let delivery: DeliveryService
     /// Every route, as the server runs them.
     public let responder: HTTPResponder
 
@@ -68,6 +70,20 @@ public final class KASApplication: Sendable {
             store.close()
             throw KASApplicationError(error.reason)
         }
+        let delivery: DeliveryService
+        do {
+            let catalog = try SQLiteCatalog(path: layout.mediaStore)
+            delivery = try DeliveryService(configuration: configuration, catalog: catalog, media: media,
+                                           authentication: AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics),
+                                           clock: clock)
+        } catch let error as KASApplicationError {
+            store.close()
+            throw error
+        } catch {
+            store.close()
+            throw KASApplicationError("cannot open the catalog in '\(layout.mediaStore)'")
+        }
+        self.delivery = delivery
         self.configuration = configuration
         self.keyRing = keyRing
         self.metrics = metrics
@@ -75,18 +91,20 @@ public final class KASApplication: Sendable {
         self.auditLog = auditLog
         self.media = media
         self.responder = Self.makeRouter(configuration: configuration, keyRing: keyRing, verifier: verifier,
-                                         metrics: metrics, sink: sink, media: media, webPlayer: webPlayer).responder()
+                                         metrics: metrics, sink: sink, media: media, delivery: delivery,
+                                         webPlayer: webPlayer).responder()
     }
 
     /// Closes the store (after the server stopped taking requests).
     public func close() {
+        delivery.catalog.close()
         store.close()
     }
 
     /// The routes of a KAS; `media` nil leaves out the media routes (and their gauges).
     public static func makeRouter(configuration: KASConfiguration, keyRing: KeyRingHolder,
                                   verifier: BearerTokenVerifier, metrics: Metrics,
-                                  sink: any LogSink, media: MediaService? = nil,
+                                  sink: any LogSink, media: MediaService? = nil, delivery: DeliveryService? = nil,
                                   webPlayer: WebPlayerFiles? = nil) -> Router {
         let router = Router()
         router.add(middleware: RequestLogMiddleware(sink: sink))
@@ -108,6 +126,10 @@ public final class KASApplication: Sendable {
             let authentication = AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics)
             registerMediaRoutes(on: router, service: media, authentication: authentication)
             registerMediaRewrapRoute(on: router, service: MediaRewrapService(media: media, keys: keyRing), authentication: authentication)
+        }
+        if let delivery {
+            registerDeliveryRoutes(on: router, service: delivery,
+                                   authentication: AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics))
         }
         return router
     }

@@ -30,6 +30,8 @@ let package = Package(
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
             .product(name: "MediaDRMHLS", package: "MediaCrypto"),
             .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
+            // AtomicFileWriter, for the offline library's records.
+            .product(name: "MediaDRMToolSupport", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "PlayerTool", dependencies: [
             "Client",

@@ -1,4 +1,6 @@
 import Foundation
+import MediaDRMCrypto
+import MediaDRMEncoding
 import MediaDRMToolSupport
 #if canImport(Glibc)
 import Glibc
@@ -16,20 +18,7 @@ enum LibraryFiles {
     /// Writes `data` to `path` so that a reader sees the old file or the new one, never a part.
     static func write(_ data: some DataProtocol, to path: String) throws(OfflineError) {
         do {
-            let writer = try AtomicFileWriter(destination: path)
-            guard fchmod(writer.fileDescriptor, fileMode) == 0 else {
-                writer.discard()
-                throw OfflineError(.library, "'\(path)' could not be made private (chmod 600)")
-            }
-            do {
-                try writer.write(data)
-                try writer.commit()
-            } catch {
-                writer.discard()
-                throw error
-            }
-        } catch let error as OfflineError {
-            throw error
+            try AtomicFileWriter.write(data, to: path, mode: fileMode)
         } catch {
             throw OfflineError(.library, "'\(path)' could not be written: check the library's free space and permissions")
         }
@@ -89,5 +78,15 @@ enum LibraryFiles {
 
     static func remove(_ path: String) {
         try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+extension LibraryFiles {
+    /// Lower-case hex SHA-256 of a file, read through a memory map (a film is not loaded whole).
+    static func sha256Hex(ofFile path: String) throws(OfflineError) -> String {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
+            throw OfflineError(.packageChanged, "the stored package could not be read: delete the title and download it again")
+        }
+        return Hex.encode(SHA256.hash(data: data))
     }
 }

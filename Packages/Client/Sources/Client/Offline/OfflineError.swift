@@ -33,11 +33,13 @@ public struct OfflineError: Error, Equatable, Sendable, CustomStringConvertible 
         case licenseReleased
         /// The key service refused or failed; `playback` carries the mapped error.
         case keyService
+        /// Decrypting or writing the clear media failed; `playback` carries the error.
+        case playback
     }
 
     public let code: Code
     public let reason: String
-    /// The key-service failure behind a `.keyService` error (its status and refusal code).
+    /// The failure behind a `.keyService` or `.playback` error (its status and refusal code).
     public let playback: PlaybackError?
 
     public init(_ code: Code, _ reason: String, playback: PlaybackError? = nil) {

@@ -13,8 +13,9 @@ import Darwin
 /// `Range: bytes=N-` with `If-Range: <entity tag>` (RFC 9110 §13.1.5): a 206 whose
 /// `Content-Range` starts at N continues the file; a 200 means the resource changed (or the
 /// origin ignores ranges), and the file starts over from its first byte. Without a strong tag
-/// nothing can be resumed safely, so every attempt starts over. A dropped connection is retried
-/// from where it stopped, `retries` times in a row without progress; a later run resumes too.
+/// nothing can be resumed safely, so every attempt starts over. A dropped connection is resumed
+/// from where it stopped up to `maxInterruptions` times per run, and gives up after `retries`
+/// attempts in a row that brought no byte; a later run resumes from the bytes kept.
 public final class PackageDownload: @unchecked Sendable {
     /// What a download reports, in order.
     public enum Event: Sendable {
@@ -31,6 +32,7 @@ public final class PackageDownload: @unchecked Sendable {
     public let url: String
     public let directory: String
     public let retries: Int
+    public let maxInterruptions: Int
     /// The largest resource accepted.
     public let maxBytes: UInt64
     private let client: HTTPClient
@@ -40,7 +42,8 @@ public final class PackageDownload: @unchecked Sendable {
     var statePath: String { directory + "/state.json" }
 
     public init(url: String, directory: String, client: HTTPClient, maxBytes: UInt64 = 64 << 30, retries: Int = 3,
-                events: (@Sendable (Event) -> Void)? = nil) {
+                maxInterruptions: Int = 20, events: (@Sendable (Event) -> Void)? = nil) {
+        self.maxInterruptions = maxInterruptions
         self.url = url
         self.directory = directory
         self.client = client
@@ -53,6 +56,7 @@ public final class PackageDownload: @unchecked Sendable {
     public func run() throws(OfflineError) -> (path: String, bytes: UInt64) {
         try LibraryFiles.ensurePrivateDirectory(directory)
         var failuresInARow = 0
+        var interruptions = 0
         while true {
             var state = try readState()
             let have = LibraryFiles.size(partialPath) ?? 0
@@ -99,9 +103,9 @@ public final class PackageDownload: @unchecked Sendable {
                 }
                 let now = LibraryFiles.size(partialPath) ?? 0
                 failuresInARow = now > before ? 0 : failuresInARow + 1
-                guard failuresInARow <= retries else {
-                    throw OfflineError(.download, "the download was interrupted at \(now) bytes and made no progress "
-                                       + "after \(retries) retries: run the same command again to resume")
+                interruptions += 1
+                guard failuresInARow <= retries, interruptions <= maxInterruptions else {
+                    throw OfflineError(.download, "the download was interrupted at \(now) bytes: run the same command again to resume")
                 }
                 events?(.interrupted(bytes: now))
                 continue

@@ -24,8 +24,9 @@ The same behaviours by path, so one server can serve many tests:
   /__chunked/N                    N bytes, chunked (no Content-Length)
   /__norange/FILE                 FILE, ignoring Range (always 200)
   /__badrange/FILE                FILE, 206 with a Content-Range one byte off
-  /__dropafter/N/FILE             FILE (Range honoured), but the first GET of this path sends
-                                  its headers and N body bytes, then drops the connection
+  /__dropafter/N/FILE             FILE (Range honoured), but the first GET of this path with an
+                                  open-ended range (`bytes=a-`, how a download asks) sends its
+                                  headers and N body bytes, then drops the connection
   /__hits                         JSON {hits: {path: count}, log: [{method, path, authorization,
                                   range, ifRange}],
                                   hangups: [path]} (not itself recorded); `hangups` lists, in
@@ -243,7 +244,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.drop_after = None
         m = re.fullmatch(r"/__dropafter/(\d+)(/.*)", path)
         if m:
-            if self.command == "GET" and self.server.state.first_drop(path):
+            open_ended = re.fullmatch(r"bytes=\d+-", (self.headers.get("Range") or "").strip())
+            if self.command == "GET" and open_ended and self.server.state.first_drop(path):
                 self.drop_after = int(m.group(1))
             path = m.group(2)
         m = re.fullmatch(r"/__(norange|badrange)(/.*)", path)

@@ -111,9 +111,11 @@ public final class PackageDownload: @unchecked Sendable {
                 continue
             }
             if sink.restarted { events?(.restarted) }
-            guard let length = sink.state?.length, let size = LibraryFiles.size(partialPath), size == length else {
-                // A complete answer shorter than announced: continue from what arrived.
-                failuresInARow += 1
+            let size = LibraryFiles.size(partialPath) ?? 0
+            guard let length = sink.state?.length, size == length else {
+                // An answer that ended before the package does (a capped range): continue from
+                // what arrived, giving up only when answers stop bringing bytes.
+                failuresInARow = size > before ? 0 : failuresInARow + 1
                 guard failuresInARow <= retries else {
                     throw OfflineError(.download, "the origin's answers end before the package does: run the command again later")
                 }
@@ -179,10 +181,10 @@ final class FileAppendSink: ResponseBodySink, @unchecked Sendable {
         let length: UInt64
         switch status {
         case 206:
+            // An origin may answer less than asked (a capped range): the next request continues.
             guard headers.values(for: "content-range").count == 1, let value = headers["content-range"],
-                  let range = try? ContentRange(parsing: value), let first = range.range?.lowerBound,
-                  range.range?.upperBound == range.completeLength - 1 else {
-                return refuse("the origin answered a range request with a Content-Range that does not run to the end")
+                  let range = try? ContentRange(parsing: value), let first = range.range?.lowerBound else {
+                return refuse("the origin answered a range request without a usable Content-Range")
             }
             guard first == offset else { return refuse("the origin answered another range than the one asked for") }
             if let known, offset > 0, known.length != range.completeLength || known.entityTag != tag {

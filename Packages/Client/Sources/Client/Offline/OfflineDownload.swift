@@ -140,7 +140,7 @@ public struct OfflineDownload: Sendable {
             deviceName: deviceName))
         let check = try OfflineLicenseCheck(compact: answer.license, signingKeys: signingKeys, deviceKey: deviceKey,
                                             assetID: remote.policyUUID)
-        _ = try check.contentKeys(deviceKey: deviceKey, components: remote.components.map { $0.id })
+        _ = try check.contentKeys(deviceKey: deviceKey, components: remote.components.map { ($0.kind, $0.keyBinding) })
         guard check.license.licenseID == answer.licenseID else {
             throw OfflineError(.keyService, "the key service's answer names another licence than the one it signed")
         }

@@ -4,6 +4,7 @@ import MediaDRMJOSE
 import MediaDRMJSON
 import MediaDRMMedia
 import MediaDRMOffline
+import MediaDRMTDF
 
 /// The player's checks of an offline licence, with no network (docs/offline.md), in this order:
 /// the signature against the kept licence-signing keys, the device thumbprint (`cnf.jkt`) against
@@ -52,18 +53,27 @@ struct OfflineLicenseCheck {
         }
     }
 
-    /// Each component's content key, unwrapped with the device key (in memory only).
-    func contentKeys(deviceKey: P256.KeyAgreement.PrivateKey, components: [String]) throws(OfflineError) -> [String: SymmetricKey] {
+    /// Each component's content key, unwrapped with the device key (in memory only) and checked
+    /// against the package's `keyBinding` for that component (fps-v2 §5.3: HMAC-SHA256 of the
+    /// component id under the key), so a licence can only open the package it was issued for.
+    func contentKeys(deviceKey: P256.KeyAgreement.PrivateKey,
+                     components: [(kind: MediaComponentKind, keyBinding: String)]) throws(OfflineError) -> [String: SymmetricKey] {
         var keys: [String: SymmetricKey] = [:]
         for component in components {
-            guard let kind = MediaComponentKind(rawValue: component), let entry = license.key(for: kind) else {
-                throw OfflineError(.licenseAsset, "the licence has no key for the package's \(component) component")
+            let id = component.kind.id
+            guard let entry = license.key(for: component.kind) else {
+                throw OfflineError(.licenseAsset, "the licence has no key for the package's \(id) component")
             }
+            let key: SymmetricKey
             do {
-                keys[component] = try entry.unwrap(with: deviceKey)
+                key = try entry.unwrap(with: deviceKey)
             } catch {
-                throw OfflineError(.licenseDevice, "the licence's \(component) key does not open with this library's device key")
+                throw OfflineError(.licenseDevice, "the licence's \(id) key does not open with this library's device key")
             }
+            guard TDFBinding.isValidKeyBinding(component.keyBinding, componentID: id, key: key) else {
+                throw OfflineError(.licenseAsset, "the licence's \(id) key is not the stored package's key")
+            }
+            keys[id] = key
         }
         return keys
     }

@@ -83,7 +83,7 @@ public struct OfflinePlayback: Sendable {
             throw OfflineError(.packageChanged, "the stored package is not an fps-v2 package")
         }
         let ids = package.components.map(\.id)
-        let keys = try check.contentKeys(deviceKey: deviceKey, components: ids)
+        let keys = try check.contentKeys(deviceKey: deviceKey, components: package.components.map { ($0.kind, $0.keyBinding) })
         var decryptors: [FragmentDecryptor] = []
         for (index, id) in ids.enumerated() {
             guard let key = keys[id] else { throw OfflineError(.licenseAsset, "the licence has no key for \(id)") }

@@ -5,6 +5,7 @@ import MediaDRMJOSE
 import MediaDRMJSON
 import MediaDRMMedia
 import MediaDRMOffline
+import MediaDRMTDF
 import Testing
 @testable import Client
 
@@ -19,6 +20,8 @@ import Testing
         let compact: String
         let jwks: JSONObject
         let device: P256.KeyAgreement.PrivateKey
+        /// Each component with the keyBinding of the key the licence wraps (fps-v2 §5.3).
+        let components: [(kind: MediaComponentKind, keyBinding: String)]
     }
 
     static func issue(window: Int64? = 3600, issuedAt: Int64 = now, expiresAt: Int64 = now + 86_400,
@@ -27,15 +30,18 @@ import Testing
         let signing = JWSSigningKey(p256: signer, keyID: "licence-1")
         let device = try device ?? P256.KeyAgreement.PrivateKey()
         let deviceKey = try OfflineDeviceKey(device.publicKey)
+        var components: [(kind: MediaComponentKind, keyBinding: String)] = []
         let keys = try ["video", "audio"].map { name in
-            try OfflineLicenseKey(component: try #require(MediaComponentKind(rawValue: name)), keyID: "ab",
-                                  key: SymmetricKey(data: try SecureRandom.bytes(count: 16)), device: deviceKey)
+            let kind = try #require(MediaComponentKind(rawValue: name))
+            let key = SymmetricKey(data: try SecureRandom.bytes(count: 16))
+            components.append((kind, TDFBinding.keyBinding(componentID: kind.id, key: key)))
+            return try OfflineLicenseKey(component: kind, keyID: "ab", key: key, device: deviceKey)
         }
         let license = OfflineLicense(asset: asset, subject: "alice", licenseID: "lid-1", deviceThumbprint: deviceKey.thumbprint,
                                      issuedAt: issuedAt, expiresAt: expiresAt, playbackWindowSeconds: window,
                                      rentalEndsAt: nil, keys: keys)
         let jwks = JWKSet(keys: [JWK(publicKey: signer.publicKey, keyID: "licence-1")]).jsonObject
-        return Issued(compact: try license.signed(with: signing), jwks: jwks, device: device)
+        return Issued(compact: try license.signed(with: signing), jwks: jwks, device: device, components: components)
     }
 
     @Test func aGoodLicenceOpensEveryKey() throws {
@@ -43,8 +49,13 @@ import Testing
         let check = try OfflineLicenseCheck(compact: issued.compact, signingKeys: issued.jwks, deviceKey: issued.device,
                                             assetID: Self.asset)
         try check.checkTimes(now: Self.now + 60, firstPlayedAt: nil)
-        let keys = try check.contentKeys(deviceKey: issued.device, components: ["video", "audio"])
+        let keys = try check.contentKeys(deviceKey: issued.device, components: issued.components)
         #expect(keys.count == 2 && keys.values.allSatisfy { $0.byteCount == 16 })
+        // Another package's keyBinding (another key for the same component): refused.
+        let other = try Self.issue()
+        #expect(throws: OfflineError(.licenseAsset, "")) {
+            try check.contentKeys(deviceKey: issued.device, components: other.components)
+        }
     }
 
     @Test func signatureDeviceAndAssetRefusals() throws {

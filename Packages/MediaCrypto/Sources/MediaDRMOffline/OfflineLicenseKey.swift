@@ -51,7 +51,7 @@ public struct OfflineLicenseKey: Sendable, Equatable {
         }
     }
 
-    var jsonValue: JSONValue {
+    public var jsonValue: JSONValue {
         .object(JSONObject([
             ("component", .string(component.rawValue)), ("kid", .string(keyID)),
             ("ephemeralPublicKey", .string(ephemeralPublicKey.pemRepresentation)),
@@ -59,7 +59,8 @@ public struct OfflineLicenseKey: Sendable, Equatable {
         ]))
     }
 
-    init(json: JSONValue) throws(OfflineLicenseError) {
+    /// Reads one `keys[]` entry strictly (closed schema, a P-256 PEM, 44 bytes of wrapped key).
+    public init(json: JSONValue) throws(OfflineLicenseError) {
         guard case .object(let object) = json, object.keys.allSatisfy(Self.members.contains) else {
             throw OfflineLicenseError(.malformed, "keys[] entries must be objects of component, kid, ephemeralPublicKey, wrappedKey")
         }

@@ -85,7 +85,7 @@ public final class OfflineLicenseService: Sendable {
 
     // MARK: Issue
 
-    private func issueLicense(_ request: ServerRequest, viewer: MediaViewer,
+    private func issueLicense(_ request: ServerRequest, viewer: Identity,
                               event: inout MediaAuditEvent) throws(OfflineFailure) -> ServerResponse {
         let now = media.clock()
         try consumeRateToken(viewer: viewer, now: now)
@@ -109,18 +109,17 @@ public final class OfflineLicenseService: Sendable {
         guard body.assetID == manifest.policyUUID else { throw .manifestRefused(ManifestRefusal.assetMismatch.rawValue) }
         guard let rules = manifest.rules, rules.allowsOffline else { throw .denied(.offlineNotAllowed) }
 
-        let playKey = media.firstPlayKey(manifest: manifest, viewer: viewer)
-        let decision = try decide(rules: rules, dataAttributes: manifest.dataAttributes, dissem: manifest.dissem,
-                                  policyUUID: manifest.policyUUID, playKey: playKey, viewer: viewer, request: request, now: now)
+        let playKey = MediaAuthorizer.firstPlayKey(asset: manifest.policy, viewer: viewer)
+        let decision = try decide(asset: manifest.policy, playKey: playKey, viewer: viewer, request: request, now: now)
         guard let signer = keyRing.current.activeLicenseSigner else { throw .signingUnavailable }
         let keyIDs = OfflineManifestFacts.keyIDs(bytes)
         var keys: [OfflineLicenseKey] = []
         for component in manifest.components {
-            guard let kind = MediaComponentKind(rawValue: component.kind), let keyID = keyIDs[component.id] else {
+            guard let keyID = keyIDs[component.id] else {
                 throw .manifestRefused(ManifestRefusal.componentsMalformed.rawValue)
             }
             do {
-                keys.append(try OfflineLicenseKey(component: kind, keyID: keyID, key: component.key, device: body.device))
+                keys.append(try OfflineLicenseKey(component: component.kind, keyID: keyID, key: component.key, device: body.device))
             } catch {
                 throw .unavailable("key wrap failed", "rewrap_failed")
             }
@@ -156,7 +155,7 @@ public final class OfflineLicenseService: Sendable {
 
     // MARK: Renew
 
-    private func renewLicense(_ request: ServerRequest, id: String?, viewer: MediaViewer,
+    private func renewLicense(_ request: ServerRequest, id: String?, viewer: Identity,
                               event: inout MediaAuditEvent) throws(OfflineFailure) -> ServerResponse {
         var (record, report) = try ownedLicense(request, id: id, viewer: viewer, event: &event)
         let now = media.clock()
@@ -167,8 +166,8 @@ public final class OfflineLicenseService: Sendable {
               let attributes = Self.strings(record.dataAttributes), let dissem = Self.strings(record.dissem),
               let keysValue = try? JSONParser.parse(Data(record.keys.utf8)), case .array(let keyItems) = keysValue
         else { throw .storeUnavailable }
-        let decision = try decide(rules: rules, dataAttributes: attributes, dissem: dissem, policyUUID: record.asset,
-                                  playKey: record.playKey, viewer: viewer, request: request, now: now)
+        let asset = MediaAssetPolicy(policyUUID: record.asset, dataAttributes: attributes, dissem: dissem, rules: rules)
+        let decision = try decide(asset: asset, playKey: record.playKey, viewer: viewer, request: request, now: now)
         guard let signer = keyRing.current.activeLicenseSigner else { throw .signingUnavailable }
         // The stored keys are the licence's own, wrapped to its device: a renewal carries exactly them.
         var keys: [OfflineLicenseKey] = []
@@ -200,8 +199,9 @@ public final class OfflineLicenseService: Sendable {
 
     /// When the licence ends and for how long it plays: `offlineLicenseDuration` from now, never
     /// past the rental (`OfflineRentalBound`); a rental already over is refused with its reason.
-    private func decide(rules: MediaRules, dataAttributes: [String], dissem: [String], policyUUID: String, playKey: String,
-                        viewer: MediaViewer, request: ServerRequest, now: Date) throws(OfflineFailure) -> OfflineTerms {
+    private func decide(asset: MediaAssetPolicy, playKey: String, viewer: Identity, request: ServerRequest,
+                        now: Date) throws(OfflineFailure) -> OfflineTerms {
+        guard let rules = asset.rules, rules.allowsOffline else { throw .denied(.offlineNotAllowed) }
         let firstPlay: Date?
         do {
             firstPlay = try media.store.firstPlay(viewer: viewer.storeKey, asset: playKey)
@@ -212,18 +212,18 @@ public final class OfflineLicenseService: Sendable {
         var offlineRules = rules
         offlineRules.maxConcurrentStreams = nil
         let input = MediaPolicyInput(
-            policyUUID: policyUUID, dataAttributes: dataAttributes, dissem: dissem, rules: offlineRules, viewer: viewer,
+            policyUUID: asset.policyUUID, dataAttributes: asset.dataAttributes, dissem: asset.dissem, rules: offlineRules, viewer: viewer,
             region: media.configuration.regionSource.region(for: request),
             device: .software(reportedVirtualMachine: nil), firstPlay: firstPlay, playbackRank: nil, now: now)
         if let denial = MediaRuleEvaluator.evaluate(input) { throw .denied(denial) }
-        guard let terms = OfflineTerms(rules: rules, purchase: viewer.rentalPurchaseTime(policyUUID: policyUUID),
+        guard let terms = OfflineTerms(rules: rules, purchase: viewer.rentalPurchaseTime(policyUUID: asset.policyUUID),
                                        firstPlay: firstPlay, now: now)
         else { throw .denied(.rentalPlaybackWindowClosed) }
         return terms
     }
 
     /// The viewer's licence named by the path, and the body's play report.
-    private func ownedLicense(_ request: ServerRequest, id: String?, viewer: MediaViewer,
+    private func ownedLicense(_ request: ServerRequest, id: String?, viewer: Identity,
                               event: inout MediaAuditEvent) throws(OfflineFailure) -> (OfflineLicenseRecord, OfflinePlayReport) {
         var report = OfflinePlayReport()
         if !request.body.isEmpty {
@@ -261,7 +261,7 @@ public final class OfflineLicenseService: Sendable {
         }
     }
 
-    private func consumeRateToken(viewer: MediaViewer, now: Date) throws(OfflineFailure) {
+    private func consumeRateToken(viewer: Identity, now: Date) throws(OfflineFailure) {
         let decision: RateLimitDecision
         do {
             decision = try media.store.consumeRateToken(key: "offline:" + viewer.storeKey,
@@ -285,7 +285,7 @@ public final class OfflineLicenseService: Sendable {
     }
 
     /// Runs one route's work, auditing its outcome and counting a refusal.
-    private func audited(_ name: String, viewer: MediaViewer, success: String,
+    private func audited(_ name: String, viewer: Identity, success: String,
                          _ body: (inout MediaAuditEvent) throws(OfflineFailure) -> ServerResponse) throws(HTTPError) -> ServerResponse {
         let began = ContinuousClock.now
         var event = MediaAuditEvent.denied(name, viewer: viewer, reason: "", time: media.clock())

@@ -39,12 +39,16 @@ enum PlayVerb {
             such as not_entitled, rental_playback_window_closed or concurrent_streams); stdout \
             stays media only. --fairplay fetches the KAS's FairPlay certificate \
             (GET /media/v1/certificate, no credential) after admission and reports its size, \
-            or that none is configured.
+            or that none is configured. With --title NAME, a title downloaded with player download \
+            plays from the offline library instead, opening no network connection: its licence is \
+            verified (signature, device, expiry, playback window, clock) first (docs/offline.md).
             """,
         options: [
-            .single("kas", valueName: "url", help: "The key access server (the accepted key service URL).", required: true),
-            .single("token", valueName: "token", help: "The viewer's bearer token.", required: true),
+            .single("kas", valueName: "url", help: "The key access server (the accepted key service URL); required unless --title."),
+            .single("token", valueName: "token", help: "The viewer's bearer token; required unless --title."),
             .single("asset", valueName: "uuid", help: "Play this catalogued asset: POST /media/v1/playback at --kas (instead of SOURCE)."),
+            .single("title", valueName: "name", help: "Play a downloaded title of the offline library instead, with no network (docs/offline.md)."),
+            OfflineOptions.library,
             .single("ca", valueName: "file", help: "PEM certificates to trust instead of the system store."),
             .single("pin", valueName: "sha256//...", help: "Public-key pin of the KAS (libcurl form)."),
             .flag("fairplay", help: "Fetch and report the KAS's FairPlay certificate (no credential) before the sessions."),
@@ -53,11 +57,12 @@ enum PlayVerb {
             .single("output", short: "o", valueName: "file", help: "Write the clear fMP4 to this file."),
             .quiet,
         ],
-        arguments: [ToolArgument("source", help: "Delivery URL (/v2/media/...), package file, directory or URL, tdf-hls master file or URL.",
+        arguments: [ToolArgument("source", help: "Delivery URL (/v2/media/...), package file, directory or URL, tdf-hls master file or URL (not with --title).",
                                  optional: true)],
         action: run)
 
     static func run(_ arguments: ParsedArguments, _ console: Console) throws {
+        if arguments.value("title") != nil { return try OfflinePlayCommand.run(arguments, console) }
         let target: PlaybackTarget
         do {
             target = try PlaybackTarget(argument: arguments.argument("source"), assetID: arguments.value("asset"))

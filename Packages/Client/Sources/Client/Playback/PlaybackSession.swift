@@ -116,10 +116,17 @@ public final class PlaybackSession: @unchecked Sendable {
     private static func admit(_ package: FPSv2Package, _ configuration: PlaybackConfiguration,
                               _ progress: (@Sendable (PlaybackEvent) -> Void)?,
                               localHeaders: FPSv2Admission.Options.LocalHeaders = .eager) throws(PlaybackError) -> Presentation {
+        try admit(package, keyServiceURL: configuration.keyServiceURL, progress, localHeaders: localHeaders)
+    }
+
+    /// Admits an fps-v2 package with `keyServiceURL` as the only accepted key service and
+    /// rewrites its init segments to clear (also used offline, `OfflinePlayback`).
+    static func admit(_ package: FPSv2Package, keyServiceURL: String, _ progress: (@Sendable (PlaybackEvent) -> Void)?,
+                      localHeaders: FPSv2Admission.Options.LocalHeaders = .eager) throws(PlaybackError) -> Presentation {
         let admitted: FPSv2AdmittedPackage
         do {
             admitted = try FPSv2Admission.admit(package, options: FPSv2Admission.Options(
-                acceptedKeyServiceURLs: [configuration.keyServiceURL], localHeaders: localHeaders))
+                acceptedKeyServiceURLs: [keyServiceURL], localHeaders: localHeaders))
         } catch {
             if let check = error.check {
                 // The package may be fine and the key service the wrong one: say both URLs.
@@ -259,9 +266,18 @@ public final class PlaybackSession: @unchecked Sendable {
     private func stream(inits: [ClearInitSegment], decryptors: [FragmentDecryptor],
                         readers: any ComponentSegments, validity: KeyValidity,
                         output: any MediaOutput, began: Double) async throws(PlaybackError) {
-        let box = UncheckedBox((inits, decryptors, output))
-        let clock = configuration.clock, progress = self.progress
         let stopped: @Sendable () -> Bool = { [weak self] in self?.isStopRequested ?? true }
+        try await Self.stream(inits: inits, decryptors: decryptors, readers: readers, validity: validity, output: output,
+                              began: began, clock: configuration.clock, progress: progress, stopped: stopped)
+    }
+
+    /// Decrypts each component's segments in order and muxes them into one clear fMP4 (shared
+    /// with offline playback, `OfflinePlayback`).
+    static func stream(inits: [ClearInitSegment], decryptors: [FragmentDecryptor],
+                       readers: any ComponentSegments, validity: KeyValidity, output: any MediaOutput, began: Double,
+                       clock: any PlaybackClock, progress: (@Sendable (PlaybackEvent) -> Void)?,
+                       stopped: @escaping @Sendable () -> Bool) async throws(PlaybackError) {
+        let box = UncheckedBox((inits, decryptors, output))
         try await Blocking.run { () throws(PlaybackError) in
             let (inits, decryptors, output) = box.value
             let failure = FailureBox()

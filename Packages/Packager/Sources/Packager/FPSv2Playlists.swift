@@ -36,11 +36,8 @@ struct FPSv2Playlists {
     static func masterShape(plan: SegmentPlan, video track: SourceTrack, audio audioTrack: SourceTrack?,
                             audioConfig: AudioSpecificConfig?, audioLanguage: String?,
                             rates: [BitRates]) throws(PackagerError) -> (video: HLSFPSv2.Video, audio: HLSFPSv2.Audio?) {
-        guard let avcC = track.avcConfiguration, let entry = track.videoEntry else {
-            throw PackagerError(.unsupportedInput, "the video track has no avcC")
-        }
-        let codec = "avc1." + [avcC.profileIndication, avcC.profileCompatibility, avcC.levelIndication]
-            .map { String(format: "%02X", $0) }.joined()
+        guard let entry = track.videoEntry else { throw PackagerError(.unsupportedInput, "the video track has no sample entry") }
+        let codec = try VideoCodecs.string(track)
         let samples = track.samples
         let seconds = Double(samples.decodeEnd) / Double(track.timescale)
         let frameRate = seconds > 0 ? (Double(samples.count) / seconds * 1000).rounded() / 1000 : 0

@@ -22,11 +22,11 @@ public final class PreparedSource {
     public var streams: [ComponentStream] { [video] + (audio.map { [$0] } ?? []) }
 
     public init(input: String, segmentDuration: Double, ffmpegPath: String?, maximumSegments: Int = SegmentPlan.maximumSegments,
-                protected: Bool = true,
+                protected: Bool = true, allowsHEVC: Bool = false,
                 say: @escaping (String) -> Void) throws(PackagerError) {
         say("reading \(input)")
         let movie = try SourceMovie(path: input)
-        let selection = try SourceSelection(movie: movie)
+        let selection = try SourceSelection(movie: movie, allowsHEVC: allowsHEVC)
         self.movie = movie
         self.selection = selection
         say("analysing \(selection.video.samples.count) video samples")

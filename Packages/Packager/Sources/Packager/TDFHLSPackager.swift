@@ -48,7 +48,7 @@ public enum TDFHLSPackager {
         }
 
         let source = try PreparedSource(input: input, segmentDuration: options.segmentDuration, ffmpegPath: options.ffmpegPath,
-                                        maximumSegments: maximumSegments, protected: false, say: say)
+                                        maximumSegments: maximumSegments, protected: false, allowsHEVC: true, say: say)
         defer { source.removeScratch() }
         let plan = source.plan
         let streams = source.streams

@@ -34,7 +34,10 @@ enum PlayVerb {
             such as not_entitled, rental_playback_window_closed or concurrent_streams); stdout \
             stays media only. --fairplay fetches the KAS's FairPlay certificate \
             (GET /media/v1/certificate, no credential) after admission and reports its size, \
-            or that none is configured.
+            or that none is configured. \
+            tdf-hls with several variants: the highest BANDWIDTH is played unless --variant N \
+            (from 1, in master-playlist order) or --max-height / --max-bandwidth narrow it; the \
+            audio rendition is the group's DEFAULT unless --audio-lang names a BCP 47 language.
             """,
         options: [
             .single("kas", valueName: "url", help: "The key access server (the accepted key service URL).", required: true),
@@ -45,6 +48,10 @@ enum PlayVerb {
             .flag("json", help: "Progress and the final result as one JSON object per line on stderr."),
             .flag("play", help: "Present with ffplay or mpv (whichever is installed)."),
             .single("output", short: "o", valueName: "file", help: "Write the clear fMP4 to this file."),
+            .single("variant", valueName: "n", help: "tdf-hls: play variant N (from 1, in master-playlist order)."),
+            .single("max-height", valueName: "pixels", help: "tdf-hls: the highest variant at most this tall."),
+            .single("max-bandwidth", valueName: "bit/s", help: "tdf-hls: the highest variant whose BANDWIDTH is at most this."),
+            .single("audio-lang", valueName: "tag", help: "tdf-hls: the audio rendition in this BCP 47 language (e.g. es)."),
             .quiet,
         ],
         arguments: [ToolArgument("source", help: "Package file, directory, package URL, tdf-hls master file or URL.")],
@@ -91,6 +98,11 @@ enum PlayVerb {
         }
         var configuration = PlaybackConfiguration(keyServiceURL: kas, credential: credential, client: client)
         configuration.fetchesCertificate = arguments.flag("fairplay")
+        configuration.renditionChoice = TDFHLSRenditionChoice(
+            variant: try arguments.integer("variant", in: 1 ... 10_000),
+            maxHeight: try arguments.integer("max-height", in: 1 ... 100_000),
+            maxBandwidth: try arguments.integer("max-bandwidth", in: 1 ... Int(Int32.max)),
+            audioLanguage: arguments.value("audio-lang"))
         let session = PlaybackSession(source: source, configuration: configuration, progress: progress)
 
         let signals = SignalStopper { name in

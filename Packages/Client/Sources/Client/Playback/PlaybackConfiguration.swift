@@ -14,6 +14,8 @@ public struct PlaybackConfiguration: Sendable {
     /// fps-v2: fetch the FairPlay certificate (no credential) after admission, before the
     /// sessions, and report it; Linux playback does not need it, Apple platforms do.
     public var fetchesCertificate: Bool = false
+    /// tdf-hls: which variant and audio rendition to present.
+    public var renditionChoice = TDFHLSRenditionChoice()
 
     public init(keyServiceURL: String, credential: Credential, client: HTTPClient,
                 clock: any PlaybackClock = SystemPlaybackClock(), segmentKeyLookahead: Int = 8) {

@@ -74,7 +74,7 @@ public final class PlaybackSession: @unchecked Sendable {
                 if !FileManager.default.fileExists(atPath: path + "/" + FPSv2EntryName.manifestName),
                    FileManager.default.fileExists(atPath: path + "/" + FPSv2EntryName.masterName) {
                     return .tdfHLS(try TDFHLSStream.open(loader: DirectoryResourceLoader(directory: path),
-                                                         masterName: FPSv2EntryName.masterName))
+                                                         masterName: FPSv2EntryName.masterName, choice: configuration.renditionChoice))
                 }
                 return try Self.admit(FPSv2Package(directoryPath: path), configuration, progress)
             case .packageURL(let url):
@@ -89,12 +89,14 @@ public final class PlaybackSession: @unchecked Sendable {
                 return try Self.admit(FPSv2Package(archive: range), configuration, progress, localHeaders: .onRead)
             case .tdfHLSMasterFile(let path):
                 let (directory, name) = PlaybackSource.splitMaster(path)
-                return .tdfHLS(try TDFHLSStream.open(loader: DirectoryResourceLoader(directory: directory), masterName: name))
+                return .tdfHLS(try TDFHLSStream.open(loader: DirectoryResourceLoader(directory: directory), masterName: name,
+                                                     choice: configuration.renditionChoice))
             case .tdfHLSMasterURL(let url):
                 let loader = HTTPResourceLoader(siblingsOf: url, client: configuration.client)
                 var name = Substring(url)
                 if let cut = name.firstIndex(where: { $0 == "?" || $0 == "#" }) { name = name[..<cut] }
-                return .tdfHLS(try TDFHLSStream.open(loader: loader, masterName: String(name.split(separator: "/").last ?? "")))
+                return .tdfHLS(try TDFHLSStream.open(loader: loader, masterName: String(name.split(separator: "/").last ?? ""),
+                                                     choice: configuration.renditionChoice))
             }
         }
     }

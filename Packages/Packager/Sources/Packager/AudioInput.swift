@@ -12,21 +12,24 @@ public struct AudioInput: Sendable, Equatable {
 
     /// `FILE` or `FILE:lang=TAG`; the last `:lang=` names the language, so a path may hold colons.
     public init(argument: String) throws(PackagerError) {
-        guard let marker = argument.range(of: ":lang=", options: .backwards) else {
-            self.init(path: argument)
-            return
-        }
-        let tag = String(argument[marker.upperBound...])
-        guard LanguageTag.isWellFormed(tag) else {
-            throw PackagerError(.invalidArgument,
-                                "'\(tag)' is not a BCP 47 language tag (give FILE:lang=xx, for example talk.es.m4a:lang=es)")
-        }
-        self.init(path: String(argument[..<marker.lowerBound]), language: tag)
+        let (path, language) = try LanguageTag.split(argument, example: "talk.es.m4a:lang=es")
+        self.init(path: path, language: language)
     }
 }
 
 /// BCP 47 language tags as HLS LANGUAGE carries them (RFC 8216 §4.3.4.1, RFC 5646).
 enum LanguageTag {
+    /// `FILE` or `FILE:lang=TAG` (`--audio`, `--subtitles`): the last `:lang=` names the
+    /// language, so a path may hold colons. A malformed tag is refused with `example`.
+    static func split(_ argument: String, example: String) throws(PackagerError) -> (path: String, language: String?) {
+        guard let marker = argument.range(of: ":lang=", options: .backwards) else { return (argument, nil) }
+        let tag = String(argument[marker.upperBound...])
+        guard isWellFormed(tag) else {
+            throw PackagerError(.invalidArgument, "'\(tag)' is not a BCP 47 language tag (give FILE:lang=xx, for example \(example))")
+        }
+        return (String(argument[..<marker.lowerBound]), tag)
+    }
+
     /// The RFC 5646 shape this packager accepts: a primary language subtag of 2 or 3 letters,
     /// then subtags of 1 to 8 letters or digits, separated by hyphens; 35 characters at most.
     static func isWellFormed(_ tag: String) -> Bool {

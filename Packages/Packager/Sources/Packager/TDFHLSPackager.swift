@@ -29,7 +29,11 @@ public enum TDFHLSPackager {
     /// Several video renditions (each input a variant, or `ladder`'s rungs made with ffmpeg from
     /// the one input), the sound of the inputs and of `audio` as audio renditions, and one
     /// master playlist over all of them (docs/formats.md, "tdf-hls").
+    ///
+    /// Each of `subtitles` becomes a subtitle rendition (`SubtitleRenditions`), clear or, with
+    /// `protectSubtitles`, every segment a Standard TDF.
     public static func package(inputs: [String], audio audioInputs: [AudioInput] = [], ladder: BitrateLadder? = nil,
+                               subtitles: [SubtitleInput] = [], protectSubtitles: Bool = false,
                                output: String, options: PackageOptions) throws(PackagerError) -> PackageSummary {
         let say = options.progress ?? { _ in }
         let kasKey: KASPublicKey
@@ -127,7 +131,13 @@ public enum TDFHLSPackager {
                 audioRates.append(try write(rendition.id, rendition.stream, rendition.plan))
                 components[components.count - 1].codec = audioCodec
             }
-            let master = try masterPlaylist(sources: sources, videoRates: videoRates, audioRates: audioRates)
+            let timeline = sources.variants[0].plan
+            let subtitleOptions = TDFEncryptOptions(kasURL: options.kasURL, kasPublicKey: kasKey, kid: options.kasKID, policy: policy,
+                                                    mimeType: SubtitleRenditions.mimeType)
+            let subtitleRenditions = try SubtitleRenditions.write(
+                subtitles, boundaries: timeline.segments.map(\.start) + [timeline.segments.last?.end ?? 0],
+                timescale: timeline.videoTimescale, durations: timeline.durations, protect: protectSubtitles ? subtitleOptions : nil, add: add)
+            let master = try masterPlaylist(sources: sources, videoRates: videoRates, audioRates: audioRates, subtitles: subtitleRenditions)
             try add("master.m3u8", Array(master))
             _ = try sink.finish()
             try sink.commit()
@@ -157,13 +167,16 @@ public enum TDFHLSPackager {
     /// `<id>.m3u8`: VOD, the clear init as the map, one `.tdf` URI per segment, the profile
     /// marker as an `EXT-X-DEFINE` (version 8, RFC 8216bis).
     static func mediaPlaylist(component id: String, durations: [Double]) throws(PackagerError) -> Data {
-        var segments: [HLSSegment] = []
-        for (n, duration) in durations.enumerated() {
-            segments.append(HLSSegment(duration: duration, uri: segmentName(id, n)))
-        }
+        try mediaPlaylist(id: id, uris: durations.indices.map { segmentName(id, $0) }, durations: durations, map: "\(id)-init.mp4")
+    }
+
+    /// A VOD media playlist of `uris` with their durations, the profile marker and, when given,
+    /// the map (a subtitle rendition has none).
+    static func mediaPlaylist(id: String, uris: [String], durations: [Double], map: String?) throws(PackagerError) -> Data {
+        var segments = zip(uris, durations).map { HLSSegment(duration: $1, uri: $0) }
         if !segments.isEmpty {
             segments[0].otherTags = [HLSTag(name: "EXT-X-DEFINE", value: "NAME=\"\(defineName)\",VALUE=\"\(profile)\"")]
-            segments[0].map = HLSMap(uri: "\(id)-init.mp4")
+            segments[0].map = map.map { HLSMap(uri: $0) }
         }
         let playlist = HLSMediaPlaylist(version: 8, targetDuration: HLSFPSv2.targetDuration(for: durations), mediaSequence: 0,
                                         playlistType: .vod, independentSegments: true, segments: segments, endList: true)
@@ -182,7 +195,8 @@ public enum TDFHLSPackager {
     /// (its own rate plus the audio group's largest), CODECS, RESOLUTION, FRAME-RATE and the
     /// group; the profile's `EXT-X-SESSION-DATA`. Checked by our parser and the rendition-group
     /// rules before it is written.
-    static func masterPlaylist(sources: TDFHLSSources, videoRates: [HLSBitRate], audioRates: [HLSBitRate]) throws(PackagerError) -> Data {
+    static func masterPlaylist(sources: TDFHLSSources, videoRates: [HLSBitRate], audioRates: [HLSBitRate],
+                               subtitles: [HLSRendition] = []) throws(PackagerError) -> Data {
         var renditions: [HLSRendition] = []
         var names = Set<String>()
         for (n, audio) in sources.audio.enumerated() {
@@ -198,8 +212,9 @@ public enum TDFHLSPackager {
             return HLSVariant(uri: "\(variant.id).m3u8", bandwidth: total.peak, averageBandwidth: total.average,
                               codecs: [variant.attributes.codec] + (hasAudio ? [audioCodec] : []),
                               resolution: variant.attributes.resolution, frameRate: variant.attributes.frameRate,
-                              audio: hasAudio ? audioGroup : nil)
+                              audio: hasAudio ? audioGroup : nil, subtitles: subtitles.first?.groupID)
         }
+        renditions += subtitles
         let master = HLSMasterPlaylist(version: 7, independentSegments: true, renditions: renditions, variants: variants,
                                        otherTags: [HLSTag(name: "EXT-X-SESSION-DATA", value: "DATA-ID=\"\(sessionDataID)\",VALUE=\"\(profile)\"")])
         do {

@@ -43,6 +43,9 @@ enum PackageVerb {
             .single("profile", valueName: "name", help: "fps-v2 (default) or tdf-hls."),
             .repeated("audio", valueName: "file[:lang=tag]",
                       help: "tdf-hls: an audio file whose tracks become audio renditions, in BCP 47 language tag (e.g. talk.es.m4a:lang=es)."),
+            .repeated("subtitles", valueName: "file:lang=tag",
+                      help: "tdf-hls: a WebVTT file that becomes a subtitle rendition in that BCP 47 language (e.g. talk.en.vtt:lang=en)."),
+            .flag("protect-subtitles", help: "tdf-hls: write every subtitle segment as a Standard TDF (default: clear WebVTT)."),
             .single("ladder", valueName: "rungs", help: "tdf-hls: make these video rungs from the one input with ffmpeg (e.g. 1080p,720p,480p,360p)."),
             .single("segment-duration", valueName: "seconds", help: "Target segment duration (default 6)."),
             .single("rental-purchase-window", valueName: "seconds", help: "Rental: time from purchase to first play."),
@@ -70,7 +73,9 @@ enum PackageVerb {
         }
         let audioInputs: [AudioInput]
         let ladder: BitrateLadder?
+        let subtitles: [SubtitleInput]
         do {
+            subtitles = try arguments.values("subtitles").map { (text) throws(PackagerError) in try SubtitleInput(argument: text) }
             audioInputs = try arguments.values("audio").map { (text) throws(PackagerError) in try AudioInput(argument: text) }
             ladder = try arguments.value("ladder").map { (text) throws(PackagerError) in try BitrateLadder(argument: text) }
         } catch {
@@ -82,6 +87,9 @@ enum PackageVerb {
             }
             guard ladder == nil else { throw UsageError("--ladder makes several video variants; fps-v2 has one (§3); use --profile tdf-hls") }
             guard audioInputs.isEmpty else { throw UsageError("--audio adds audio renditions; fps-v2 has at most one audio (§8); use --profile tdf-hls") }
+            guard subtitles.isEmpty, !arguments.flag("protect-subtitles") else {
+                throw UsageError("--subtitles adds subtitle renditions; fps-v2 has video and audio only (§3); use --profile tdf-hls")
+            }
         }
         let pem = try FileInput.readText(try arguments.requiredValue("kas-public-key"), role: "KAS public key")
         var options = PackageOptions(kasURL: try arguments.requiredValue("kas-url"), kasPublicKeyPEM: pem,
@@ -123,14 +131,15 @@ enum PackageVerb {
         options.media = media.isEmpty ? nil : media
         options.allowZIP64 = arguments.flag("zip64")
         options.progress = { line in console.progress(line) }
-        for path in inputs + audioInputs.map(\.path) where FileInput.isSameFile(path, output) {
+        for path in inputs + audioInputs.map(\.path) + subtitles.map(\.path) where FileInput.isSameFile(path, output) {
             throw ToolFailure("the output would overwrite the input '\(path)'")
         }
 
         let summary: PackageSummary
         do {
             summary = profile == "tdf-hls"
-                ? try TDFHLSPackager.package(inputs: inputs, audio: audioInputs, ladder: ladder, output: output, options: options)
+                ? try TDFHLSPackager.package(inputs: inputs, audio: audioInputs, ladder: ladder, subtitles: subtitles,
+                                             protectSubtitles: arguments.flag("protect-subtitles"), output: output, options: options)
                 : try FPSv2Packager.package(input: input, output: output, options: options)
         } catch {
             throw ToolFailure(error.reason)

@@ -30,6 +30,7 @@ let package = Package(
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
             .product(name: "MediaDRMHLS", package: "MediaCrypto"),
             .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
+            .product(name: "MediaDRMWebVTT", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "PlayerTool", dependencies: [
             "Client",

@@ -52,6 +52,9 @@ enum PlayVerb {
             .single("max-height", valueName: "pixels", help: "tdf-hls: the highest variant at most this tall."),
             .single("max-bandwidth", valueName: "bit/s", help: "tdf-hls: the highest variant whose BANDWIDTH is at most this."),
             .single("audio-lang", valueName: "tag", help: "tdf-hls: the audio rendition in this BCP 47 language (e.g. es)."),
+            .single("subtitles-out", valueName: "file",
+                    help: "tdf-hls: write the variant's subtitle rendition, its segments merged, as one WebVTT file."),
+            .single("subtitles-lang", valueName: "tag", help: "tdf-hls: with --subtitles-out, the subtitle rendition in this BCP 47 language."),
             .quiet,
         ],
         arguments: [ToolArgument("source", help: "Package file, directory, package URL, tdf-hls master file or URL.")],
@@ -102,7 +105,11 @@ enum PlayVerb {
             variant: try arguments.integer("variant", in: 1 ... 10_000),
             maxHeight: try arguments.integer("max-height", in: 1 ... 100_000),
             maxBandwidth: try arguments.integer("max-bandwidth", in: 1 ... Int(Int32.max)),
-            audioLanguage: arguments.value("audio-lang"))
+            audioLanguage: arguments.value("audio-lang"),
+            subtitles: arguments.value("subtitles-out") != nil, subtitleLanguage: arguments.value("subtitles-lang"))
+        if arguments.value("subtitles-lang") != nil, arguments.value("subtitles-out") == nil {
+            throw UsageError("--subtitles-lang chooses what --subtitles-out writes; give --subtitles-out FILE")
+        }
         let session = PlaybackSession(source: source, configuration: configuration, progress: progress)
 
         let signals = SignalStopper { name in
@@ -152,6 +159,12 @@ enum PlayVerb {
             throw ToolFailure(error.description)
         }
         try destination?.finish()
+        if let path = arguments.value("subtitles-out") {
+            guard let subtitles = session.subtitles else { throw ToolFailure("the playback had no subtitle rendition to write to '\(path)'") }
+            let text = subtitles.serialized()
+            try AtomicFileWriter.write(Data(text.utf8), to: path)
+            console.progress("wrote \(subtitles.cues.count) subtitle cues to '\(path)'")
+        }
         if json {
             console.printError(ProgressJSON.result(nil, bytesWritten: destination?.bytesWritten))
             return

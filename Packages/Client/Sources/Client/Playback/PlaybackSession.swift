@@ -2,6 +2,7 @@ import MediaDRMCrypto
 import MediaDRMFPSv2
 import Foundation
 import MediaDRMHLS
+import MediaDRMWebVTT
 
 /// One playback of an fps-v2 package or a tdf-hls stream, presented as ONE clear fragmented MP4
 /// (video and audio tracks) written in order to a `MediaOutput`.
@@ -32,6 +33,12 @@ public final class PlaybackSession: @unchecked Sendable {
 
     /// The key session of an fps-v2 playback, once keys are being acquired.
     public var contentKeySession: ContentKeySession? { lock.withLock { keySession } }
+
+    /// tdf-hls with `renditionChoice.subtitles`: the chosen subtitle rendition after the
+    /// playback, its segments merged into one WebVTT file (a cue repeated at a segment boundary
+    /// taken once); nil before, or without subtitles.
+    public var subtitles: WebVTTFile? { lock.withLock { reassembledSubtitles } }
+    private var reassembledSubtitles: WebVTTFile?
 
     /// Stops the output at the next segment and ends every media session.
     public func stop() async {
@@ -193,8 +200,11 @@ public final class PlaybackSession: @unchecked Sendable {
         progress?(.tdfHLS(components: stream.components.map(\.id), segments: stream.components.first?.segments.count ?? 0))
         let reporter = KeyDeliveryReporter(delegate: delegate)
         let validity = KeyValidity(clock: configuration.clock)
+        // Protected subtitle segments are one more component whose keys come in the same bulk
+        // rewraps; the muxer reads only the media components before it.
+        let subtitleKeys = stream.subtitles.flatMap { $0.isProtected ? TDFSegmentKeys.Component(id: $0.id, segments: $0.segments) : nil }
         let keys = TDFSegmentKeys(
-            loader: stream.loader, components: stream.components.map { .init(id: $0.id, segments: $0.segments) },
+            loader: stream.loader, components: stream.components.map { .init(id: $0.id, segments: $0.segments) } + (subtitleKeys.map { [$0] } ?? []),
             rewrap: OpenTDFRewrapClient(baseURL: configuration.keyServiceURL, client: configuration.client,
                                         credential: configuration.credential),
             keyServiceURL: configuration.keyServiceURL, lookahead: configuration.segmentKeyLookahead,
@@ -218,6 +228,15 @@ public final class PlaybackSession: @unchecked Sendable {
         let readers = keys
         try await self.stream(inits: stream.inits, decryptors: decryptors, readers: readers, validity: validity,
                               output: output, began: began)
+        if let subtitles = stream.subtitles {
+            let loader = stream.loader, component = stream.components.count
+            let file = try await Blocking.run { () throws(PlaybackError) -> WebVTTFile in
+                try subtitles.reassemble(loader: loader) { (n) throws(PlaybackError) -> [UInt8] in
+                    try keys.clearSegment(component: component, index: n)
+                }
+            }
+            lock.withLock { reassembledSubtitles = file }
+        }
         if let holdUntil { await holdUntil() }
         if isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
     }

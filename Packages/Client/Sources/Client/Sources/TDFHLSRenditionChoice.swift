@@ -13,12 +13,19 @@ public struct TDFHLSRenditionChoice: Sendable, Equatable {
     public var maxHeight: Int?
     public var maxBandwidth: Int?
     public var audioLanguage: String?
+    /// Whether the variant's subtitle rendition is read (`PlaybackSession.subtitles`), and in
+    /// which language (`TDFHLSRenditionChoice+Subtitles.swift`).
+    public var subtitles: Bool
+    public var subtitleLanguage: String?
 
-    public init(variant: Int? = nil, maxHeight: Int? = nil, maxBandwidth: Int? = nil, audioLanguage: String? = nil) {
+    public init(variant: Int? = nil, maxHeight: Int? = nil, maxBandwidth: Int? = nil, audioLanguage: String? = nil,
+                subtitles: Bool = false, subtitleLanguage: String? = nil) {
         self.variant = variant
         self.maxHeight = maxHeight
         self.maxBandwidth = maxBandwidth
         self.audioLanguage = audioLanguage
+        self.subtitles = subtitles || subtitleLanguage != nil
+        self.subtitleLanguage = subtitleLanguage
     }
 
     /// The chosen variant's index in `master.variants`.
@@ -51,18 +58,28 @@ public struct TDFHLSRenditionChoice: Sendable, Equatable {
             if let audioLanguage { throw PlaybackError(.invalidArgument, "--audio-lang \(audioLanguage) was asked for; the chosen variant has no audio") }
             return nil
         }
-        let members = master.renditions.filter { $0.type == .audio && $0.groupID == group }
-        guard !members.isEmpty else { throw PlaybackError(.invalidSource, "the variant's audio group has no rendition") }
-        guard let wanted = audioLanguage?.lowercased() else { return members.first(where: \.isDefault) ?? members.first }
-        let match = members.first { rendition in
-            guard let language = rendition.language?.lowercased() else { return false }
-            return language == wanted || language.hasPrefix(wanted + "-")
-        }
-        guard let match else {
-            throw PlaybackError(.invalidArgument, "no audio rendition in language '\(audioLanguage ?? "")'; the stream has "
+        return try Self.pick(.audio, group: group, language: audioLanguage, in: master)
+    }
+
+    /// The member of `group` in `language` (the first whose LANGUAGE matches), else its
+    /// DEFAULT rendition, else its first.
+    static func pick(_ type: HLSRendition.MediaType, group: String, language: String?,
+                     in master: HLSMasterPlaylist) throws(PlaybackError) -> HLSRendition {
+        let kind = type == .audio ? "audio" : "subtitle"
+        let members = master.renditions.filter { $0.type == type && $0.groupID == group }
+        guard let first = members.first else { throw PlaybackError(.invalidSource, "the variant's \(kind) group has no rendition") }
+        guard let wanted = language?.lowercased() else { return members.first(where: \.isDefault) ?? first }
+        guard let match = members.first(where: { Self.matches($0, wanted) }) else {
+            throw PlaybackError(.invalidArgument, "no \(kind) rendition in language '\(language ?? "")'; the stream has "
                                 + members.map { $0.language ?? "und" }.joined(separator: ", "))
         }
         return match
+    }
+
+    /// LANGUAGE is `wanted` (lower case) or starts with it and a hyphen.
+    static func matches(_ rendition: HLSRendition, _ wanted: String) -> Bool {
+        guard let language = rendition.language?.lowercased() else { return false }
+        return language == wanted || language.hasPrefix(wanted + "-")
     }
 
     /// Higher bandwidth first, then the taller picture.

@@ -15,6 +15,8 @@ struct TDFHLSStream: @unchecked Sendable {
     let loader: any ResourceLoader
     let components: [Component]
     let inits: [ClearInitSegment]
+    /// The chosen subtitle rendition, when `choice.subtitles` asked for one.
+    var subtitles: TDFHLSSubtitles?
 
     static let maximumPlaylistBytes = 1 << 20
     static let maximumInitBytes = 1 << 20
@@ -73,7 +75,9 @@ struct TDFHLSStream: @unchecked Sendable {
             components.append(Component(id: id, segments: media.segments.map(\.uri)))
             inits.append(clear)
         }
-        return TDFHLSStream(loader: loader, components: components, inits: inits)
+        let subtitles = try choice.subtitleRendition(of: variant.subtitles, in: master)
+            .map { (rendition) throws(PlaybackError) in try TDFHLSSubtitles.open(rendition, loader: loader) }
+        return TDFHLSStream(loader: loader, components: components, inits: inits, subtitles: subtitles)
     }
 
     /// The component a media playlist holds, named as the packager names it: `video-2.m3u8` is

@@ -62,6 +62,7 @@ public enum TDFHLSPackager {
 
         var videoInputs = inputs
         var audioInputs = audioInputs
+        var ladderWarnings: [String] = []
         var ladderSeconds: Double?
         var rungDirectory: PrivateTemporaryDirectory?
         defer { rungDirectory?.remove() }
@@ -70,6 +71,18 @@ public enum TDFHLSPackager {
                 throw PackagerError(.invalidArgument, "--ladder makes the renditions from one master; give exactly one input")
             }
             let ffmpeg = try AudioReencoder.requireFFmpeg(options.ffmpegPath, for: "--ladder makes its rungs with libx264")
+            // A rung taller than the master would only be upscaled: more bits, no more picture.
+            let masterMovie = try SourceMovie(path: master)
+            let masterHeight = Int(try SourceSelection(movie: masterMovie).video.videoEntry?.height ?? 0)
+            var ladder = ladder
+            let taller = ladder.rungs.filter { $0.height > masterHeight }
+            ladder.rungs.removeAll { $0.height > masterHeight }
+            guard !ladder.rungs.isEmpty else {
+                throw PackagerError(.invalidArgument, "every --ladder rung is taller than the master (\(masterHeight) lines); name rungs of at most its height")
+            }
+            if !taller.isEmpty {
+                ladderWarnings.append("--ladder: \(taller.map(\.name).joined(separator: ", ")) left out: taller than the master (\(masterHeight) lines)")
+            }
             let directory = try PrivateTemporaryDirectory(label: "packager-ladder")
             rungDirectory = directory
             let started = Date()
@@ -78,7 +91,7 @@ public enum TDFHLSPackager {
             ladderSeconds = Date().timeIntervalSince(started)
             say(String(format: "ffmpeg made %d rungs in %.2f s", videoInputs.count, ladderSeconds ?? 0))
             // The rungs are video only: the master's own sound tracks become the audio renditions.
-            if !TDFHLSSources.soundTracks(try SourceMovie(path: master)).isEmpty {
+            if !TDFHLSSources.soundTracks(masterMovie).isEmpty {
                 audioInputs.insert(AudioInput(path: master), at: 0)
             }
         }
@@ -89,7 +102,7 @@ public enum TDFHLSPackager {
         let sink = try DirectoryPackageSink(path: output)
         var entries: [(name: String, size: Int)] = []
         var components: [PackageSummary.Component] = []
-        var warnings = sources.reencodeReasons.map { "re-encoded to AAC-LC: \($0)" }
+        var warnings = ladderWarnings + sources.reencodeReasons.map { "re-encoded to AAC-LC: \($0)" }
         if sources.variants.count > 1, options.segmentDuration < 2 {
             warnings.append("segments shorter than 2 s make variant switches frequent; 6 s is usual (Apple HLS authoring)")
         }

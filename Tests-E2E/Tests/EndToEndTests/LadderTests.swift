@@ -1,10 +1,11 @@
 import Foundation
 import MediaDRMHLS
 import MediaDRMTDF
+import MediaDRMWebVTT
 import Testing
 
-/// A bitrate ladder in tdf-hls (issue 18): three pre-made renditions and two audio languages
-/// packaged by the `packager` tool, served from the loopback origin and played by the `player`
+/// A bitrate ladder in tdf-hls (issue 18): three pre-made renditions, two audio languages and
+/// two subtitle languages packaged by the `packager` tool, served from the loopback origin and played by the `player`
 /// tool against the in-process KAS; the master playlist checked against ffprobe, the `.tdf`
 /// sizes, the PyPI m3u8 parser, our parser and Shaka Packager 3.8.0's master for the same
 /// renditions.
@@ -28,7 +29,8 @@ import Testing
         let (kas, origin) = try Stage.start()
         let name = "ladder-\(UUID().uuidString.prefix(8).lowercased())"
         let result = try packageLadder(title.rungs, audio: ["\(title.spanish):lang=es"], into: origin.root + "/\(name)/", kas: kas,
-                                       segmentDuration: title.segmentDuration)
+                                       segmentDuration: title.segmentDuration,
+                                       extra: title.subtitles.flatMap { ["--subtitles", "\($0.1):lang=\($0.0)"] })
         guard result.status == 0, let summary = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any] else {
             throw TestFailure("packager failed on the ladder (\(result.status)): \(result.stderr)")
         }
@@ -38,14 +40,14 @@ import Testing
     }
 
     static func packageLadder(_ inputs: [String], audio: [String], into output: String, kas: KASFixture,
-                              segmentDuration: Double) throws -> ProcessResult {
+                              segmentDuration: Double, extra: [String] = []) throws -> ProcessResult {
         let work = Scratch.directory("ladder-publish")
         try Data(kas.publicKeyPEM.utf8).write(to: URL(fileURLWithPath: work + "/kas.pem"))
         try Data(Publisher.policy().utf8).write(to: URL(fileURLWithPath: work + "/policy.json"))
         return try run(try Tools.packager, ["package"] + inputs + audio.flatMap { ["--audio", $0] } + [
             "-o", output, "--profile", "tdf-hls", "--kas-url", kas.publicURL, "--kas-public-key", work + "/kas.pem",
             "--policy", work + "/policy.json", "--segment-duration", String(segmentDuration), "--json", "--quiet",
-        ])
+        ] + extra)
     }
 
     /// The two independent parsers read the master; every CODECS, RESOLUTION, FRAME-RATE and
@@ -58,9 +60,14 @@ import Testing
         try ours.checkRenditionGroups()
         let summary = try Venv.hlsSummary(p.directory + "/master.m3u8")
         let variants = try #require(summary["variants"] as? [[String: Any]])
-        let renditions = try #require(summary["renditions"] as? [[String: Any]])
+        let all = try #require(summary["renditions"] as? [[String: Any]])
+        let renditions = all.filter { $0["type"] as? String == "AUDIO" }
+        let subtitles = all.filter { $0["type"] as? String == "SUBTITLES" }
         let media = try #require(summary["media"] as? [String: [String: Any]])
         #expect(variants.count == 3 && ours.variants.count == 3)
+        #expect(subtitles.map { $0["language"] as? String } == ["en", "zh"])
+        #expect(subtitles.allSatisfy { $0["groupId"] as? String == "subs" && $0["uri"] != nil })
+        #expect(variants.allSatisfy { $0["subtitles"] as? String == "subs" })
         #expect(renditions.map { $0["language"] as? String } == ["en", "es"])
         #expect(renditions.map { $0["name"] as? String } == ["English", "Spanish"])
         #expect(renditions.map { $0["default"] as? String } == ["YES", nil])
@@ -110,22 +117,32 @@ import Testing
         // Our parser agrees with m3u8 attribute for attribute.
         #expect(ours.variants.map(\.bandwidth) == variants.map { $0["bandwidth"] as? Int ?? -1 })
         #expect(ours.variants.map { $0.codecs?.joined(separator: ",") } == variants.map { $0["codecs"] as? String })
-        #expect(ours.renditions.map(\.language) == renditions.map { $0["language"] as? String })
+        #expect(ours.renditions.map(\.language) == all.map { $0["language"] as? String })
     }
 
     /// `player play` with each choice: every variant and each language played is, packet for
     /// packet, the track it was made from.
+    /// With `--subtitles-out`, the chosen subtitle language's cues, repeats merged, are the
+    /// source file's.
     @Test(arguments: [
-        (["--variant", "1", "--audio-lang", "en"], 0, "en"),
-        (["--max-height", "150", "--audio-lang", "es"], 1, "es"),
+        (["--variant", "1", "--audio-lang", "en", "--subtitles-lang", "zh"], 0, "en"),
+        (["--max-height", "150", "--audio-lang", "es", "--subtitles-lang", "en"], 1, "es"),
         (["--max-height", "100"], 2, "en"),
     ])
     func eachRenditionPlaysLikeItsSource(_ choice: [String], _ rung: Int, _ language: String) throws {
         let p = try Self.publish()
         let (kas, _) = try Stage.start()
-        let output = Scratch.directory("ladder-play") + "/clear.mp4"
+        let directory = Scratch.directory("ladder-play")
+        let output = directory + "/clear.mp4", subtitlesOut = directory + "/subtitles.vtt"
+        let subtitleLanguage = choice.firstIndex(of: "--subtitles-lang").map { choice[$0 + 1] }
         let result = try run(try Tools.player, ["play", p.url, "--kas", kas.publicURL, "--ca", kas.caFile,
-                                                "--token", try kas.token("ladder-\(rung)-\(language)"), "--output", output] + choice)
+                                                "--token", try kas.token("ladder-\(rung)-\(language)"), "--output", output] + choice
+                                                + (subtitleLanguage == nil ? [] : ["--subtitles-out", subtitlesOut]))
+        if let subtitleLanguage {
+            let source = try #require(p.title.subtitles.first { $0.0 == subtitleLanguage })
+            let written = try WebVTTFile(parsing: try Data(contentsOf: URL(fileURLWithPath: subtitlesOut)))
+            #expect(written.cues == (try WebVTTFile(parsing: Array(source.2.utf8))).cues)
+        }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("components video-\(rung + 1), audio-\(language)"), "\(result.stderr)")
         let clear = try #require(FileManager.default.contents(atPath: output))
@@ -180,9 +197,11 @@ import Testing
     }
 
     /// Shaka Packager 3.8.0 given the same renditions (clear HLS, 6 s segments) is the
-    /// reference: the same variants (RESOLUTION, CODECS, FRAME-RATE, audio group), the same
-    /// audio languages and channels, and the same segment boundaries (video exactly, audio within
-    /// one AAC frame: Shaka cuts the sound at its own frame boundary, we at the video's).
+    /// reference: the same variants (RESOLUTION, CODECS, FRAME-RATE, audio and subtitle groups),
+    /// the same audio and subtitle languages and channels, and the same segment boundaries (video
+    /// exactly, audio within one AAC frame: Shaka cuts the sound at its own frame boundary, we at
+    /// the video's). Shaka writes each WebVTT file as one segment, so subtitle boundaries are not
+    /// compared.
     @Test func shakaPackagerAgreesOnVariantsRenditionsAndBoundaries() throws {
         let p = try Self.publish()
         let shaka = Scratch.directory("ladder-shaka")
@@ -192,6 +211,9 @@ import Testing
         }
         streams.append("in=\(p.title.rungs[0]),stream=audio,output=\(shaka)/en.mp4,playlist_name=en.m3u8,hls_group_id=audio,hls_name=English,language=en")
         streams.append("in=\(p.title.spanish),stream=audio,output=\(shaka)/es.mp4,playlist_name=es.m3u8,hls_group_id=audio,hls_name=Spanish,language=es")
+        for (language, path, _) in p.title.subtitles {
+            streams.append("in=\(path),stream=text,output=\(shaka)/\(language).vtt,playlist_name=sub-\(language).m3u8,hls_group_id=subs,language=\(language)")
+        }
         let r = try run(try Venv.shakaPackager, streams + ["--segment_duration", "6", "--hls_master_playlist_output", shaka + "/master.m3u8"])
         #expect(r.status == 0, "\(r.stderr)")
         let reference = try Venv.hlsSummary(shaka + "/master.m3u8")
@@ -203,6 +225,7 @@ import Testing
             #expect((r["codecs"] as? String)?.lowercased() == (o["codecs"] as? String)?.lowercased())
             #expect(r["frameRate"] as? Double == o["frameRate"] as? Double)
             #expect(r["audio"] as? String == o["audio"] as? String)
+            #expect(r["subtitles"] as? String == o["subtitles"] as? String)
         }
         let rr = try #require(reference["renditions"] as? [[String: Any]]), or = try #require(ours["renditions"] as? [[String: Any]])
         #expect(rr.map { $0["type"] as? String } == or.map { $0["type"] as? String })
@@ -217,7 +240,8 @@ import Testing
             #expect(!a.isEmpty && a == b, "video boundaries: Shaka \(a), ours \(b)")
         }
         let aacFrame = 1024.0 / 48000
-        for (r, o) in zip(rr, or) {
+        let audio = { (list: [[String: Any]]) in list.filter { $0["type"] as? String == "AUDIO" } }
+        for (r, o) in zip(audio(rr), audio(or)) {
             let a = durations(rm, r["uri"] as? String), b = durations(om, o["uri"] as? String)
             #expect(a.count == b.count && !a.isEmpty, "audio segments: Shaka \(a), ours \(b)")
             var (ea, eb) = (0.0, 0.0)

@@ -101,6 +101,23 @@ enum PlayVerb {
         } catch {
             throw UsageError(error.reason)
         }
+        let choice = TDFHLSRenditionChoice(
+            variant: try arguments.integer("variant", in: 1 ... 10_000),
+            maxHeight: try arguments.integer("max-height", in: 1 ... 100_000),
+            maxBandwidth: try arguments.integer("max-bandwidth", in: 1 ... Int(Int32.max)),
+            audioLanguage: arguments.value("audio-lang"),
+            subtitles: arguments.value("subtitles-out") != nil, subtitleLanguage: arguments.value("subtitles-lang"))
+        if arguments.value("subtitles-lang") != nil, arguments.value("subtitles-out") == nil {
+            throw UsageError("--subtitles-lang chooses what --subtitles-out writes; give --subtitles-out FILE")
+        }
+        if choice != TDFHLSRenditionChoice(), case .source(let source) = target {
+            switch source {
+            case .packageFile, .packageURL:
+                throw UsageError("--variant, --max-height, --max-bandwidth, --audio-lang and --subtitles-out choose among a tdf-hls "
+                                 + "stream's renditions; an fps-v2 package has one video, at most one audio and no subtitles (§3, §8)")
+            default: break
+            }
+        }
 
         // The destination is settled before any network request.
         let presenter: PlayerProcess? = present ? try PlayerProcess.launch() : nil
@@ -113,15 +130,7 @@ enum PlayVerb {
         }
         var configuration = PlaybackConfiguration(keyServiceURL: kas, credential: credential, client: client)
         configuration.fetchesCertificate = arguments.flag("fairplay")
-        configuration.renditionChoice = TDFHLSRenditionChoice(
-            variant: try arguments.integer("variant", in: 1 ... 10_000),
-            maxHeight: try arguments.integer("max-height", in: 1 ... 100_000),
-            maxBandwidth: try arguments.integer("max-bandwidth", in: 1 ... Int(Int32.max)),
-            audioLanguage: arguments.value("audio-lang"),
-            subtitles: arguments.value("subtitles-out") != nil, subtitleLanguage: arguments.value("subtitles-lang"))
-        if arguments.value("subtitles-lang") != nil, arguments.value("subtitles-out") == nil {
-            throw UsageError("--subtitles-lang chooses what --subtitles-out writes; give --subtitles-out FILE")
-        }
+        configuration.renditionChoice = choice
         let delivered: DeliveredPlayback?
         let source: PlaybackSource
         do {

@@ -4,15 +4,42 @@ import MediaDRMTDF
 /// The title of the ladder suite, made once per process: three pre-made video renditions of one
 /// picture (320x180, 256x144, 160x90; 24 fps, 14 s, an IDR every 2 s with closed GOPs, as a
 /// content owner's encoder makes them), English AAC stereo in the top rendition's file, Spanish
-/// AAC stereo in a file of its own, and a 160x90 rendition whose IDRs fall every 1.25 s.
+/// AAC stereo in a file of its own, English and Chinese WebVTT subtitles (a cue of each across
+/// the 6 s boundary), and a 160x90 rendition whose IDRs fall every 1.25 s.
 enum LadderTitle {
     struct Title {
         let rungs: [String]
         let spanish: String
         let misaligned: String
+        /// (language, path, the file's text)
+        let subtitles: [(String, String, String)]
         /// 6 s segments: Shaka Packager's default and Apple's authoring guideline.
         let segmentDuration = 6.0
     }
+
+    static let englishSubtitles = """
+        WEBVTT
+
+        00:00:01.000 --> 00:00:03.000
+        The ladder begins.
+
+        00:00:05.500 --> 00:00:06.500 line:0
+        Across the first boundary.
+
+        00:00:12.000 --> 00:00:13.500
+        Near the end.
+
+        """
+    static let chineseSubtitles = """
+        WEBVTT
+
+        00:00:02.000 --> 00:00:04.000
+        阶梯开始了。
+
+        00:00:11.800 --> 00:00:12.400
+        跨越第二个边界
+
+        """
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var made: Title?
@@ -39,7 +66,13 @@ enum LadderTitle {
                                                  "-t", "14", "-c:a", "aac", "-ac", "2", "-b:a", "64k"])
         let misaligned = try encode("rung-90-gop30.mp4", picture + ["-vf", "scale=160:90", "-c:v", "libx264", "-preset", "ultrafast",
                                                                     "-pix_fmt", "yuv420p", "-g", "30", "-keyint_min", "30", "-sc_threshold", "0"])
-        let title = Title(rungs: [top, middle, bottom], spanish: spanish, misaligned: misaligned)
+        var subtitles: [(String, String, String)] = []
+        for (language, text) in [("en", englishSubtitles), ("zh", chineseSubtitles)] {
+            let path = directory + "/talk.\(language).vtt"
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            subtitles.append((language, path, text))
+        }
+        let title = Title(rungs: [top, middle, bottom], spanish: spanish, misaligned: misaligned, subtitles: subtitles)
         made = title
         return title
     }

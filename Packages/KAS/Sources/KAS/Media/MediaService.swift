@@ -9,9 +9,13 @@ import MediaDRMMedia
 
 /// The media service behind `/media/v1` (fps-v2 §10, docs/protocol.md): sessions, key requests with
 /// every §10.7 check and the media policy, the open (P-256 rewrap) and FairPlay delivery paths.
-/// Handlers are synchronous, as the HTTP layer's are; every dependency is thread-safe.
+/// It decides on typed requests and sees no HTTP type: `registerMediaRoutes` puts it behind the
+/// route adapter (`MediaRouteAdapter`), which decodes and encodes. Its steps are synchronous, as
+/// the HTTP layer's handlers are; every dependency is thread-safe.
 public final class MediaService: Sendable {
+    /// The settings the service was made with.
     public let configuration: MediaServiceConfiguration
+    /// Sessions, first plays, stream limits and rate buckets (`SQLiteMediaStore` in `kas serve`).
     public let store: any MediaStore
     let keyCache: ContentKeyCache
     let admission: ManifestAdmission

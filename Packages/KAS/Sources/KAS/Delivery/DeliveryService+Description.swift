@@ -24,7 +24,7 @@ extension DeliveryService {
     }
 
     private func description(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
-        let viewer = try media.authenticate(&context)
+        let viewer = try MediaRouteAdapter.viewer(&context)
         let entry = try entry(context.parameters["assetId"])
         let now = clock()
         if let denial = try refusal(for: try policy(of: entry), viewer: viewer, request: request, now: now) {

@@ -19,8 +19,8 @@ extension DeliveryService {
     /// viewer and a media session of this component.
     public func license(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
         let now = clock()
-        guard let id = context.parameters["id"], MediaService.isPlaybackID(id),
-              let component = context.parameters["component"], MediaService.isComponentID(component),
+        guard let id = context.parameters["id"], MediaSessionID.isPlaybackID(id),
+              let component = context.parameters["component"], MediaSessionID.isComponentID(component),
               let expiresText = request.queryValue("expires"), let expires = Int64(expiresText),
               let sig = request.queryValue("sig"),
               licenses.isValid(sig, playbackID: id, component: component, expires: expires)
@@ -41,7 +41,7 @@ extension DeliveryService {
         context.identity = playback.identity
         let sessionID = try startSession(assetID: entry.assetID, protocol: .fairplay, component: component, playbackID: id,
                                          like: request, context: &context)
-        let answer = try callMedia(media.keyRequest, path: "/media/v1/key-request", body: [
+        let answer = try callMedia(MediaRouteAdapter(service: media).keyRequest, path: "/media/v1/key-request", body: [
             ("assetId", .string(entry.assetID)),
             ("sessionId", .string(sessionID)),
             ("component", .string(component)),

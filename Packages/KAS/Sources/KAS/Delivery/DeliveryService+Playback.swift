@@ -9,7 +9,7 @@ extension DeliveryService {
     /// (with the `MediaDenial` code, and no URL), 429 the stream limit, else 200 with the
     /// playback description (docs/delivery.md#playbacks).
     public func startPlayback(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
-        let viewer = try media.authenticate(&context)
+        let viewer = try MediaRouteAdapter.viewer(&context)
         guard case .object(let body) = try request.jsonBody(), body.keys.allSatisfy(Self.playbackMembers.contains),
               case .string(let systemText)? = body["drmSystem"], let system = DeliveryDRMSystem(rawValue: systemText)
         else { throw HTTPError(.badRequest, reason: "malformed playback request") }
@@ -86,9 +86,9 @@ extension DeliveryService {
     /// (its stream-limit slot is free at once) and refuses its licence URLs and renewals from
     /// then on. 404 when it is not this viewer's live playback.
     public func releasePlayback(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
-        let viewer = try media.authenticate(&context)
+        let viewer = try MediaRouteAdapter.viewer(&context)
         let now = clock()
-        guard let id = context.parameters["id"], MediaService.isPlaybackID(id),
+        guard let id = context.parameters["id"], MediaSessionID.isPlaybackID(id),
               let playback = playbacks.release(id, viewer: viewer.storeKey, now: now)
         else { throw HTTPError(.notFound, reason: "no such playback") }
         let ended: Int
@@ -108,9 +108,9 @@ extension DeliveryService {
     /// `POST /media/v1/playback/{id}/media-url` (bearer): a fresh signed media URL for a live
     /// playback of this viewer; the playback lives `PlaybackRegistry.renewalGrace` past its newest URL.
     public func renewMediaURL(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
-        let viewer = try media.authenticate(&context)
+        let viewer = try MediaRouteAdapter.viewer(&context)
         let now = clock()
-        guard let id = context.parameters["id"], MediaService.isPlaybackID(id),
+        guard let id = context.parameters["id"], MediaSessionID.isPlaybackID(id),
               let playback = playbacks.live(id, now: now), playback.viewer.storeKey == viewer.storeKey
         else { throw HTTPError(.notFound, reason: "no such playback") }
         let entry = try entry(playback.assetID)

@@ -79,10 +79,9 @@ public final class DeliveryService: Sendable {
         do {
             let policy = try TDFPolicy(parsing: entry.policyJSON)
             let rules = try policy.media.map { value throws(MediaRulesError) in try MediaRules(json: value) }
-            return AdmittedManifest(digest: "", policy: MediaAssetPolicy(policyUUID: policy.uuid,
-                                                                         dataAttributes: policy.body.dataAttributes.map(\.attribute),
-                                                                         dissem: policy.body.dissem, rules: rules),
-                                    iv: Data(), components: [])
+            return AdmittedManifest(digest: "", policy: MediaAssetPolicy(
+                policyUUID: policy.uuid, dataAttributes: policy.body.dataAttributes.map(\.attribute), dissem: policy.body.dissem,
+                rules: rules), iv: Data(), components: [])
         } catch {
             throw HTTPError(.serviceUnavailable, reason: "catalog entry unreadable")
         }
@@ -148,12 +147,12 @@ public final class DeliveryService: Sendable {
         var body: [(String, JSONValue)] = [("assetId", .string(assetID)), ("protocol", .string(proto.rawValue)),
                                            ("playbackId", .string(playbackID))]
         if let component { body.append(("component", .string(component))) }
-        let answer = try callMedia(media.startSession, path: "/media/v1/session/start", body: body, like: request, context: &context)
+        let answer = try callMedia(MediaRouteAdapter(service: media).startSession, path: "/media/v1/session/start", body: body, like: request, context: &context)
         guard case .string(let sessionID)? = answer["sessionId"] else { throw HTTPError(.internalServerError, reason: "internal error") }
         return sessionID
     }
 
-    /// 16 random bytes, base64url: a media-store playback id (`MediaService.isPlaybackID`).
+    /// 16 random bytes, base64url: a media-store playback id (`MediaSessionID.isPlaybackID`).
     static func makePlaybackID() throws(HTTPError) -> String {
         do {
             return Base64URL.encode(try SecureRandom.bytes(count: 16))

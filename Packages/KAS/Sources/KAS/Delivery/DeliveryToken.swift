@@ -12,8 +12,6 @@ public struct DeliveryTokenKey: Sendable {
     public static let maximumLifetime: TimeInterval = 600
     /// Tolerated clock difference with the signer.
     static let clockSkew: TimeInterval = 60
-    /// The `Identity.issuer` of a delivery token's viewer: the KAS itself signed it.
-    static let issuer = "kas-delivery"
 
     private let signing: JWSSigningKey
     private let verification: JWSVerificationKey
@@ -67,13 +65,22 @@ public struct DeliveryTokenKey: Sendable {
         guard expires <= now + Self.maximumLifetime + Self.clockSkew else {
             throw HTTPError(.unauthorized, reason: "delivery token lives longer than 10 minutes")
         }
-        // The project's claims read as the bearer-token validator reads them: a malformed
-        // `entitlements` or `rentals` refuses the token rather than granting nothing silently.
-        guard let entitlements = try? JWTClaims.entitlements(in: claims),
-              let purchases = try? JWTClaims.rentals(in: claims)
-        else { throw refused }
-        return Identity(subject: subject, issuer: Self.issuer, entitlements: entitlements,
-                        rentals: purchases.mapValues { Int64($0.timeIntervalSince1970.rounded(.down)) },
-                        claims: claims, expiresAt: Date(timeIntervalSince1970: expires))
+        return Self.identity(subject: subject, claims: claims)
+    }
+
+    /// The viewer a delivery token carries: the token is this KAS's own, signed over the claims of
+    /// the viewer it verified when the playback started, so its project claims are read as given.
+    private static func identity(subject: String, claims: JSONObject) -> Identity {
+        var rentals: [UUID: Int64] = [:]
+        if case .object(let object)? = claims["rentals"] {
+            for (key, value) in object {
+                if let uuid = UUID(uuidString: key), let seconds = value.int64 ?? value.double.map({ Int64($0.rounded(.down)) }) {
+                    rentals[uuid] = seconds
+                }
+            }
+        }
+        return Identity(subject: subject, issuer: claims["iss"]?.string ?? "",
+                        entitlements: claims["entitlements"]?.array?.compactMap(\.string) ?? [], rentals: rentals,
+                        claims: claims, expiresAt: claims["exp"]?.double.map(Date.init(timeIntervalSince1970:)))
     }
 }

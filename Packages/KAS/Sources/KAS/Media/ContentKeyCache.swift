@@ -9,9 +9,9 @@ import Foundation
 /// Bounded (least recently used evicted first) and with a TTL. The cached key bytes live in
 /// buffers this cache owns and overwrites with zeros when an entry is evicted, expires or the
 /// cache is cleared; a lookup hands out its own copies, so zeroing never races a request.
-public final class ContentKeyCache: @unchecked Sendable {
-    public let capacity: Int
-    public let timeToLive: TimeInterval
+final class ContentKeyCache: @unchecked Sendable {
+    let capacity: Int
+    let timeToLive: TimeInterval
 
     final class KeyBuffer {
         var bytes: [UInt8]
@@ -36,16 +36,16 @@ public final class ContentKeyCache: @unchecked Sendable {
     private var entries: [String: Entry] = [:]
     private var clock: UInt64 = 0
 
-    public init(capacity: Int = 1024, timeToLive: TimeInterval = 300) {
+    init(capacity: Int = 1024, timeToLive: TimeInterval = 300) {
         self.capacity = max(0, capacity)
         self.timeToLive = timeToLive
     }
 
     deinit { for entry in entries.values { entry.keys.forEach { $0.zero() } } }
 
-    public var count: Int { lock.withLock { entries.count } }
+    var count: Int { lock.withLock { entries.count } }
 
-    public func lookup(digest: String, now: Date) -> AdmittedManifest? {
+    func lookup(digest: String, now: Date) -> AdmittedManifest? {
         lock.withLock {
             guard var entry = entries[digest] else { return nil }
             guard entry.expires > now else {
@@ -64,7 +64,7 @@ public final class ContentKeyCache: @unchecked Sendable {
         }
     }
 
-    public func insert(_ manifest: AdmittedManifest, now: Date) {
+    func insert(_ manifest: AdmittedManifest, now: Date) {
         guard capacity > 0 else { return }
         let keys = manifest.components.map { KeyBuffer($0.key) }
         let stripped = AdmittedManifest(
@@ -90,7 +90,7 @@ public final class ContentKeyCache: @unchecked Sendable {
     /// The live buffers of an entry, for tests that watch them being zeroed.
     func buffers(for digest: String) -> [KeyBuffer] { lock.withLock { entries[digest]?.keys ?? [] } }
 
-    public func removeAll() {
+    func removeAll() {
         lock.withLock {
             for entry in entries.values { entry.keys.forEach { $0.zero() } }
             entries.removeAll()

@@ -31,9 +31,3 @@ public enum ManifestRefusal: String, Error, Sendable, Equatable, CaseIterable {
     case sessionProtocol = "session_protocol_mismatch"
     case spcAssetMismatch = "spc_asset_mismatch"
 }
-
-extension MediaDenial {
-    /// The answer to a refused key request: 403 `platform refused` with the denial's code
-    /// (docs/protocol.md); the same code goes to the audit log and the denial metric.
-    var keyRequestRefusal: HTTPError { HTTPError(.forbidden, reason: "platform refused", code: rawValue) }
-}

@@ -45,3 +45,30 @@ extension KeyRequestFailure {
         KeyRequestFailure(error: HTTPError(.badRequest, reason: "malformed rewrap request"), reason: reason, decision: .deny)
     }
 }
+
+/// Why a media rewrap request ended without keys: the answer, and the audit reason code. The
+/// refusals the key request shares (`MediaFailure`) take their answers from its status table
+/// (`MediaRouteAdapter.answer`).
+struct KeyRequestFailure: Error {
+    let error: HTTPError
+    let reason: String
+    let decision: MediaAuditEvent.Decision
+
+    init(error: HTTPError, reason: String, decision: MediaAuditEvent.Decision) {
+        self.error = error
+        self.reason = reason
+        self.decision = decision
+    }
+
+    init(_ failure: MediaFailure) {
+        self.init(error: MediaRouteAdapter.answer(failure), reason: failure.auditReason, decision: failure.decision)
+    }
+
+    static func refused(_ refusal: ManifestRefusal) -> KeyRequestFailure { KeyRequestFailure(.refused(refusal)) }
+
+    static func denied(_ denial: MediaDenial) -> KeyRequestFailure { KeyRequestFailure(.denied(denial)) }
+
+    static func unavailable(_ public: String, _ reason: String) -> KeyRequestFailure {
+        KeyRequestFailure(error: HTTPError(.serviceUnavailable, reason: `public`), reason: reason, decision: .error)
+    }
+}

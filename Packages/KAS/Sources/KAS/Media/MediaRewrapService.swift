@@ -31,7 +31,7 @@ public final class MediaRewrapService: Sendable {
 
     public func rewrap(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
         let began = ContinuousClock.now
-        let viewer = try media.authenticate(&context)
+        let viewer = try MediaRouteAdapter.viewer(&context)
         var event = MediaAuditEvent.denied("media_rewrap", viewer: viewer, reason: "", time: media.clock())
         event.protocol = MediaProtocol.tdf.rawValue
         do {
@@ -72,8 +72,8 @@ public final class MediaRewrapService: Sendable {
 
         // The session: live, this viewer's, the open path's, bound to the rendition it named at
         // its start; its asset is checked per policy.
-        guard MediaService.isSessionID(body.sessionID) else { throw .refused(.sessionInvalid) }
-        let idHash = MediaService.hash(body.sessionID)
+        guard MediaSessionID.isWellFormed(body.sessionID) else { throw .refused(.sessionInvalid) }
+        let idHash = MediaSessionID.hash(body.sessionID)
         let session: MediaSessionRecord
         do {
             guard let record = try media.store.session(idHash: idHash), record.isLive(at: now),

@@ -24,24 +24,24 @@ public struct DeviceCapabilities: Sendable, Equatable {
 }
 
 /// Everything one policy decision reads.
-public struct MediaPolicyInput: Sendable {
-    public var policyUUID: String
+struct MediaPolicyInput: Sendable {
+    var policyUUID: String
     /// `body.dataAttributes[].attribute`, all of which the viewer must be entitled to.
-    public var dataAttributes: [String]
+    var dataAttributes: [String]
     /// `body.dissem`: when non-empty, only these subjects.
-    public var dissem: [String]
-    public var rules: MediaRules?
-    public var viewer: Identity
+    var dissem: [String]
+    var rules: MediaRules?
+    var viewer: Identity
     /// ISO 3166-1 alpha-2, from a trusted source only; nil when unknown.
-    public var region: String?
-    public var device: DeviceCapabilities
+    var region: String?
+    var device: DeviceCapabilities
     /// The first key delivered to this viewer for this asset (for a rental: this purchase).
-    public var firstPlay: Date?
+    var firstPlay: Date?
     /// The position of the session's playback among the viewer's live playbacks of the asset.
-    public var playbackRank: Int?
-    public var now: Date
+    var playbackRank: Int?
+    var now: Date
 
-    public init(policyUUID: String, dataAttributes: [String], dissem: [String], rules: MediaRules?, viewer: Identity,
+    init(policyUUID: String, dataAttributes: [String], dissem: [String], rules: MediaRules?, viewer: Identity,
                 region: String?, device: DeviceCapabilities, firstPlay: Date?, playbackRank: Int?, now: Date) {
         self.policyUUID = policyUUID
         self.dataAttributes = dataAttributes
@@ -70,10 +70,10 @@ public struct MediaPolicyInput: Sendable {
 ///   `allowVirtualMachines: false` refuses a virtual machine and a device that cannot show it is
 ///   not one.
 /// - Concurrency: the session's playback is among the `maxConcurrentStreams` oldest live ones.
-public enum MediaRuleEvaluator {
-    public static let clockSkew: TimeInterval = 60
+enum MediaRuleEvaluator {
+    static let clockSkew: TimeInterval = 60
 
-    public static func evaluate(_ input: MediaPolicyInput) -> MediaDenial? {
+    static func evaluate(_ input: MediaPolicyInput) -> MediaDenial? {
         let entitled = Set(input.viewer.entitlements.map { $0.lowercased() })
         for attribute in input.dataAttributes where !entitled.contains(attribute.lowercased()) {
             return .notEntitled

@@ -1,224 +1,114 @@
-import MediaDRMFPSv2
+import Foundation
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
-import MediaDRMJSON
-import MediaDRMTDF
+import MediaDRMFPSv2
 import MediaDRMMedia
+import MediaDRMTDF
 
-/// Why a key request ended without a key: the answer, and the audit reason code.
-struct KeyRequestFailure: Error {
-    let error: HTTPError
-    let reason: String
-    let decision: MediaAuditEvent.Decision
-
-    static func refused(_ refusal: ManifestRefusal) -> KeyRequestFailure {
-        KeyRequestFailure(error: HTTPError(.forbidden, reason: "manifest refused"), reason: refusal.rawValue, decision: .deny)
-    }
-
-    static func denied(_ denial: MediaDenial) -> KeyRequestFailure {
-        KeyRequestFailure(error: denial.keyRequestRefusal, reason: denial.rawValue, decision: .deny)
-    }
-
-    static func malformed(_ reason: String) -> KeyRequestFailure {
-        KeyRequestFailure(error: HTTPError(.badRequest, reason: "malformed key request"), reason: reason, decision: .deny)
-    }
-
-    static func unavailable(_ public: String, _ reason: String) -> KeyRequestFailure {
-        KeyRequestFailure(error: HTTPError(.serviceUnavailable, reason: `public`), reason: reason, decision: .error)
-    }
-}
-
+/// `key-request` (fps-v2 §10.7, docs/architecture.md "A key request's path"), in named steps:
+/// the rate limit, the decoded message, the live session, the admitted manifest, the pairing of
+/// request, session and manifest, the authorize step (`MediaAuthorizer`), then the release. Every
+/// outcome is audited and counted; a failure is a `MediaFailure` the route adapter answers.
 extension MediaService {
-    static let keyRequestMembers = MediaKeyRequestBody.members
-
-    /// `POST /media/v1/key-request`. Statuses (fps-v2 §10.5): 400 malformed body, 401 no viewer,
-    /// 403 `"manifest refused"` for every §10.7 failure (and a session that is not live, not this
-    /// viewer's or not this asset's; the cause goes only to the audit log), 403 `"platform
-    /// refused"` with the `MediaDenial` code for a policy denial, 429 rate limit,
-    /// 503 FairPlay or store unavailable.
-    public func keyRequest(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
+    func keyRequest(_ decoded: Result<MediaKeyRequest, MalformedMediaRequest>,
+                    viewer: Identity) throws(MediaFailure) -> MediaKeyAnswer {
         let began = ContinuousClock.now
-        let viewer = try authenticate(&context)
-        var event = MediaAuditEvent.denied("key_request", viewer: viewer, reason: "", time: clock())
-        do {
-            let response = try deliverKey(request, viewer: viewer, event: &event)
+        let now = clock()
+        var event = MediaAuditEvent.denied("key_request", viewer: viewer, reason: "", time: now)
+        defer {
+            event.latencyMilliseconds = Self.milliseconds(since: began)
+            audit?.record(event)
+        }
+        do throws(MediaFailure) {
+            // The rate limit comes first: a flood costs one store write per request, nothing more.
+            try consumeKeyRequestToken(viewer: viewer, now: now)
+            let request: MediaKeyRequest
+            switch decoded {
+            case .success(let decoded): request = decoded
+            case .failure(let malformed):
+                event.asset = malformed.asset
+                event.component = malformed.component
+                event.protocol = malformed.protocol?.rawValue
+                throw malformed.failure
+            }
+            if CanonicalUUID.isCanonical(request.assetID) { event.asset = request.assetID }
+            if let component = request.component, MediaSessionID.isComponentID(component) { event.component = component }
+            event.protocol = request.delivery.protocol.rawValue
+            let answer = try deliverKey(request, viewer: viewer, now: now)
             event.decision = .allow
             event.reason = "key_delivered"
-            event.latencyMilliseconds = Self.milliseconds(since: began)
-            audit?.record(event)
             metrics?.increment("media_keys_delivered_total", help: "Content keys delivered, by protocol.",
-                               labels: [("protocol", event.protocol ?? "unknown")])
-            return response
+                               labels: [("protocol", request.delivery.protocol.rawValue)])
+            return answer
         } catch {
             event.decision = error.decision
-            event.reason = error.reason
-            event.latencyMilliseconds = Self.milliseconds(since: began)
-            audit?.record(event)
-            countDenial(error.reason)
-            throw error.error
+            event.reason = error.auditReason
+            countDenial(error.auditReason)
+            throw error
         }
     }
 
-    private func deliverKey(_ request: ServerRequest, viewer: Identity,
-                            event: inout MediaAuditEvent) throws(KeyRequestFailure) -> ServerResponse {
-        let now = clock()
-        // The rate limit comes first: a flood costs one store write per request, nothing more.
-        let rate: RateLimitDecision
-        do {
-            rate = try store.consumeRateToken(key: "key:" + viewer.storeKey, perMinute: configuration.keyRequestsPerMinute, now: now)
-        } catch {
-            throw .unavailable("state store unavailable", "store_failure")
-        }
-        if case .limited(let retryAfter) = rate {
-            throw KeyRequestFailure(error: HTTPError(.tooManyRequests, reason: "rate limit",
-                                                     headers: ["Retry-After": String(retryAfter)]),
-                                    reason: "rate_limited", decision: .deny)
-        }
-
-        // The body.
-        guard let json = try? request.jsonBody(), case .object(let body) = json else { throw .malformed("malformed_body") }
-        guard body.keys.allSatisfy(Self.keyRequestMembers.contains) else { throw .malformed("unknown_member") }
-        guard case .string(let asset)? = body["assetId"], case .string(let sessionID)? = body["sessionId"],
-              case .string(let manifestText)? = body["tdfManifest"]
-        else { throw .malformed("missing_member") }
-        if CanonicalUUID.isCanonical(asset) { event.asset = asset }
-        var component: String?
-        if let value = body["component"] {
-            guard case .string(let id) = value else { throw .malformed("component_type") }
-            component = id
-            if Self.isComponentID(id) { event.component = id }
-        }
-        let proto: MediaProtocol
-        var spc = Data()
-        var clientKey: P256.KeyAgreement.PublicKey?
-        switch (body["spcData"], body["clientPublicKey"]) {
-        case (.string(let text)?, nil):
-            proto = .fairplay
-            guard let decoded = try? Base64.decode(text), !decoded.isEmpty else { throw .malformed("spc_encoding") }
-            spc = decoded
-        case (nil, .string(let pem)?):
-            proto = .tdf
-            guard let key = try? P256.KeyAgreement.PublicKey(pemRepresentation: pem) else { throw .malformed("client_key") }
-            clientKey = key
-        default:
-            throw .malformed("delivery_path")
-        }
-        event.protocol = proto.rawValue
-        var reportedDevice: DeviceReport?
-        if let value = body["device"] {
-            guard let report = DeviceReport(json: value) else { throw .malformed("device_report") }
-            reportedDevice = report
-        }
-        guard let manifestBytes = try? Base64.decode(manifestText) else { throw .malformed("manifest_encoding") }
-        if proto == .fairplay, fairPlay == nil { throw .unavailable("fairplay unavailable", "fairplay_unavailable") }
-
-        // The session: live, this viewer's, this asset's, this path's.
-        guard Self.isSessionID(sessionID) else { throw .refused(.sessionInvalid) }
-        let idHash = Self.hash(sessionID)
-        let session: MediaSessionRecord
-        do {
-            guard let record = try store.session(idHash: idHash), record.isLive(at: now),
-                  record.viewer == viewer.storeKey, record.asset == asset
-            else { throw KeyRequestFailure.refused(.sessionInvalid) }
-            session = record
-        } catch let failure as KeyRequestFailure {
-            throw failure
-        } catch {
-            throw .unavailable("state store unavailable", "store_failure")
-        }
-        guard session.protocol == proto else { throw .refused(.sessionProtocol) }
-
-        // The manifest (§10.7 steps 1-3), once per distinct manifest while cached.
-        let manifest = try admitted(Array(manifestBytes), now: now)
-
-        // Step 4: the request's pairing with the manifest.
-        guard let component else { throw .refused(.componentMissing) }
-        guard let admittedComponent = manifest.component(component) else { throw .refused(.componentUnknown) }
-        guard asset == manifest.policyUUID else { throw .refused(.assetMismatch) }
-        do {
-            // A session's component is set once and never changes, so a session read above as
-            // already bound to this component needs no write (one store write fewer per request).
-            if session.component != component {
-                switch try store.bindComponent(idHash: idHash, component: component, now: now) {
-                case .conflict: throw KeyRequestFailure.refused(.sessionComponent)
-                case .bound(let replaced): auditReplaced(replaced, viewer: viewer, asset: asset, component: component, now: now)
-                }
-            }
-        } catch let failure as KeyRequestFailure {
-            throw failure
-        } catch {
-            throw .unavailable("state store unavailable", "store_failure")
-        }
-
-        // Step 5: the policy decision.
-        let device: DeviceCapabilities
-        switch proto {
-        case .tdf:
-            device = MediaAuthorizer.openPathDevice(reported: reportedDevice, session: session)
-        case .fairplay:
-            guard let fairPlay else { throw .unavailable("fairplay unavailable", "fairplay_unavailable") }
-            do {
-                device = try fairPlay.clientInfo(spc: spc)
-            } catch {
-                throw .unavailable("fairplay unavailable", "fairplay_client_info_failed")
-            }
-        }
+    private func deliverKey(_ request: MediaKeyRequest, viewer: Identity, now: Date) throws(MediaFailure) -> MediaKeyAnswer {
+        if case .spc = request.delivery, fairPlay == nil { throw .unavailable(.fairPlay) }
+        let session = try liveSession(request.sessionID, viewer: viewer, asset: request.assetID, now: now)
+        guard session.protocol == request.delivery.protocol else { throw .refused(.sessionProtocol) }
+        let manifest = try admitted(request.manifest, now: now)
+        let component = try pair(request, session: session, manifest: manifest, viewer: viewer, now: now)
+        let device = try deviceCapabilities(request, session: session)
         let grant: MediaGrant
         do {
-            let decision = try authorizer.authorize(MediaAuthorizationRequest(
-                viewer: viewer, session: session, asset: manifest.policy, component: component, device: device,
-                region: configuration.regionSource.region(for: request), now: now))
-            switch decision {
+            switch try authorizer.authorize(MediaAuthorizationRequest(
+                viewer: viewer, session: session, asset: manifest.policy, component: component.id, device: device,
+                region: request.region, now: now)) {
             case .granted(let granted): grant = granted
-            case .denied(let denial): throw KeyRequestFailure.denied(denial)
+            case .denied(let denial): throw MediaFailure.denied(denial)
             }
-        } catch let failure as KeyRequestFailure {
+        } catch let failure as MediaFailure {
             throw failure
         } catch {
-            throw .unavailable("state store unavailable", "store_failure")
+            throw .unavailable(.store)
         }
-
-        // Step 6-7: the key leaves.
-        var members: [(String, JSONValue)] = [("status", .string("success"))]
-        switch proto {
-        case .tdf:
-            guard let clientKey else { throw .malformed("client_key") }
-            let wrapped: ECWrap.WrappedKey
-            do {
-                wrapped = try ECWrap.wrap(admittedComponent.key, to: clientKey)
-            } catch {
-                throw .unavailable("key wrap failed", "rewrap_failed")
-            }
-            members.append(("wrappedKey", .string(Base64.encode(wrapped.wrappedKey))))
-            members.append(("sessionPublicKey", .string(wrapped.ephemeralPublicKey.pemRepresentation)))
-        case .fairplay:
-            guard let fairPlay else { throw .unavailable("fairplay unavailable", "fairplay_unavailable") }
-            let expected = "\(manifest.policyUUID)/\(admittedComponent.id)"
-            let ckcRequest = FairPlayCKCRequest(
-                spc: spc, contentKey: admittedComponent.key, contentIV: manifest.iv,
-                contentType: admittedComponent.kind == .audio ? .audio : .uhd,
-                hdcpType: configuration.fairPlayHDCPType, leaseSeconds: configuration.leaseSeconds, assetID: expected)
-            let result: FairPlayCKCResult
-            do {
-                result = try fairPlay.createCKC(ckcRequest)
-            } catch {
-                throw .unavailable("fairplay unavailable", "fairplay_ckc_failed")
-            }
-            // Step 7: the SPC must be for this component; otherwise the CKC is dropped here.
-            guard result.spcAssetID == expected else { throw .refused(.spcAssetMismatch) }
-            members.append(("wrappedKey", .string(Base64.encode(result.ckc))))
-        }
-        members.append(("metadata", .object(JSONObject([("lease_seconds", .number(JSONNumber(configuration.leaseSeconds)))]))))
+        let answer = try release(component, of: manifest, to: request.delivery)
         do {
             try authorizer.recordRelease(grant)
         } catch {
-            throw .unavailable("state store unavailable", "store_failure")
+            throw .unavailable(.store)
         }
-        return .json(.object(JSONObject(members)))
+        return answer
     }
 
-    func admitted(_ bytes: [UInt8], now: Date) throws(KeyRequestFailure) -> AdmittedManifest {
+    // MARK: Steps
+
+    /// One token from the viewer's key-request bucket.
+    private func consumeKeyRequestToken(viewer: Identity, now: Date) throws(MediaFailure) {
+        let decision: RateLimitDecision
+        do {
+            decision = try store.consumeRateToken(key: "key:" + viewer.storeKey, perMinute: configuration.keyRequestsPerMinute,
+                                                  now: now)
+        } catch {
+            throw .unavailable(.store)
+        }
+        if case .limited(let retryAfter) = decision { throw .rateLimited(retryAfter: retryAfter) }
+    }
+
+    /// The session a request names: live, this viewer's and this asset's; anything else is
+    /// `session_invalid`, whichever it is.
+    func liveSession(_ sessionID: String, viewer: Identity, asset: String, now: Date) throws(MediaFailure) -> MediaSessionRecord {
+        guard MediaSessionID.isWellFormed(sessionID) else { throw .refused(.sessionInvalid) }
+        let record: MediaSessionRecord?
+        do {
+            record = try store.session(idHash: MediaSessionID.hash(sessionID))
+        } catch {
+            throw .unavailable(.store)
+        }
+        guard let record, record.isLive(at: now), record.viewer == viewer.storeKey, record.asset == asset else {
+            throw .refused(.sessionInvalid)
+        }
+        return record
+    }
+
+    /// §10.7 steps 1-3, once per distinct manifest while cached.
+    func admitted(_ bytes: [UInt8], now: Date) throws(MediaFailure) -> AdmittedManifest {
         let digest = ManifestAdmission.digest(of: bytes)
         if let cached = keyCache.lookup(digest: digest, now: now) {
             metrics?.increment("media_key_cache_total", help: "Content-key cache lookups.", labels: [("result", "hit")])
@@ -231,6 +121,78 @@ extension MediaService {
             return manifest
         } catch {
             throw .refused(error)
+        }
+    }
+
+    /// Step 4: the request names a component of this manifest, the manifest is the session's
+    /// asset, and the session holds that component (bound on its first key request).
+    private func pair(_ request: MediaKeyRequest, session: MediaSessionRecord, manifest: AdmittedManifest,
+                      viewer: Identity, now: Date) throws(MediaFailure) -> AdmittedComponent {
+        guard let id = request.component else { throw .refused(.componentMissing) }
+        guard let component = manifest.component(id) else { throw .refused(.componentUnknown) }
+        guard request.assetID == manifest.policyUUID else { throw .refused(.assetMismatch) }
+        // A session's component is set once and never changes, so a session read as already
+        // bound to this component needs no write (one store write fewer per request).
+        guard session.component != id else { return component }
+        let binding: ComponentBinding
+        do {
+            binding = try store.bindComponent(idHash: session.idHash, component: id, now: now)
+        } catch {
+            throw .unavailable(.store)
+        }
+        switch binding {
+        case .conflict: throw .refused(.sessionComponent)
+        case .bound(let replaced): auditReplaced(replaced, viewer: viewer, asset: request.assetID, component: id, now: now)
+        }
+        return component
+    }
+
+    /// What the device can show: the FairPlay module reads it from the SPC; an open-path client is
+    /// software whatever it reports (`MediaAuthorizer.openPathDevice`).
+    private func deviceCapabilities(_ request: MediaKeyRequest, session: MediaSessionRecord) throws(MediaFailure) -> DeviceCapabilities {
+        switch request.delivery {
+        case .clientPublicKey:
+            return MediaAuthorizer.openPathDevice(reported: request.device, session: session)
+        case .spc(let spc):
+            guard let fairPlay else { throw .unavailable(.fairPlay) }
+            do {
+                return try fairPlay.clientInfo(spc: spc)
+            } catch {
+                throw .unavailable(.fairPlayClientInfo)
+            }
+        }
+    }
+
+    /// Steps 6-7: the content key leaves, wrapped to the client's key (open path) or in a CKC for
+    /// the SPC, which must be for this component (otherwise the CKC is dropped here).
+    private func release(_ component: AdmittedComponent, of manifest: AdmittedManifest,
+                         to delivery: MediaKeyRequest.Delivery) throws(MediaFailure) -> MediaKeyAnswer {
+        let lease = Int64(configuration.leaseSeconds)
+        switch delivery {
+        case .clientPublicKey(let clientKey):
+            let wrapped: ECWrap.WrappedKey
+            do {
+                wrapped = try ECWrap.wrap(component.key, to: clientKey)
+            } catch {
+                throw .unavailable(.keyWrap)
+            }
+            return MediaKeyAnswer(wrappedKey: wrapped.wrappedKey, sessionPublicKey: wrapped.ephemeralPublicKey.pemRepresentation,
+                                  leaseSeconds: lease)
+        case .spc(let spc):
+            guard let fairPlay else { throw .unavailable(.fairPlay) }
+            let expected = "\(manifest.policyUUID)/\(component.id)"
+            let ckcRequest = FairPlayCKCRequest(
+                spc: spc, contentKey: component.key, contentIV: manifest.iv,
+                contentType: component.kind == .audio ? .audio : .uhd,
+                hdcpType: configuration.fairPlayHDCPType, leaseSeconds: configuration.leaseSeconds, assetID: expected)
+            let result: FairPlayCKCResult
+            do {
+                result = try fairPlay.createCKC(ckcRequest)
+            } catch {
+                throw .unavailable(.fairPlayCKC)
+            }
+            guard result.spcAssetID == expected else { throw .refused(.spcAssetMismatch) }
+            return MediaKeyAnswer(wrappedKey: result.ckc, sessionPublicKey: nil, leaseSeconds: lease)
         }
     }
 }

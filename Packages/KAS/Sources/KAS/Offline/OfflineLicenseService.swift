@@ -49,7 +49,7 @@ public final class OfflineLicenseService: Sendable {
     /// `offline_profile_unsupported`, a rental over), 429 `rate limit`, 429 `offline device limit`
     /// + `offline_device_limit`, 503 store or signing key unavailable.
     public func issue(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
-        let viewer = try media.authenticate(&context)
+        let viewer = try MediaRouteAdapter.viewer(&context)
         return try audited("offline_license_issue", viewer: viewer, success: "issued") { event throws(OfflineFailure) in
             try issueLicense(request, viewer: viewer, event: &event)
         }
@@ -58,7 +58,7 @@ public final class OfflineLicenseService: Sendable {
     /// `POST /media/v1/offline-license/{licenseId}/renew`: a new licence of the same keys with a
     /// later `exp`, never past the rental, after the media policy again.
     public func renew(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
-        let viewer = try media.authenticate(&context)
+        let viewer = try MediaRouteAdapter.viewer(&context)
         return try audited("offline_license_renew", viewer: viewer, success: "renewed") { event throws(OfflineFailure) in
             try renewLicense(request, id: context.parameters["licenseId"], viewer: viewer, event: &event)
         }
@@ -67,7 +67,7 @@ public final class OfflineLicenseService: Sendable {
     /// `DELETE /media/v1/offline-license/{licenseId}`: gives the licence back, freeing its device
     /// slot. 204; 404 `no such licence` when it is not this viewer's or already released.
     public func release(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
-        let viewer = try media.authenticate(&context)
+        let viewer = try MediaRouteAdapter.viewer(&context)
         return try audited("offline_license_release", viewer: viewer, success: "released") { event throws(OfflineFailure) in
             let (record, report) = try ownedLicense(request, id: context.parameters["licenseId"], viewer: viewer, event: &event)
             let now = media.clock()
@@ -104,7 +104,7 @@ public final class OfflineLicenseService: Sendable {
             manifest = try media.admitted(bytes, now: now)
         } catch {
             if OfflineManifestFacts.isPerSegmentPackage(bytes) { throw .denied(.offlineProfileUnsupported) }
-            throw .manifestRefused(error.reason)
+            throw .manifestRefused(error.auditReason)
         }
         guard body.assetID == manifest.policyUUID else { throw .manifestRefused(ManifestRefusal.assetMismatch.rawValue) }
         guard let rules = manifest.rules, rules.allowsOffline else { throw .denied(.offlineNotAllowed) }

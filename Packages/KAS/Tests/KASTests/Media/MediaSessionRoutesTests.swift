@@ -53,7 +53,7 @@ import Testing
         #expect(try harness.post("/media/v1/session/\(second)/heartbeat", token: alice, body: [:]).status == 404)
         // Nothing in the store is the id itself.
         #expect(try harness.store.session(idHash: second) == nil)
-        #expect(try harness.store.session(idHash: MediaService.hash(second)) != nil)
+        #expect(try harness.store.session(idHash: MediaSessionID.hash(second)) != nil)
     }
 
     @Test func twentyParallelStartsAdmitExactlyTheLimit() throws {

@@ -3,6 +3,7 @@ import MediaDRMFPSv2
 import Foundation
 import MediaDRMHLS
 import MediaDRMTDF
+import MediaDRMWebVTT
 
 /// One playback of an fps-v2 package or a tdf-hls stream, presented as ONE clear fragmented MP4
 /// (video and audio tracks) written in order to a `MediaOutput`.
@@ -37,6 +38,12 @@ public final class PlaybackSession: @unchecked Sendable {
 
     /// The key session of an fps-v2 playback, once keys are being acquired.
     public var contentKeySession: ContentKeySession? { lock.withLock { keySession } }
+
+    /// tdf-hls with `renditionChoice.subtitles`: the chosen subtitle rendition after the
+    /// playback, its segments merged into one WebVTT file (a cue repeated at a segment boundary
+    /// taken once); nil before, or without subtitles.
+    public var subtitles: WebVTTFile? { lock.withLock { reassembledSubtitles } }
+    private var reassembledSubtitles: WebVTTFile?
 
     /// Stops the output at the next segment and ends every media session.
     public func stop() async {
@@ -80,13 +87,13 @@ public final class PlaybackSession: @unchecked Sendable {
                 if !FileManager.default.fileExists(atPath: path + "/" + FPSv2EntryName.manifestName),
                    FileManager.default.fileExists(atPath: path + "/" + FPSv2EntryName.masterName) {
                     return .tdfHLS(try TDFHLSStream.open(loader: DirectoryResourceLoader(directory: path),
-                                                         masterName: FPSv2EntryName.masterName))
+                                                         masterName: FPSv2EntryName.masterName, choice: configuration.renditionChoice))
                 }
                 return try Self.admit(FPSv2Package(directoryPath: path), configuration, progress)
             case .packageURL(let url):
                 let range: HTTPRangeSource
                 do {
-                    range = try HTTPRangeSource(url: url, client: configuration.client)
+                    range = try HTTPRangeSource(location: configuration.mediaLocation ?? FixedURL(url), client: configuration.client)
                 } catch {
                     throw PlaybackError(.io, "the package URL could not be opened: \((error as? TransportError)?.reason ?? "unreadable")")
                 }
@@ -95,12 +102,14 @@ public final class PlaybackSession: @unchecked Sendable {
                 return try Self.admit(FPSv2Package(archive: range), configuration, progress, localHeaders: .onRead)
             case .tdfHLSMasterFile(let path):
                 let (directory, name) = PlaybackSource.splitMaster(path)
-                return .tdfHLS(try TDFHLSStream.open(loader: DirectoryResourceLoader(directory: directory), masterName: name))
+                return .tdfHLS(try TDFHLSStream.open(loader: DirectoryResourceLoader(directory: directory), masterName: name,
+                                                     choice: configuration.renditionChoice))
             case .tdfHLSMasterURL(let url):
-                let loader = HTTPResourceLoader(siblingsOf: url, client: configuration.client)
+                let loader = HTTPResourceLoader(location: configuration.mediaLocation ?? FixedURL(url), client: configuration.client)
                 var name = Substring(url)
                 if let cut = name.firstIndex(where: { $0 == "?" || $0 == "#" }) { name = name[..<cut] }
-                return .tdfHLS(try TDFHLSStream.open(loader: loader, masterName: String(name.split(separator: "/").last ?? "")))
+                return .tdfHLS(try TDFHLSStream.open(loader: loader, masterName: String(name.split(separator: "/").last ?? ""),
+                                                     choice: configuration.renditionChoice))
             }
         }
     }
@@ -116,10 +125,17 @@ public final class PlaybackSession: @unchecked Sendable {
     private static func admit(_ package: FPSv2Package, _ configuration: PlaybackConfiguration,
                               _ progress: (@Sendable (PlaybackEvent) -> Void)?,
                               localHeaders: FPSv2Admission.Options.LocalHeaders = .eager) throws(PlaybackError) -> Presentation {
+        try admit(package, keyServiceURL: configuration.keyServiceURL, progress, localHeaders: localHeaders)
+    }
+
+    /// Admits an fps-v2 package with `keyServiceURL` as the only accepted key service and
+    /// rewrites its init segments to clear (also used offline, `OfflinePlayback`).
+    static func admit(_ package: FPSv2Package, keyServiceURL: String, _ progress: (@Sendable (PlaybackEvent) -> Void)?,
+                      localHeaders: FPSv2Admission.Options.LocalHeaders = .eager) throws(PlaybackError) -> Presentation {
         let admitted: FPSv2AdmittedPackage
         do {
             admitted = try FPSv2Admission.admit(package, options: FPSv2Admission.Options(
-                acceptedKeyServiceURLs: [configuration.keyServiceURL], localHeaders: localHeaders))
+                acceptedKeyServiceURLs: [keyServiceURL], localHeaders: localHeaders))
         } catch {
             if let check = error.check {
                 // The package may be fine and the key service the wrong one: say both URLs.
@@ -159,7 +175,8 @@ public final class PlaybackSession: @unchecked Sendable {
             progress?(.certificate(bytes: try await service.certificate()?.count))
         }
         let session = ContentKeySession(service: service, assetID: package.policyUUID, manifest: package.manifestBytes,
-                                        components: ids, clock: configuration.clock, delegate: delegate, progress: progress)
+                                        components: ids, playbackID: configuration.playbackID ?? ContentKeySession.makePlaybackID(),
+                                        clock: configuration.clock, delegate: delegate, progress: progress)
         let alreadyStopped = lock.withLock { () -> Bool in
             keySession = session
             return stopRequested
@@ -196,8 +213,11 @@ public final class PlaybackSession: @unchecked Sendable {
                             holdUntil: (@Sendable () async -> Void)?) async throws(PlaybackError) {
         progress?(.tdfHLS(components: stream.components.map(\.id), segments: stream.components.first?.segments.count ?? 0))
         let reporter = KeyDeliveryReporter(delegate: delegate)
+        // Protected subtitle segments are one more component whose keys come in the same bulk
+        // rewraps; the muxer reads only the media components before it.
+        let subtitleKeys = stream.subtitles.flatMap { $0.isProtected ? TDFSegmentKeys.Component(id: $0.id, segments: $0.segments) : nil }
         let keys = TDFSegmentKeys(
-            loader: stream.loader, components: stream.components.map { .init(id: $0.id, segments: $0.segments) },
+            loader: stream.loader, components: stream.components.map { .init(id: $0.id, segments: $0.segments) } + (subtitleKeys.map { [$0] } ?? []),
             rewrap: OpenTDFRewrapClient(baseURL: configuration.keyServiceURL, client: configuration.client,
                                         credential: configuration.credential),
             keyServiceURL: configuration.keyServiceURL, lookahead: configuration.segmentKeyLookahead,
@@ -242,6 +262,15 @@ public final class PlaybackSession: @unchecked Sendable {
         do throws(PlaybackError) {
             try await self.stream(inits: stream.inits, decryptors: decryptors, readers: keys, validity: validity,
                                   output: output, began: began)
+            if let subtitles = stream.subtitles {
+                let loader = stream.loader, component = stream.components.count
+                let file = try await Blocking.run { () throws(PlaybackError) -> WebVTTFile in
+                    try subtitles.reassemble(loader: loader) { (n) throws(PlaybackError) -> [UInt8] in
+                        try keys.clearSegment(component: component, index: n)
+                    }
+                }
+                lock.withLock { reassembledSubtitles = file }
+            }
             if let holdUntil { await holdUntil() }
             try validity.check()
         } catch {
@@ -258,9 +287,18 @@ public final class PlaybackSession: @unchecked Sendable {
     private func stream(inits: [ClearInitSegment], decryptors: [FragmentDecryptor],
                         readers: any ComponentSegments, validity: KeyValidity,
                         output: any MediaOutput, began: Double) async throws(PlaybackError) {
-        let box = UncheckedBox((inits, decryptors, output))
-        let clock = configuration.clock, progress = self.progress
         let stopped: @Sendable () -> Bool = { [weak self] in self?.isStopRequested ?? true }
+        try await Self.stream(inits: inits, decryptors: decryptors, readers: readers, validity: validity, output: output,
+                              began: began, clock: configuration.clock, progress: progress, stopped: stopped)
+    }
+
+    /// Decrypts each component's segments in order and muxes them into one clear fMP4 (shared
+    /// with offline playback, `OfflinePlayback`).
+    static func stream(inits: [ClearInitSegment], decryptors: [FragmentDecryptor],
+                       readers: any ComponentSegments, validity: KeyValidity, output: any MediaOutput, began: Double,
+                       clock: any PlaybackClock, progress: (@Sendable (PlaybackEvent) -> Void)?,
+                       stopped: @escaping @Sendable () -> Bool) async throws(PlaybackError) {
+        let box = UncheckedBox((inits, decryptors, output))
         try await Blocking.run { () throws(PlaybackError) in
             let (inits, decryptors, output) = box.value
             let failure = FailureBox()

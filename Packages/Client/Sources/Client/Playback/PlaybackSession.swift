@@ -230,7 +230,9 @@ public final class PlaybackSession: @unchecked Sendable {
                 let session = TDFHLSMediaSession(
                     service: KASMediaService(baseURL: configuration.keyServiceURL, client: configuration.client,
                                              credential: configuration.credential),
-                    assetID: policy.uuid, rendition: stream.components.first?.id ?? "video", clock: configuration.clock,
+                    // The session names the kind of rendition played: KAS component ids are 1 to 32
+                    // lower-case letters, which a ladder's variant ids (`video-1`) are not.
+                    assetID: policy.uuid, rendition: "video", clock: configuration.clock,
                     progress: progress)
                 media = session
                 let alreadyStopped = lock.withLock { () -> Bool in

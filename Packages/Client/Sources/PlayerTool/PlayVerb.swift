@@ -39,25 +39,40 @@ enum PlayVerb {
             such as not_entitled, rental_playback_window_closed or concurrent_streams); stdout \
             stays media only. --fairplay fetches the KAS's FairPlay certificate \
             (GET /media/v1/certificate, no credential) after admission and reports its size, \
-            or that none is configured.
+            or that none is configured. With --title NAME, a title downloaded with player download \
+            plays from the offline library instead, opening no network connection: its licence is \
+            verified (signature, device, expiry, playback window, clock) first (docs/offline.md). \
+            tdf-hls with several variants: the highest BANDWIDTH is played unless --variant N \
+            (from 1, in master-playlist order) or --max-height / --max-bandwidth narrow it; the \
+            audio rendition is the group's DEFAULT unless --audio-lang names a BCP 47 language.
             """,
         options: [
-            .single("kas", valueName: "url", help: "The key access server (the accepted key service URL).", required: true),
-            .single("token", valueName: "token", help: "The viewer's bearer token.", required: true),
+            .single("kas", valueName: "url", help: "The key access server (the accepted key service URL); required unless --title."),
+            .single("token", valueName: "token", help: "The viewer's bearer token; required unless --title."),
             .single("asset", valueName: "uuid", help: "Play this catalogued asset: POST /media/v1/playback at --kas (instead of SOURCE)."),
+            .single("title", valueName: "name", help: "Play a downloaded title of the offline library instead, with no network (docs/offline.md)."),
+            OfflineOptions.library,
             .single("ca", valueName: "file", help: "PEM certificates to trust instead of the system store."),
             .single("pin", valueName: "sha256//...", help: "Public-key pin of the KAS (libcurl form)."),
             .flag("fairplay", help: "Fetch and report the KAS's FairPlay certificate (no credential) before the sessions."),
             .flag("json", help: "Progress and the final result as one JSON object per line on stderr."),
             .flag("play", help: "Present with ffplay or mpv (whichever is installed)."),
             .single("output", short: "o", valueName: "file", help: "Write the clear fMP4 to this file."),
+            .single("variant", valueName: "n", help: "tdf-hls: play variant N (from 1, in master-playlist order)."),
+            .single("max-height", valueName: "pixels", help: "tdf-hls: the highest variant at most this tall."),
+            .single("max-bandwidth", valueName: "bit/s", help: "tdf-hls: the highest variant whose BANDWIDTH is at most this."),
+            .single("audio-lang", valueName: "tag", help: "tdf-hls: the audio rendition in this BCP 47 language (e.g. es)."),
+            .single("subtitles-out", valueName: "file",
+                    help: "tdf-hls: write the variant's subtitle rendition, its segments merged, as one WebVTT file."),
+            .single("subtitles-lang", valueName: "tag", help: "tdf-hls: with --subtitles-out, the subtitle rendition in this BCP 47 language."),
             .quiet,
         ],
-        arguments: [ToolArgument("source", help: "Delivery URL (/v2/media/...), package file, directory or URL, tdf-hls master file or URL.",
+        arguments: [ToolArgument("source", help: "Delivery URL (/v2/media/...), package file, directory or URL, tdf-hls master file or URL (not with --title).",
                                  optional: true)],
         action: run)
 
     static func run(_ arguments: ParsedArguments, _ console: Console) throws {
+        if arguments.value("title") != nil { return try OfflinePlayCommand.run(arguments, console) }
         let target: PlaybackTarget
         do {
             target = try PlaybackTarget(argument: arguments.argument("source"), assetID: arguments.value("asset"))
@@ -86,6 +101,23 @@ enum PlayVerb {
         } catch {
             throw UsageError(error.reason)
         }
+        let choice = TDFHLSRenditionChoice(
+            variant: try arguments.integer("variant", in: 1 ... 10_000),
+            maxHeight: try arguments.integer("max-height", in: 1 ... 100_000),
+            maxBandwidth: try arguments.integer("max-bandwidth", in: 1 ... Int(Int32.max)),
+            audioLanguage: arguments.value("audio-lang"),
+            subtitles: arguments.value("subtitles-out") != nil, subtitleLanguage: arguments.value("subtitles-lang"))
+        if arguments.value("subtitles-lang") != nil, arguments.value("subtitles-out") == nil {
+            throw UsageError("--subtitles-lang chooses what --subtitles-out writes; give --subtitles-out FILE")
+        }
+        if choice != TDFHLSRenditionChoice(), case .source(let source) = target {
+            switch source {
+            case .packageFile, .packageURL:
+                throw UsageError("--variant, --max-height, --max-bandwidth, --audio-lang and --subtitles-out choose among a tdf-hls "
+                                 + "stream's renditions; an fps-v2 package has one video, at most one audio and no subtitles (§3, §8)")
+            default: break
+            }
+        }
 
         // The destination is settled before any network request.
         let presenter: PlayerProcess? = present ? try PlayerProcess.launch() : nil
@@ -98,6 +130,7 @@ enum PlayVerb {
         }
         var configuration = PlaybackConfiguration(keyServiceURL: kas, credential: credential, client: client)
         configuration.fetchesCertificate = arguments.flag("fairplay")
+        configuration.renditionChoice = choice
         let delivered: DeliveredPlayback?
         let source: PlaybackSource
         do {
@@ -113,7 +146,7 @@ enum PlayVerb {
                              + "\(delivered.source.isTDFHLS ? "tdf-hls" : "fps-v2") media from \(DeliveredSource.origin(delivered.grant.mediaURL))")
         }
         let session = PlaybackSession(source: source, configuration: configuration, progress: progress)
-        delivered?.startHeartbeats()
+        delivered?.startKeepingAlive()
 
         let signals = SignalStopper { name in
             console.progress("\(name): stopping and ending the media sessions")
@@ -156,6 +189,10 @@ enum PlayVerb {
         if let error = outcome.error {
             destination?.abandon()
             presenter?.terminate()
+            // An origin 403 that outlived a failed renewal: say why the renewal failed.
+            if let renewal = delivered?.mediaURL.lastFailure, !json {
+                console.progress("the media URL could not be renewed: \(renewal.reason)")
+            }
             if json { console.printError(ProgressJSON.result(error)) }
             if error.code == .refused {
                 if error.check == AdmissionCheck.keyAccessURL.rawValue {
@@ -166,6 +203,12 @@ enum PlayVerb {
             throw ToolFailure(error.description)
         }
         try destination?.finish()
+        if let path = arguments.value("subtitles-out") {
+            guard let subtitles = session.subtitles else { throw ToolFailure("the playback had no subtitle rendition to write to '\(path)'") }
+            let text = subtitles.serialized()
+            try AtomicFileWriter.write(Data(text.utf8), to: path)
+            console.progress("wrote \(subtitles.cues.count) subtitle cues to '\(path)'")
+        }
         if json {
             console.printError(ProgressJSON.result(nil, bytesWritten: destination?.bytesWritten))
             return

@@ -10,6 +10,7 @@ import Synchronization
 /// let delivered = try await DeliveredPlayback.start(.deliveryDescription(url), api: api, clientPlatform: "linux")
 /// var configuration = PlaybackConfiguration(keyServiceURL: kas, credential: token, client: client)
 /// try delivered.configure(&configuration)
+/// delivered.startKeepingAlive()
 /// defer { Task { await delivered.release() } }
 /// try await PlaybackSession(source: delivered.source, configuration: configuration).play(to: output)
 /// ```
@@ -19,7 +20,7 @@ public final class DeliveredPlayback: Sendable {
     public let mediaURL: MediaURLLease
     private let api: PlaybackAPI
     private let released = Mutex(false)
-    private let heartbeats = Mutex<Task<Void, Never>?>(nil)
+    private let keepers = Mutex<[Task<Void, Never>]>([])
 
     /// The DRM system `player` plays: the open path (Linux has no FairPlay).
     public static let playerDRMSystem = DRMSystem.tdf
@@ -78,34 +79,50 @@ public final class DeliveredPlayback: Sendable {
         configuration.playbackID = grant.playbackID
     }
 
-    /// Keeps the playback's own media session alive: `POST heartbeatUrl` (bearer) every
-    /// `interval` seconds until `release()`, stopping for good when the key service answers that
-    /// the session is gone (404) or refuses. Without a `heartbeatUrl`, or one off the key
-    /// service, nothing is sent. The URL holds the session id: it is never printed.
-    public func startHeartbeats(every interval: Double = 30, clock: any PlaybackClock = SystemPlaybackClock()) {
-        guard let url = grant.heartbeatURL, DeliveryURL.isOnKeyService(url, keyService: api.keyServiceURL) else { return }
-        let api = self.api
-        let task = Task {
-            var next = clock.now() + interval
+    /// Keeps the playback going until `release()`:
+    /// - renews the media URL when it is due even while no request is made (a slow transfer can
+    ///   span the whole window between the renewal time and the expiry, and the key service
+    ///   refuses to renew a playback whose last URL has expired);
+    /// - keeps the playback's own media session alive with `POST heartbeatUrl` (bearer) every
+    ///   `heartbeatInterval` seconds, stopping for good when the key service answers that the
+    ///   session is gone (404) or refuses; without a `heartbeatUrl` on the key service nothing is
+    ///   sent. The URL holds the session id: it is never printed.
+    public func startKeepingAlive(heartbeatInterval: Double = 30, clock: any PlaybackClock = SystemPlaybackClock()) {
+        let lease = mediaURL
+        var tasks = [Task {
             while !Task.isCancelled {
+                // A URL renewed only after a 403 is looked at again now and then.
+                let wait = lease.secondsUntilRenewal ?? 30
                 do {
-                    try await clock.sleep(until: next)
+                    try await clock.sleep(until: clock.now() + wait)
+                    try await Blocking.run { lease.renewIfDue() }
                 } catch {
                     return
                 }
-                next += interval
-                do throws(PlaybackError) {
-                    try await api.heartbeat(url)
-                } catch {
-                    if !error.isTransient { return }
-                }
             }
+        }]
+        if let url = grant.heartbeatURL, DeliveryURL.isOnKeyService(url, keyService: api.keyServiceURL) {
+            let api = self.api
+            tasks.append(Task {
+                var next = clock.now() + heartbeatInterval
+                while !Task.isCancelled {
+                    do {
+                        try await clock.sleep(until: next)
+                    } catch {
+                        return
+                    }
+                    next += heartbeatInterval
+                    do throws(PlaybackError) {
+                        try await api.heartbeat(url)
+                    } catch {
+                        if !error.isTransient { return }
+                    }
+                }
+            })
         }
-        heartbeats.withLock { previous in
-            previous?.cancel()
-            previous = task
-        }
-        if released.withLock({ $0 }) { task.cancel() }
+        let alreadyReleased = released.withLock { $0 }
+        keepers.withLock { $0 += tasks }
+        if alreadyReleased { for task in tasks { task.cancel() } }
     }
 
     /// `DELETE releaseUrl`, once: later calls do nothing. Best effort at the end of a playback,
@@ -117,8 +134,8 @@ public final class DeliveredPlayback: Sendable {
             return !done
         }
         guard first else { return nil }
-        // No heartbeat may follow the release: the loop is over before the DELETE is sent.
-        if let task = heartbeats.withLock({ $0 }) {
+        // No heartbeat or renewal may follow the release: the loops are over before the DELETE.
+        for task in keepers.withLock({ $0 }) {
             task.cancel()
             await task.value
         }

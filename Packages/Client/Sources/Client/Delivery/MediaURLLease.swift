@@ -4,8 +4,10 @@ import Synchronization
 /// A playback's signed media URL and its renewal (docs/delivery.md "Media URL renewal"): the
 /// current URL is renewed through the playback API shortly before `mediaUrlExpiresAt` (a
 /// quarter of its lifetime, at most 60 s, before), and at once when the origin answers 403,
-/// so a title longer than one URL's validity plays without a gap. A renewal that fails before
-/// expiry leaves the still-valid URL in use; after a 403 the failure stands.
+/// so a title longer than one URL's validity plays without a gap. Requests check the renewal
+/// time, and `DeliveredPlayback.startKeepingAlive` renews on time between requests too. A
+/// renewal that fails before expiry leaves the still-valid URL in use; after a 403 the failure
+/// stands.
 public final class MediaURLLease: RenewableURL, @unchecked Sendable {
     public typealias Renew = @Sendable () throws(PlaybackError) -> MediaURLRenewal
 
@@ -49,6 +51,20 @@ public final class MediaURLLease: RenewableURL, @unchecked Sendable {
 
     public var url: String { state.withLock { $0.url } }
 
+    /// Seconds until the current URL is due for renewal (0 when due), nil when it is renewed only
+    /// after a 403.
+    public var secondsUntilRenewal: Double? {
+        let renewAt = state.withLock { $0.renewAt }
+        guard renewAt.isFinite else { return nil }
+        return max(0, renewAt - now())
+    }
+
+    /// Renews the URL now when it is due, whether or not a request is being made (a slow
+    /// transfer may make no request between the renewal time and the expiry). Blocking.
+    public func renewIfDue() {
+        _ = currentURL()
+    }
+
     public func currentURL() -> String {
         let (url, due) = state.withLock { ($0.url, now() >= $0.renewAt) }
         guard due else { return url }
@@ -76,8 +92,9 @@ public final class MediaURLLease: RenewableURL, @unchecked Sendable {
         } catch {
             state.withLock {
                 $0.lastFailure = error
-                // Not again before expiry: the URL in hand stays valid until then.
-                if proactive { $0.renewAt = $0.expiresAt }
+                // Not again ahead of time: the URL in hand stays valid until it expires, and
+                // then the origin's 403 asks once more.
+                if proactive { $0.renewAt = .infinity }
             }
             return nil
         }

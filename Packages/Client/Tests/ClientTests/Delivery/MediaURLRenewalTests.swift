@@ -76,7 +76,7 @@ import Testing
         let (stub, _) = try fileStub(uses: 100)
         let api = PlaybackAPI(keyServiceURL: stub.url(""), client: client, credential: credential)
         let delivered = try await DeliveredPlayback.start(.asset(Self.asset), api: api, clientPlatform: "linux")
-        delivered.startHeartbeats(every: 0.05)
+        delivered.startKeepingAlive(heartbeatInterval: 0.05)
         let heartbeat = "/media/v1/session/stub-session-\(delivered.grant.playbackID)/heartbeat"
         await eventually("two heartbeats") {
             ((try? stub.requests(using: client)) ?? []).filter { $0.path == heartbeat }.count >= 2
@@ -88,6 +88,22 @@ import Testing
         // After the release, no heartbeat: the release is the last request the playback made.
         #expect(requests.last { $0.path == heartbeat || $0.method == "DELETE" }?.method == "DELETE")
         #expect(log.contains("release"))
+    }
+
+    @Test func aDueURLIsRenewedEvenWhileNoRequestIsMade() async throws {
+        let (stub, _) = try fileStub(uses: 100, expiresIn: 600)
+        let api = PlaybackAPI(keyServiceURL: stub.url(""), client: client, credential: credential)
+        let clock = SkewedClock()
+        let delivered = try await DeliveredPlayback.start(.asset(Self.asset), api: api, clientPlatform: "linux", now: clock.now)
+        clock.advance(545)   // within the URL's last minute
+        delivered.startKeepingAlive()
+        await eventually("the renewal") { delivered.mediaURL.renewals == 1 }
+        // Renewed on time with no origin request at all; the fresh URL is not due yet (the clock
+        // now reads 545 s ahead, so it has 55 s left and is due 13.75 s before its end).
+        #expect(try events(stub) == ["playback", "renew"])
+        #expect(delivered.mediaURL.secondsUntilRenewal ?? 0 > 30)
+        await delivered.release()
+        #expect(try events(stub) == ["playback", "renew", "release"])
     }
 
     @Test func aURLAboutToExpireIsRenewedBeforeItIsUsed() async throws {

@@ -17,7 +17,8 @@ enum AssetsCommand {
     static var add: ToolVerb {
         ToolVerb("add", summary: "Catalog a package: read it with the players' readers and record where the origin serves it.",
                  discussion: """
-                 PACKAGE is an fps-v2 file or directory, or a tdf-hls directory (holding master.m3u8). The \
+                 PACKAGE is an fps-v2 file or directory, a tdf-hls directory (holding master.m3u8), or the \
+                 http(s) URL of either (a tdf-hls master.m3u8 or its directory with a trailing /). The \
                  package must name a key service this KAS accepts (acceptedKASURLs, from --config, KAS_* \
                  variables or --public-url, as for 'kas serve'). --path is where the origin serves it, one \
                  entry directly under its root: /NAME for an fps-v2 file, /NAME/ for a tdf-hls directory; \
@@ -31,7 +32,7 @@ enum AssetsCommand {
                     ToolOption.single("public-url", valueName: "url", help: "The KAS's public URL (the accepted key service)."),
                     CommonOptions.dataDirectory,
                  ],
-                 arguments: [ToolArgument("package", help: "The package file or directory.")]) { parsed, console in
+                 arguments: [ToolArgument("package", help: "The package file, directory or URL.")]) { parsed, console in
             let package = try parsed.requiredArgument("package")
             let pathText = try parsed.requiredValue("path")
             let mediaPath: TitlePath
@@ -46,7 +47,7 @@ enum AssetsCommand {
             let configuration = try loadConfiguration(parsed)
             let entry: CatalogEntry
             do throws(CatalogError) {
-                entry = try CatalogPackageReader.read(path: package, title: parsed.value("title"), mediaPath: mediaPath,
+                entry = try CatalogPackageReader.read(location: package, title: parsed.value("title"), mediaPath: mediaPath,
                                                       acceptedKASURLs: configuration.acceptedKASURLs)
             } catch {
                 throw ToolFailure(error.reason)

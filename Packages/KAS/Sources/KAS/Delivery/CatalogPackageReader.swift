@@ -8,6 +8,25 @@ import MediaDRMTDF
 /// the fps-v2 reader (every admission check, for the key services this KAS accepts), a tdf-hls
 /// directory through its master and media playlists and its first segment's TDF manifest.
 public enum CatalogPackageReader {
+    /// The catalog entry for the package at `location`: a local file or directory, or an
+    /// http(s) URL (`CatalogPackageDownload` fetches what is read into a temporary directory).
+    public static func read(location: String, title: String?, mediaPath: TitlePath,
+                            acceptedKASURLs: [String]) throws(CatalogError) -> CatalogEntry {
+        let lowered = location.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+            return try read(path: location, title: title, mediaPath: mediaPath, acceptedKASURLs: acceptedKASURLs)
+        }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("kas-assets-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let local = try CatalogPackageDownload.fetch(location, into: scratch)
+        // The title defaults to the package's name in the URL: the file, or the master's directory.
+        var path = URLComponents(string: location)?.path ?? ""
+        if path.hasSuffix("/master.m3u8") { path = (path as NSString).deletingLastPathComponent }
+        let name = (path as NSString).lastPathComponent
+        return try read(path: local, title: title ?? (name.isEmpty || name == "/" ? nil : defaultName(name)),
+                        mediaPath: mediaPath, acceptedKASURLs: acceptedKASURLs)
+    }
+
     /// The catalog entry for the package at `path` (a local file or directory).
     public static func read(path: String, title: String?, mediaPath: TitlePath,
                             acceptedKASURLs: [String]) throws(CatalogError) -> CatalogEntry {

@@ -24,6 +24,7 @@ extension DeliveryTests {
             try deliveryTokens(fixture)
             try licenceURLs(fixture, alice: alice)
             try releaseFreesTheStreamSlot(fixture, alice: alice)
+            try catalogueFromAURL(fixture, signedURL: signedURL)
 
             // No secret reached the KAS's log or the audit log.
             let logs = fixture.writtenLogs
@@ -48,6 +49,26 @@ extension DeliveryTests {
             #expect(item["path"]?.string == "/talk.tdf")
             #expect(item["components"] == .array([.string("video"), .string("audio")]))
             #expect((item["duration"]?.double ?? 0) > 3)
+        }
+
+        /// `kas assets add URL` reads the package over HTTP (here the origin's signed URL) and
+        /// replaces the asset's entry; a refused fetch names the status, never the URL's query.
+        func catalogueFromAURL(_ fixture: DeliveryFixture, signedURL: String) throws {
+            let (playback, _) = try fixture.startPlayback(token: try fixture.token("erin"))
+            let fresh = try #require(playback?["mediaUrl"]?.string)
+            let added = try DeliveryFixture.tool(["assets", "add", fresh, "--path", "/talk.tdf",
+                                                  "--data-dir", fixture.dataDirectory, "--public-url", fixture.kas.address])
+            #expect(added.output.trimmingCharacters(in: .whitespacesAndNewlines) == fixture.assetID)
+            let listed = try DeliveryFixture.tool(["assets", "list", "--data-dir", fixture.dataDirectory]).output
+            #expect(listed.contains("\(fixture.assetID) fps-v2") && listed.hasSuffix(" talk\n"), "\(listed)")
+            let unsigned = try KASToolHarness.run(["assets", "add", fixture.nginx.url + "/talk.tdf", "--path", "/talk.tdf",
+                                                   "--data-dir", fixture.dataDirectory, "--public-url", fixture.kas.address])
+            #expect(unsigned.status == 1)
+            #expect(unsigned.stderr.contains("answered HTTP 403"), "\(unsigned.stderr)")
+            let tampered = try KASToolHarness.run(["assets", "add", signedURL.replacingOccurrences(of: "expires=", with: "expires=9"), "--path", "/talk.tdf",
+                                                   "--data-dir", fixture.dataDirectory, "--public-url", fixture.kas.address])
+            #expect(tampered.status == 1)
+            #expect(tampered.stderr.contains("answered HTTP 403") && !tampered.stderr.contains("md5="), "\(tampered.stderr)")
         }
 
         /// nginx: 206 for a valid Range read of the signed URL, 403 for expired, tampered,

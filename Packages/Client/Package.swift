@@ -49,6 +49,7 @@ let package = Package(
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
             .product(name: "MediaDRMMedia", package: "MediaCrypto"),
+            .product(name: "MediaDRMHLS", package: "MediaCrypto"),
             // The tools the tests run as a user would; listed so `swift test` builds them, from
             // the current sources, into the same products directory as the test bundle (a tool
             // left in some other .build would be whatever version was built there last). This

@@ -123,7 +123,7 @@ public struct KASMediaService: MediaKeyService {
     }
 
     /// Statuses whose answer may say why this viewer was refused (`PlaybackError.Refusal`).
-    private static let refusalStatuses: Set<Int> = [401, 403, 429]
+    static let refusalStatuses: Set<Int> = [401, 403, 429]
 
     private func send(_ request: TransportRequest, route: String) async throws(PlaybackError) -> TransportResponse {
         var request = request
@@ -134,7 +134,13 @@ public struct KASMediaService: MediaKeyService {
         } catch {
             throw PlaybackError.from(error, route: route)
         }
-        guard Self.refusalStatuses.contains(response.status) else { return response }
+        return try Self.refuseIfRefusal(response, route: route)
+    }
+
+    /// The answer, unless it is a refusal (`refusalStatuses`), which is thrown with the code it
+    /// carried. Shared with the tdf-hls media rewrap (`OpenTDFRewrapClient`).
+    static func refuseIfRefusal(_ response: TransportResponse, route: String) throws(PlaybackError) -> TransportResponse {
+        guard refusalStatuses.contains(response.status) else { return response }
         throw PlaybackError.keyService(status: response.status, route: route, refusal: PlaybackError.Refusal(
             status: response.status, headers: response.headers, body: response.body))
     }

@@ -2,6 +2,7 @@ import MediaDRMCrypto
 import MediaDRMFPSv2
 import Foundation
 import MediaDRMHLS
+import MediaDRMTDF
 
 /// One playback of an fps-v2 package or a tdf-hls stream, presented as ONE clear fragmented MP4
 /// (video and audio tracks) written in order to a `MediaOutput`.
@@ -10,7 +11,10 @@ import MediaDRMHLS
 /// check); then a `ContentKeySession` gets every component's key before the first output byte;
 /// segments are read one at a time (over HTTP only the entries needed) and decrypted. tdf-hls:
 /// the master must carry the profile marker; segments are Standard TDFs whose keys come from
-/// bulk OpenTDF rewraps, the first batch before any output; each is verified before use.
+/// bulk rewraps, the first batch before any output; each is verified before use. When the first
+/// segment's policy carries `arkavo:media` the playback holds one media session
+/// (`TDFHLSMediaSession`) and every rewrap goes through it (`POST /media/v1/rewrap`); otherwise
+/// the OpenTDF rewrap route serves them.
 /// Output stops at the first segment boundary after a lease lapses, the service ends the session
 /// or `stop()` is called; every media session is ended whatever happens.
 public final class PlaybackSession: @unchecked Sendable {
@@ -20,6 +24,7 @@ public final class PlaybackSession: @unchecked Sendable {
     private let progress: (@Sendable (PlaybackEvent) -> Void)?
     private let lock = NSLock()
     private var keySession: ContentKeySession?
+    private var mediaSession: TDFHLSMediaSession?
     private var stopRequested = false
 
     public init(source: PlaybackSource, configuration: PlaybackConfiguration,
@@ -35,11 +40,12 @@ public final class PlaybackSession: @unchecked Sendable {
 
     /// Stops the output at the next segment and ends every media session.
     public func stop() async {
-        let session = lock.withLock { () -> ContentKeySession? in
+        let (session, media) = lock.withLock { () -> (ContentKeySession?, TDFHLSMediaSession?) in
             stopRequested = true
-            return keySession
+            return (keySession, mediaSession)
         }
         await session?.stop()
+        await media?.stop()
     }
 
     private var isStopRequested: Bool { lock.withLock { stopRequested } }
@@ -190,33 +196,60 @@ public final class PlaybackSession: @unchecked Sendable {
                             holdUntil: (@Sendable () async -> Void)?) async throws(PlaybackError) {
         progress?(.tdfHLS(components: stream.components.map(\.id), segments: stream.components.first?.segments.count ?? 0))
         let reporter = KeyDeliveryReporter(delegate: delegate)
-        let validity = KeyValidity(clock: configuration.clock)
         let keys = TDFSegmentKeys(
             loader: stream.loader, components: stream.components.map { .init(id: $0.id, segments: $0.segments) },
             rewrap: OpenTDFRewrapClient(baseURL: configuration.keyServiceURL, client: configuration.client,
                                         credential: configuration.credential),
             keyServiceURL: configuration.keyServiceURL, lookahead: configuration.segmentKeyLookahead,
             clock: configuration.clock, progress: progress)
-        do {
+        var media: TDFHLSMediaSession?
+        do throws(PlaybackError) {
+            // A policy with media rules is served only through a media session (docs/protocol.md).
+            let policyText = try await Blocking.run { () throws(PlaybackError) in try keys.firstPolicy() }
+            if let policy = try? TDFPolicy(base64: policyText), policy.media != nil {
+                let session = TDFHLSMediaSession(
+                    service: KASMediaService(baseURL: configuration.keyServiceURL, client: configuration.client,
+                                             credential: configuration.credential),
+                    assetID: policy.uuid, rendition: stream.components.first?.id ?? "video", clock: configuration.clock,
+                    progress: progress)
+                media = session
+                let alreadyStopped = lock.withLock { () -> Bool in
+                    mediaSession = session
+                    return stopRequested
+                }
+                if alreadyStopped { await session.stop() }
+                keys.useMediaSession(try await session.start())
+            }
             // Every component's first keys before any output.
             try await Blocking.run { () throws(PlaybackError) in try keys.prefetch(from: 0) }
         } catch {
             reporter.failed(error)
+            await media?.stop()
+            if error.code == .stopped || isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
             throw error
         }
         reporter.delivered(stream.components.map(\.id))
+        let validity = media?.validity ?? KeyValidity(clock: configuration.clock)
         var decryptors: [FragmentDecryptor] = []
         for (index, clearInit) in stream.inits.enumerated() {
             do {
                 decryptors.append(try FragmentDecryptor(initSegment: clearInit, keys: [:]))
             } catch {
+                await media?.stop()
                 throw PlaybackError.media(error, "\(stream.components[index].id) init segment")
             }
         }
-        let readers = keys
-        try await self.stream(inits: stream.inits, decryptors: decryptors, readers: readers, validity: validity,
-                              output: output, began: began)
-        if let holdUntil { await holdUntil() }
+        do throws(PlaybackError) {
+            try await self.stream(inits: stream.inits, decryptors: decryptors, readers: keys, validity: validity,
+                                  output: output, began: began)
+            if let holdUntil { await holdUntil() }
+            try validity.check()
+        } catch {
+            await media?.stop()
+            if error.code == .stopped || isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
+            throw error
+        }
+        await media?.stop()
         if isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
     }
 

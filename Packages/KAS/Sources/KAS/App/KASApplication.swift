@@ -117,8 +117,9 @@ public final class KASApplication: Sendable {
                                                   clock: $0.clock)
                               }))
         if let media {
-            registerMediaRoutes(on: router, service: media,
-                                authentication: AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics))
+            let authentication = AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics)
+            registerMediaRoutes(on: router, service: media, authentication: authentication)
+            registerMediaRewrapRoute(on: router, service: MediaRewrapService(media: media, keys: keyRing), authentication: authentication)
         }
         if let offline {
             registerOfflineRoutes(on: router.group(), service: offline,

@@ -7,7 +7,8 @@
 #
 # Test media is generated once by ffmpeg and cached in out/bench/media (git-ignored).
 # BENCH_RUNS (default 7) sets the alternating runs per tool; BENCH_LOAD_SECONDS (default 10) the
-# length of each key-delivery phase.
+# length of each key-delivery phase. BENCH_PART=ladder runs only the bitrate-ladder packaging
+# (Tools/bench/ladder.sh) and replaces that section of docs/benchmarks.md.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SCRATCH="$ROOT/.build"
@@ -16,6 +17,8 @@ PY="$ROOT/.venv/bin/python"
 HERE="$ROOT/Tools/bench"
 RUNS="${BENCH_RUNS:-7}"
 LOAD_SECONDS="${BENCH_LOAD_SECONDS:-10}"
+PART="${BENCH_PART:-all}"
+[ "$PART" = all ] || [ "$PART" = ladder ] || { echo "bench: BENCH_PART must be all or ladder" >&2; exit 64; }
 export PATH="/opt/swift/usr/bin:$PATH"
 
 WORK="$(mktemp -d /tmp/mediadrm-bench.XXXXXX)"
@@ -77,9 +80,11 @@ build() {   # PACKAGE_PATH PRODUCT; one shared scratch path, the plan dropped fi
     swift build --package-path "$1" --scratch-path "$SCRATCH" -c release --product "$2" 2>&1 | tail -n 1
 }
 build "$ROOT/Packages/Packager" packager
-build "$ROOT/Packages/Client" player
 build "$ROOT/Packages/KAS" kas
-build "$ROOT/Tools/loadgen" loadgen
+if [ "$PART" = all ]; then
+    build "$ROOT/Packages/Client" player
+    build "$ROOT/Tools/loadgen" loadgen
+fi
 PACKAGER="$SCRATCH/release/packager"
 PLAYER="$SCRATCH/release/player"
 KAS="$SCRATCH/release/kas"
@@ -103,6 +108,7 @@ if [ ! -s "$CLIP" ]; then
 fi
 # The memory comparison: the same 360p encoding at 10 minutes and at 1 minute.
 for clip in "$LONG":600 "$SHORT":60; do
+    [ "$PART" = all ] || break
     file=${clip%:*}; seconds=${clip##*:}
     [ -s "$file" ] && continue
     ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=640x360:rate=30 \
@@ -111,7 +117,7 @@ for clip in "$LONG":600 "$SHORT":60; do
         -c:a aac -b:a 128k -movflags +faststart "$file.tmp.mp4"
     mv "$file.tmp.mp4" "$file"
 done
-"$PY" "$HERE/media_info.py" "$CLIP" "$SHORT" "$LONG" >> "$RESULTS"
+if [ "$PART" = all ]; then "$PY" "$HERE/media_info.py" "$CLIP" "$SHORT" "$LONG" >> "$RESULTS"; else "$PY" "$HERE/media_info.py" "$CLIP" >> "$RESULTS"; fi
 
 step "KAS key ring"
 KASDATA="$WORK/kas"
@@ -120,6 +126,16 @@ KASDATA="$WORK/kas"
 PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 KASURL="http://127.0.0.1:$PORT"
 printf '%s\n' '{"arkavo:classification":{"filter":"passed","flagged":[],"v":1},"body":{"dataAttributes":[{"attribute":"https://example.com/attr/tier/value/premium"}],"dissem":[]}}' > "$WORK/policy.json"
+
+if [ "$PART" = ladder ]; then
+    record "{\"kind\":\"load\",\"when\":\"start-ladder\",\"loadavg\":\"$(loadavg)\"}"
+    source "$HERE/ladder.sh"
+    "$PY" "$HERE/ladder_section.py" "$RESULTS" "$ROOT/docs/benchmarks.md"
+    mkdir -p "$ROOT/out/bench"
+    cp "$RESULTS" "$ROOT/out/bench/results-ladder.jsonl"
+    echo "bench: the ladder section of docs/benchmarks.md written ($(( $(date +%s) - BEGAN )) s; raw figures in out/bench/results-ladder.jsonl)"
+    exit 0
+fi
 
 step "packaging: ours (fps-v2) vs Shaka Packager 3.8.0 (cbcs), $RUNS alternating runs each"
 # Commands are built as arrays (CMD) so /usr/bin/time runs the tool itself, not a shell.
@@ -169,6 +185,8 @@ for clip in short:"$SHORT" long:"$LONG"; do
     timed "rss-$name" shaka 1 "${CMD[@]}"
 done
 rm -rf "$WORK/rss-ours.zip" "$WORK/rss-shaka"
+
+source "$HERE/ladder.sh"
 
 step "playback: player decrypt (ours) vs ffmpeg 8.1 -decryption_key (Shaka's output), $RUNS alternating runs each"
 mkdir -p "$WORK/pkg" && (cd "$WORK/pkg" && unzip -q "$WORK/ours.zip")

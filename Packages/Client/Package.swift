@@ -33,6 +33,7 @@ let package = Package(
             .product(name: "MediaDRMOffline", package: "MediaCrypto"),
             // AtomicFileWriter, for the offline library's records.
             .product(name: "MediaDRMToolSupport", package: "MediaCrypto"),
+            .product(name: "MediaDRMWebVTT", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "PlayerTool", dependencies: [
             "Client",

@@ -21,6 +21,7 @@ let package = Package(
             .product(name: "MediaDRMHLS", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
             .product(name: "MediaDRMMedia", package: "MediaCrypto"),
+            .product(name: "MediaDRMWebVTT", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "PackagerTool", dependencies: [
             "Packager",

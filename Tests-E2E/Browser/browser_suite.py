@@ -191,15 +191,25 @@ class Fixture:
         self.rental = self.package("rental.tdf", "--rental-purchase-window", "3600", "--rental-playback-window", "3600")
         self.hls = self.package("talk-hls/", "--profile", "tdf-hls")
         self.short_lease = self.package("short-lease.tdf", kas=self.short)
+        # A two-variant ladder for the ABR test: 320x180 at about 800 kbit/s and 160x90 at about
+        # 100 kbit/s, 20 s, an IDR every second (aligned), video only.
+        self.rungs = []
+        for size, rate in (("320x180", "800k"), ("160x90", "100k")):
+            rung = os.path.join(self.dir, f"rung-{size}.mp4")
+            run("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", f"testsrc2=size={size}:rate=25", "-t", "20",
+                "-c:v", "libx264", "-preset", "ultrafast", "-b:v", rate, "-maxrate", rate, "-bufsize", rate, "-bf", "0",
+                "-g", "25", "-keyint_min", "25", "-sc_threshold", "0", "-pix_fmt", "yuv420p", rung)
+            self.rungs.append(rung)
+        self.ladder = self.package("ladder/", "--profile", "tdf-hls", inputs=self.rungs)
         self.origin_process = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tools", "python", "range_server.py"),
                                                 "--root", self.origin_root, "--cors"],
                                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.origin = f"http://127.0.0.1:{self.origin_process.stdout.readline().strip()}"
 
-    def package(self, name, *flags, kas=None):
+    def package(self, name, *flags, kas=None, inputs=None):
         kas = kas or self.main
         output = os.path.join(self.origin_root, name)
-        run(os.path.join(BIN, "packager"), "package", self.clip, "-o", output, "--kas-url", kas.url,
+        run(os.path.join(BIN, "packager"), "package", *(inputs or [self.clip]), "-o", output, "--kas-url", kas.url,
             "--kas-public-key", kas.public_key, "--policy", self.policy, "--classification", CLASSIFICATION,
             "--segment-duration", "1", "--quiet", *flags)
         return name
@@ -352,6 +362,37 @@ class PlaybackTests(BrowserCase):
         plain = page.evaluate("args => window.plainFrameDigests(args.src, args.times)",
                               {"src": fixture.url("clear-source.mp4"), "times": times})
         self.assertEqual(played, plain)
+
+
+class AdaptiveBitrateTests(BrowserCase):
+    def test_a_ladder_switches_up_on_a_fast_link_and_down_once_throttled(self):
+        """Playback starts on the lowest variant and moves up once the measured bandwidth and the
+        buffer allow; with the link throttled to the top variant's BANDWIDTH (which leaves it
+        no headroom) and a seek to segments not yet fetched, the rule moves down. Asserted by
+        the player's variantchange events and their order, never by time."""
+        import m3u8
+        master = m3u8.load(os.path.join(fixture.origin_root, "ladder", "master.m3u8"))
+        top = max(p.stream_info.bandwidth for p in master.playlists)
+        page = self.open()
+        result = self.start(page, fixture.ladder, fixture.token("viewer-abr"))
+        self.assertTrue(result["ok"], result)
+        up = self.wait_event(page, "variantchange")
+        first = self.events(page)[up]
+        self.assertEqual((first["direction"], first["height"], first["bandwidth"]), ("up", 180, top), first)
+        cdp = self.context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": top / 8,
+                                                      "uploadThroughput": -1})
+        page.evaluate("window.seekTo(16.5)")
+        down = self.wait_event(page, "variantchange", after=up + 1)
+        second = self.events(page)[down]
+        self.assertEqual((second["direction"], second["height"]), ("down", 90), second)
+        self.assertLess(second["estimate"] * 0.7, top)
+        cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        self.wait_event(page, "ended", after=down)
+        kinds = [e["type"] for e in self.events(page)]
+        self.assertNotIn("player-error", kinds)
+        self.assertNotIn("error", kinds)
 
 
 class LeaseTests(BrowserCase):

@@ -26,6 +26,7 @@ let package = Package(
             .product(name: "MediaDRMMP4", package: "MediaCrypto"),
             .product(name: "MediaDRMCENC", package: "MediaCrypto"),
             .product(name: "MediaDRMHLS", package: "MediaCrypto"),
+            .product(name: "MediaDRMWebVTT", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
             .product(name: "KAS", package: "KAS"),
             .product(name: "KASTesting", package: "KAS"),

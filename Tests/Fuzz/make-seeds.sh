@@ -36,7 +36,7 @@ chmod 700 "$RING" "$RING/keys"; chmod 600 "$RING"/keys/*
 "$BIN/kas" keys export-public --data-dir "$RING" --algorithm ec:secp256r1 >"$WORK/kas-ec.pem"
 
 rm -rf "$FUZZ/corpus"
-mkdir -p "$FUZZ"/corpus/{json,zip,tdf-manifest,tdf-archive,jose,pem,mp4,demux,h264,hls,fpsv2-admission,kas-proto,kas-manifest,kas-media-routes}
+mkdir -p "$FUZZ"/corpus/{json,zip,tdf-manifest,tdf-archive,jose,pem,mp4,demux,h264,hevc,webvtt,hls,fpsv2-admission,kas-proto,kas-manifest,kas-media-routes}
 C="$FUZZ/corpus"
 
 # Clips: tiny, so that a package is a few tens of KB and fuzzing stays fast.
@@ -253,3 +253,6 @@ put("json", "token-claims.json", claims)
 put("json", "jwks.json", json.dumps({"keys": [rsa_jwk, ec_jwk]}).encode())
 put("json", "escapes.json", '{"a":"\\u00e9\\ud83d\\ude00\\n","b":[1,-0.5e-3,true,false,null,{}],"c":1e308}'.encode())
 PY
+
+# HEVC and WebVTT seeds (Tests/Fuzz/make-media-seeds.sh, also run alone).
+"$FUZZ/make-media-seeds.sh" "$WORK" "$C"

@@ -5,6 +5,8 @@ import statistics
 import sys
 import time
 
+import ladder_section
+
 records = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 
 
@@ -126,6 +128,11 @@ w(f"Wall-time ratio ours / Shaka (medians): **{ratio:.2f}**; CPU-time ratio "
 targets.append(("Packaging wall time ≤ Shaka Packager's (ratio ≤ 1.0)", f"ratio {ratio:.2f} ({om:.3f} s vs {sm:.3f} s)",
                 "met" if ratio <= 1.0 else f"**missed** by {100 * (ratio - 1):.0f} % ({1000 * (om - sm):.0f} ms)"))
 w("")
+# --- Packaging a ladder (issue 18; Tools/bench/ladder_section.py) -------------------------------
+ladder_lines, ladder_target = ladder_section.render(records)
+if ladder_target:
+    targets.append(ladder_target)
+
 w("### Peak RSS against input length")
 w("")
 w("| Tool | 1 min (360p) | 10 min (360p) | 10 min / 1 min |")
@@ -142,6 +149,9 @@ w("")
 w("Criterion used for \"independent of input length\": the 10-minute peak RSS is within 25 % of the 1-minute one.")
 targets.append(("Packaging peak RSS independent of input length", f"{mib(ours_short)} (1 min) vs {mib(ours_long)} (10 min), ×{rss_ratio:.2f}",
                 "met" if rss_ratio <= 1.25 else f"**missed**: grows ×{rss_ratio:.2f} for ×10 input"))
+w("")
+
+out += ladder_lines
 w("")
 
 # --- Playback ----------------------------------------------------------------------------------

@@ -16,7 +16,9 @@ import { TDFHLSStream } from "./tdf-hls.js";
  *   await player.load("https://cdn.example.com/talk.tdf");
  *
  * Events (CustomEvent, `detail`): `keysdelivered` ({component} once per component key, then
- * {all: true}); `error` ({error, code, reason, check}); `admitted` ({profile, duration}).
+ * {all: true}); `error` ({error, code, reason, check}); `admitted` ({profile, duration});
+ * `variantchange` (tdf-hls ladders: {from, to, segment, bandwidth, width, height, estimate,
+ * bufferAhead, direction} when the ABR rule of abr.js moves to another video variant).
  * The element's own controls and events (playing, seeking, ended) work as usual.
  */
 export class MediaDRMPlayer extends EventTarget {
@@ -89,12 +91,14 @@ export class MediaDRMPlayer extends EventTarget {
   }
 
   async loadTDFHLS(current, service, url) {
-    const stream = await TDFHLSStream.open(url, { service, signal: current.abort.signal, isTypeSupported: (m) => MediaSource.isTypeSupported(m) });
+    const stream = await TDFHLSStream.open(url, { service, signal: current.abort.signal, isTypeSupported: (m) => MediaSource.isTypeSupported(m),
+      onVariant: (change) => this.emit("variantchange", change) });
     this.emit("admitted", { profile: "tdf-hls", duration: stream.duration });
     await stream.prefetchKeys(0);
     this.emit("keysdelivered", { all: true });
     current.engine = new StreamingEngine(this.video, stream.renditions.map((r) => ({
       mime: r.mime, init: r.init, segments: r.segments, fetch: (index) => stream.segment(r, index),
+      adapt: r.variants ? (index, bufferAhead) => stream.adapt(r, index, bufferAhead) : undefined,
     })), { onError: (error) => this.failDuringPlayback(current, error) });
     await current.engine.start(stream.duration);
   }

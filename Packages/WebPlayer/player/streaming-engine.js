@@ -22,7 +22,9 @@ function whenUpdated(buffer) {
 }
 
 export class StreamingEngine {
-  /** `streams`: [{mime, init (bytes), segments: [{start, duration}], fetch(index) -> bytes}]. */
+  /** `streams`: [{mime, init (bytes), segments: [{start, duration}], fetch(index) -> bytes,
+   * adapt(index, bufferAhead) -> {init, mime} | null (optional: a variant switch before segment
+   * `index`, whose init is appended first)}]. */
   constructor(video, streams, { onError }) {
     this.video = video;
     this.streams = streams.map((s) => ({ ...s, buffer: null, next: 0, busy: false, generation: 0 }));
@@ -104,6 +106,14 @@ export class StreamingEngine {
       if (stream.next < stream.segments.length && stream.segments[stream.next].start < now + BUFFER_AHEAD_SECONDS) {
         const generation = stream.generation;
         const index = stream.next;
+        const change = stream.adapt?.(index, this.bufferAhead(stream, now));
+        if (change) {
+          // A new variant: its init first (changeType when the codec string differs).
+          if (change.mime !== stream.mime && typeof stream.buffer.changeType === "function") stream.buffer.changeType(change.mime);
+          stream.mime = change.mime;
+          stream.buffer.appendBuffer(change.init);
+          await whenUpdated(stream.buffer);
+        }
         const bytes = await stream.fetch(index);
         if (this.destroyed || generation !== stream.generation) return;
         stream.buffer.appendBuffer(bytes);
@@ -117,6 +127,13 @@ export class StreamingEngine {
     if (!this.destroyed && stream.next < stream.segments.length && stream.segments[stream.next].start < this.video.currentTime + BUFFER_AHEAD_SECONDS) {
       queueMicrotask(() => this.pump(stream).catch((error) => this.fail(error)));
     }
+  }
+
+  /** Seconds of `stream` buffered from `now` on (0 when the playhead is in no buffered range). */
+  bufferAhead(stream, now) {
+    const ranges = stream.buffer.buffered;
+    for (let i = 0; i < ranges.length; i++) if (ranges.start(i) <= now + 0.1 && now < ranges.end(i)) return ranges.end(i) - now;
+    return 0;
   }
 
   async evict(stream, now) {

@@ -3,7 +3,10 @@
 // segment's key is missing, the archives of the next LOOKAHEAD segments of every rendition are
 // fetched and all their keys asked for in ONE OpenTDF rewrap (a signed request token made with
 // a fresh P-256 key, docs/protocol.md "OpenTDF routes"). Each segment is verified and
-// decrypted with WebCrypto (TDFArchive) before its clear fragment reaches MediaSource.
+// decrypted with WebCrypto (TDFArchive) before its clear fragment reaches MediaSource. A
+// ladder's video variants are all opened (playlists and inits only); the next segment's variant
+// is chosen by the ABR rule (abr.js) from the bandwidth measured on segment downloads.
+import { BandwidthMeter, chooseVariant } from "./abr.js";
 import { base64Decode, base64urlEncode, utf8 } from "./bytes.js";
 import { PlayerError, malformed } from "./errors.js";
 import { normalizeKeyServiceURL } from "./fps-v2-manifest.js";
@@ -40,38 +43,76 @@ async function signedRequestToken(body, signingKey) {
 }
 
 export class TDFHLSStream {
-  /** Reads the master and media playlists and the clear inits; picks the first variant whose
-   * codecs MediaSource plays, and its default audio rendition. */
-  static async open(url, { service, signal, isTypeSupported }) {
+  /** Reads the master and media playlists and the clear inits of every variant whose codecs
+   * MediaSource plays (ascending by BANDWIDTH; those whose segments do not start at the first's
+   * times are left out, since no switch to them is seamless) and of the default audio
+   * rendition of their group. Playback starts on the lowest variant. */
+  static async open(url, { service, signal, isTypeSupported, onVariant }) {
     const master = readLenient(utf8.decode(await fetchBytes(url, signal, 1 << 20)), url);
     if (master.profile !== "tdf-hls") throw malformed("the master playlist does not carry the tdf-hls profile marker");
-    const variant = master.variants.find((v) => isTypeSupported(`video/mp4; codecs="${v.codecs.find((c) => c.startsWith("avc1")) || v.codecs[0]}"`));
-    if (!variant) throw new PlayerError("unsupported", "this browser plays none of the stream's variants", { reason: "codec_unsupported" });
-    const audio = master.audio.filter((a) => a.group === variant.audioGroup);
-    const renditions = [{ id: "video", url: variant.url, codec: variant.codecs.find((c) => c.startsWith("avc1")) }];
-    const chosenAudio = audio.find((a) => a.isDefault) || audio[0];
-    const audioCodec = variant.codecs.find((c) => c.startsWith("mp4a"));
-    if (chosenAudio && audioCodec && isTypeSupported(`audio/mp4; codecs="${audioCodec}"`)) renditions.push({ id: "audio", url: chosenAudio.url, codec: audioCodec });
-    const loaded = await Promise.all(renditions.map(async (r) => {
-      const playlist = readLenient(utf8.decode(await fetchBytes(r.url, signal, 1 << 20)), r.url);
-      if (!playlist.map || playlist.segments.length === 0 || !playlist.ended) throw malformed(`${new URL(r.url).pathname} is not a complete VOD playlist with a map`);
+    const avc = (v) => v.codecs.find((c) => c.startsWith("avc1")) || v.codecs[0];
+    const playable = master.variants.filter((v) => isTypeSupported(`video/mp4; codecs="${avc(v)}"`)).sort((a, b) => a.bandwidth - b.bandwidth);
+    if (!playable.length) throw new PlayerError("unsupported", "this browser plays none of the stream's variants", { reason: "codec_unsupported" });
+    const load = async (id, mediaURL, mime) => {
+      const playlist = readLenient(utf8.decode(await fetchBytes(mediaURL, signal, 1 << 20)), mediaURL);
+      if (!playlist.map || playlist.segments.length === 0 || !playlist.ended) throw malformed(`${new URL(mediaURL).pathname} is not a complete VOD playlist with a map`);
       let start = 0;
       const segments = playlist.segments.map((s) => { const out = { url: s.url, start, duration: s.duration }; start += s.duration; return out; });
-      return { ...r, mime: `${r.id}/mp4; codecs="${r.codec}"`, init: await fetchBytes(playlist.map, signal, MAX_INIT_BYTES), segments };
-    }));
-    return new TDFHLSStream(loaded, { service, signal, width: variant.width, height: variant.height });
+      return { id, mime, init: await fetchBytes(playlist.map, signal, MAX_INIT_BYTES), segments };
+    };
+    const loaded = await Promise.all(playable.map(async (v, i) => ({
+      ...(await load(`video${i}`, v.url, `video/mp4; codecs="${avc(v)}"`)), bandwidth: v.bandwidth, width: v.width, height: v.height })));
+    const aligned = (a, b) => a.segments.length === b.segments.length && a.segments.every((s, n) => Math.abs(s.start - b.segments[n].start) < 1e-3);
+    const variants = loaded.filter((v) => aligned(v, loaded[0]));
+    const video = { id: "video", variants, current: 0, mime: variants[0].mime, init: variants[0].init, segments: variants[0].segments };
+    const renditions = [video];
+    const audio = master.audio.filter((a) => a.group === playable[0].audioGroup);
+    const chosenAudio = audio.find((a) => a.isDefault) || audio[0];
+    const audioCodec = playable[0].codecs.find((c) => c.startsWith("mp4a"));
+    if (chosenAudio && audioCodec && isTypeSupported(`audio/mp4; codecs="${audioCodec}"`)) {
+      renditions.push(await load("audio", chosenAudio.url, `audio/mp4; codecs="${audioCodec}"`));
+    }
+    return new TDFHLSStream(renditions, { service, signal, width: variants[0].width, height: variants[0].height, onVariant });
   }
 
-  constructor(renditions, { service, signal, width, height }) {
+  constructor(renditions, { service, signal, width, height, onVariant }) {
     this.renditions = renditions;
     this.service = service;
     this.signal = signal;
     this.width = width;
     this.height = height;
+    this.onVariant = onVariant;
+    this.meter = new BandwidthMeter();
     this.duration = renditions[0].segments.reduce((sum, s) => sum + s.duration, 0);
     this.archives = new Map();   // "<id>-<n>" -> TDFArchive awaiting its key
     this.keys = new Map();       // "<id>-<n>" -> 32-byte payload key (dropped once used)
     this.pending = null;
+  }
+
+  /** What a rendition plays now: its current variant, or itself. */
+  static source(r) { return r.variants ? r.variants[r.current] : r; }
+
+  /** Before segment `index` of the video: the ABR rule's choice; a new variant's init and mime
+   * when it changes (keys and archives fetched ahead for the old variant are dropped). */
+  adapt(r, index, bufferAhead) {
+    if (!r.variants || r.variants.length < 2) return null;
+    const estimate = this.meter.estimate;
+    const next = chooseVariant(r.variants, r.current, estimate, bufferAhead);
+    if (next === r.current) return null;
+    this.forget(r.variants[r.current].id);
+    const from = r.current;
+    r.current = next;
+    const to = r.variants[next];
+    this.width = to.width;
+    this.height = to.height;
+    this.onVariant?.({ from, to: next, segment: index, bandwidth: to.bandwidth, width: to.width, height: to.height,
+      estimate: Math.round(estimate), bufferAhead, direction: next > from ? "up" : "down" });
+    return { init: to.init, mime: to.mime };
+  }
+
+  forget(id) {
+    for (const [name, key] of this.keys) if (name.startsWith(`${id}-`)) { key.fill(0); this.keys.delete(name); }
+    for (const name of [...this.archives.keys()]) if (name.startsWith(`${id}-`)) this.archives.delete(name);
   }
 
   /** Fetches the archives of segments index..index+LOOKAHEAD of every rendition and gets all
@@ -84,14 +125,23 @@ export class TDFHLSStream {
 
   async rewrapFrom(index) {
     const wanted = [];
-    for (const r of this.renditions) {
+    for (const r of this.renditions.map(TDFHLSStream.source)) {
       for (let n = index; n < Math.min(index + LOOKAHEAD, r.segments.length); n++) {
         const id = `${r.id}-${n}`;
         if (!this.keys.has(id)) wanted.push({ id, url: r.segments[n].url });
       }
     }
     if (!wanted.length) return;
-    const archives = await Promise.all(wanted.map(async (w) => this.archives.get(w.id) || new TDFArchive(await fetchBytes(w.url, this.signal, MAX_SEGMENT_BYTES))));
+    // The archives come in parallel: their bytes over the batch's time is one bandwidth sample.
+    const started = performance.now();
+    let fetched = 0;
+    const archives = await Promise.all(wanted.map(async (w) => {
+      if (this.archives.has(w.id)) return this.archives.get(w.id);
+      const bytes = await fetchBytes(w.url, this.signal, MAX_SEGMENT_BYTES);
+      fetched += bytes.length;
+      return new TDFArchive(bytes);
+    }));
+    this.meter.sample(fetched, performance.now() - started);
     const accepted = normalizeKeyServiceURL(this.service.base);
     const policies = new Map();
     archives.forEach((archive, i) => {
@@ -132,7 +182,7 @@ export class TDFHLSStream {
 
   /** The clear fragment of segment `index` of rendition `r`. */
   async segment(r, index) {
-    const id = `${r.id}-${index}`;
+    const id = `${TDFHLSStream.source(r).id}-${index}`;
     if (!this.keys.has(id)) await this.prefetchKeys(index);
     const key = this.keys.get(id);
     const archive = this.archives.get(id);

@@ -41,7 +41,10 @@ enum PlayVerb {
             (GET /media/v1/certificate, no credential) after admission and reports its size, \
             or that none is configured. With --title NAME, a title downloaded with player download \
             plays from the offline library instead, opening no network connection: its licence is \
-            verified (signature, device, expiry, playback window, clock) first (docs/offline.md).
+            verified (signature, device, expiry, playback window, clock) first (docs/offline.md). \
+            tdf-hls with several variants: the highest BANDWIDTH is played unless --variant N \
+            (from 1, in master-playlist order) or --max-height / --max-bandwidth narrow it; the \
+            audio rendition is the group's DEFAULT unless --audio-lang names a BCP 47 language.
             """,
         options: [
             .single("kas", valueName: "url", help: "The key access server (the accepted key service URL); required unless --title."),
@@ -55,6 +58,13 @@ enum PlayVerb {
             .flag("json", help: "Progress and the final result as one JSON object per line on stderr."),
             .flag("play", help: "Present with ffplay or mpv (whichever is installed)."),
             .single("output", short: "o", valueName: "file", help: "Write the clear fMP4 to this file."),
+            .single("variant", valueName: "n", help: "tdf-hls: play variant N (from 1, in master-playlist order)."),
+            .single("max-height", valueName: "pixels", help: "tdf-hls: the highest variant at most this tall."),
+            .single("max-bandwidth", valueName: "bit/s", help: "tdf-hls: the highest variant whose BANDWIDTH is at most this."),
+            .single("audio-lang", valueName: "tag", help: "tdf-hls: the audio rendition in this BCP 47 language (e.g. es)."),
+            .single("subtitles-out", valueName: "file",
+                    help: "tdf-hls: write the variant's subtitle rendition, its segments merged, as one WebVTT file."),
+            .single("subtitles-lang", valueName: "tag", help: "tdf-hls: with --subtitles-out, the subtitle rendition in this BCP 47 language."),
             .quiet,
         ],
         arguments: [ToolArgument("source", help: "Delivery URL (/v2/media/...), package file, directory or URL, tdf-hls master file or URL (not with --title).",
@@ -91,6 +101,23 @@ enum PlayVerb {
         } catch {
             throw UsageError(error.reason)
         }
+        let choice = TDFHLSRenditionChoice(
+            variant: try arguments.integer("variant", in: 1 ... 10_000),
+            maxHeight: try arguments.integer("max-height", in: 1 ... 100_000),
+            maxBandwidth: try arguments.integer("max-bandwidth", in: 1 ... Int(Int32.max)),
+            audioLanguage: arguments.value("audio-lang"),
+            subtitles: arguments.value("subtitles-out") != nil, subtitleLanguage: arguments.value("subtitles-lang"))
+        if arguments.value("subtitles-lang") != nil, arguments.value("subtitles-out") == nil {
+            throw UsageError("--subtitles-lang chooses what --subtitles-out writes; give --subtitles-out FILE")
+        }
+        if choice != TDFHLSRenditionChoice(), case .source(let source) = target {
+            switch source {
+            case .packageFile, .packageURL:
+                throw UsageError("--variant, --max-height, --max-bandwidth, --audio-lang and --subtitles-out choose among a tdf-hls "
+                                 + "stream's renditions; an fps-v2 package has one video, at most one audio and no subtitles (§3, §8)")
+            default: break
+            }
+        }
 
         // The destination is settled before any network request.
         let presenter: PlayerProcess? = present ? try PlayerProcess.launch() : nil
@@ -103,6 +130,7 @@ enum PlayVerb {
         }
         var configuration = PlaybackConfiguration(keyServiceURL: kas, credential: credential, client: client)
         configuration.fetchesCertificate = arguments.flag("fairplay")
+        configuration.renditionChoice = choice
         let delivered: DeliveredPlayback?
         let source: PlaybackSource
         do {
@@ -175,6 +203,12 @@ enum PlayVerb {
             throw ToolFailure(error.description)
         }
         try destination?.finish()
+        if let path = arguments.value("subtitles-out") {
+            guard let subtitles = session.subtitles else { throw ToolFailure("the playback had no subtitle rendition to write to '\(path)'") }
+            let text = subtitles.serialized()
+            try AtomicFileWriter.write(Data(text.utf8), to: path)
+            console.progress("wrote \(subtitles.cues.count) subtitle cues to '\(path)'")
+        }
         if json {
             console.printError(ProgressJSON.result(nil, bytesWritten: destination?.bytesWritten))
             return

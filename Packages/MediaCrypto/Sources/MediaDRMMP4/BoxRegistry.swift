@@ -26,8 +26,9 @@ func boxMetatype(for type: FourCC) -> any MP4Box.Type {
     case "stsz": SampleSizeBox.self
     case "stco": ChunkOffsetBox.self
     case "co64": ChunkLargeOffsetBox.self
-    case "avc1", "avc3", "encv": VisualSampleEntry.self
+    case "avc1", "avc3", "hvc1", "hev1", "encv": VisualSampleEntry.self
     case "avcC": AVCConfigurationBox.self
+    case "hvcC": HEVCConfigurationBox.self
     case "mp4a", "enca", "ac-3", "ec-3": AudioSampleEntry.self
     case "esds": ESDBox.self
     case "sinf": ProtectionSchemeInfoBox.self

@@ -1,9 +1,10 @@
 // Sample entries (ISO/IEC 14496-12 §8.5.2, §12.1.3, §12.2.3). A protected entry (`encv`, `enca`)
 // has the same layout as the clear one plus a `sinf` child naming the original format.
 
-/// `avc1`, `avc3`, `encv`: a visual sample entry and its child boxes (`avcC`, `sinf`, `pasp`, ...).
+/// `avc1`, `avc3`, `hvc1`, `hev1`, `encv`: a visual sample entry and its child boxes (`avcC`,
+/// `hvcC`, `sinf`, `pasp`, ...).
 public struct VisualSampleEntry: MP4Box {
-    public static let supportedTypes: [FourCC] = ["avc1", "avc3", "encv"]
+    public static let supportedTypes: [FourCC] = ["avc1", "avc3", "hvc1", "hev1", "encv"]
     public var format: FourCC = "avc1"
     public var boxType: FourCC { format }
     public var dataReferenceIndex: UInt16 = 1
@@ -29,6 +30,11 @@ public struct VisualSampleEntry: MP4Box {
 
     public var avcConfiguration: AVCConfigurationBox? {
         get { children.first(AVCConfigurationBox.self) }
+        set { children.set(newValue) }
+    }
+    /// `hvcC` of an HEVC entry (`hvc1`, `hev1`).
+    public var hevcConfiguration: HEVCConfigurationBox? {
+        get { children.first(HEVCConfigurationBox.self) }
         set { children.set(newValue) }
     }
     public var protectionSchemeInfo: ProtectionSchemeInfoBox? {

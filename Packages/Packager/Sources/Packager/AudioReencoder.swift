@@ -39,6 +39,15 @@ public enum AudioReencoder {
         return nil
     }
 
+    /// ffmpeg, or a failure saying that `need` (what it is wanted for) needs it and where to give it.
+    static func requireFFmpeg(_ explicit: String?, for need: String) throws(PackagerError) -> String {
+        guard let ffmpeg = findFFmpeg(explicit) else {
+            throw PackagerError(.externalTool, "\(need), which needs ffmpeg, and ffmpeg was not found"
+                                + (explicit.map { " at '\($0)'" } ?? " (install it, or give --ffmpeg PATH)"))
+        }
+        return ffmpeg
+    }
+
     /// The ffmpeg arguments (without the executable) that mix the audio streams `streams`
     /// (indices among the input's audio streams) of `input` into `output`.
     static func arguments(input: String, streams: [Int], channels: Int, coverSeconds: Double, output: String) -> [String] {
@@ -81,27 +90,34 @@ public enum AudioReencoder {
         return nil
     }
 
+    /// Mixes the audio streams `streams` (indices among the input's audio streams, carrying the
+    /// sound tracks `sounds`) into one AAC-LC track that covers `video`, in a private directory
+    /// held by the result until it is released.
+    static func reencode(input: String, streams: [Int], sounds: [SourceTrack], covering video: SourceTrack,
+                         ffmpeg: String) throws(PackagerError) -> (movie: SourceMovie, track: SourceTrack, config: AudioSpecificConfig,
+                                                                   directory: PrivateTemporaryDirectory) {
+        let directory = try PrivateTemporaryDirectory(label: "packager-audio")
+        let channels = outputChannels(streams.enumerated().map { n, stream in
+            decodedChannels(input: input, stream: stream, ffmpeg: ffmpeg)
+                ?? (try? sounds[n].audioSpecificConfig())?.channelCount ?? Int(sounds[n].audioEntry?.channelCount ?? 2)
+        })
+        let coverSeconds = Double(SegmentPlan.packageEnd(video) + video.edit.delay) / Double(video.timescale)
+        let path = try reencode(input: input, streams: streams, channels: channels, coverSeconds: coverSeconds,
+                                ffmpeg: ffmpeg, directory: directory.path)
+        let mixed = try SourceMovie(path: path)
+        guard let track = mixed.tracks.first(where: { $0.kind == .audio && $0.samples.count > 0 }),
+              let config = try track.audioSpecificConfig(), config.audioObjectType == 2, config.channelCount != nil else {
+            throw PackagerError(.externalTool, "ffmpeg did not produce AAC-LC audio")
+        }
+        return (mixed, track, config, directory)
+    }
+
     /// Runs ffmpeg and returns the path of the clear AAC file it wrote in `directory`.
     static func reencode(input: String, streams: [Int], channels: Int, coverSeconds: Double, ffmpeg: String,
                          directory: String) throws(PackagerError) -> String {
         let output = directory + "/audio.m4a"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = arguments(input: input, streams: streams, channels: channels, coverSeconds: coverSeconds, output: output)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        do { try process.run() } catch {
-            throw PackagerError(.externalTool, "ffmpeg ('\(ffmpeg)') could not be started to re-encode the audio")
-        }
-        let text = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let detail = String(decoding: text.prefix(600), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw PackagerError(.externalTool, "ffmpeg failed to re-encode the audio to AAC-LC (exit \(process.terminationStatus))"
-                                + (detail.isEmpty ? "" : ": \(detail)"))
-        }
+        try FFmpegRun.run(ffmpeg, arguments(input: input, streams: streams, channels: channels, coverSeconds: coverSeconds, output: output),
+                          purpose: "re-encode the audio to AAC-LC")
         return output
     }
 }

@@ -13,7 +13,8 @@ public final class ComponentStream {
     public let track: SourceTrack
     /// Per video sample, its subsample map (empty for audio).
     public let subsampleMaps: [[CENCSubsample]]
-    /// Per video sample, whether it holds an IDR slice.
+    /// Per video sample, whether a segment may start there: an IDR slice (H.264), an IRAP
+    /// picture with its parameter sets at hand (HEVC).
     public let isIDR: [Bool]
     private let compositionShift: Int64
 
@@ -22,6 +23,7 @@ public final class ComponentStream {
     /// `protected: false` (tdf-hls, clear fragments) lifts the `senc` entry limit.
     public static func video(_ movie: SourceMovie, track: SourceTrack, protected: Bool = true,
                              progress: ((Int, Int) -> Void)? = nil) throws(PackagerError) -> ComponentStream {
+        if track.isHEVC { return try hevcVideo(movie, track: track, protected: protected, progress: progress) }
         guard let avcC = track.avcConfiguration, track.format == "avc1" else {
             throw PackagerError(.unsupportedInput, "\(track.name) is not H.264 ('avc1' with 'avcC')")
         }
@@ -59,6 +61,40 @@ public final class ComponentStream {
             if i % 256 == 0 { progress?(i, count) }
         }
         return ComponentStream(kind: .video, movie: movie, track: track, subsampleMaps: maps, isIDR: idr)
+    }
+
+    /// An HEVC track (tdf-hls only: its fragments are clear, so no subsample map is made). A
+    /// segment may start at an IRAP picture (IDR, CRA, BLA) that decodes with nothing before it:
+    /// the parameter sets are in `hvcC` or, for `hev1`, in band in that sample.
+    static func hevcVideo(_ movie: SourceMovie, track: SourceTrack, protected: Bool,
+                          progress: ((Int, Int) -> Void)?) throws(PackagerError) -> ComponentStream {
+        guard !protected else {
+            throw PackagerError(.unsupportedInput, "\(track.name) is HEVC; only tdf-hls packages HEVC (fps-v2 §3, §8 #8: H.264 only)")
+        }
+        guard let hvcC = track.hevcConfiguration else {
+            throw PackagerError(.malformedInput, "\(track.name) is '\(track.format)' without an 'hvcC' box")
+        }
+        var analyzer: HEVCSampleAnalyzer
+        do { analyzer = try HEVCSampleAnalyzer(configuration: hvcC) } catch {
+            throw PackagerError(.malformedInput, "\(track.name): the hvcC parameter sets are invalid: \(error.reason)")
+        }
+        if track.format == "hvc1", !analyzer.parameterSets.isComplete {
+            throw PackagerError(.malformedInput,
+                                "\(track.name) is 'hvc1' but its hvcC lacks a VPS, SPS or PPS (ISO/IEC 14496-15 §8.4.1 puts them all there; label it 'hev1' if they are in band)")
+        }
+        var starts: [Bool] = []
+        let count = track.samples.count
+        starts.reserveCapacity(count)
+        for i in 0 ..< count {
+            let sample = try movie.readSample(track, i)
+            do {
+                starts.append(try analyzer.analyze(sample).startsIndependently)
+            } catch {
+                throw PackagerError(.malformedInput, "\(track.name): sample \(i + 1) is not valid HEVC: \(error.reason)")
+            }
+            if i % 256 == 0 { progress?(i, count) }
+        }
+        return ComponentStream(kind: .video, movie: movie, track: track, subsampleMaps: Array(repeating: [], count: count), isIDR: starts)
     }
 
     public static func audio(_ movie: SourceMovie, track: SourceTrack) -> ComponentStream {

@@ -69,6 +69,10 @@ public struct PackageSummary: Sendable, Equatable {
     /// The reader admission of the written package (fps-v2), run before it was moved into place.
     public var admission: AdmissionReport?
     public var warnings: [String]
+    /// `--ladder`: the seconds ffmpeg took to make the rungs, apart from packaging.
+    public var ladderEncodeSeconds: Double? = nil
+    /// tdf-hls: the seconds packaging took after any ladder encoding.
+    public var packagingSeconds: Double? = nil
 }
 
 /// Writes fps-v2 packages (draft-arkavo-tdf-fairplay-01).
@@ -283,21 +287,5 @@ public enum FPSv2Packager {
     }
 }
 
-/// Peak and average bit rates of a rendition's segments (RFC 8216 §4.3.4.2).
-struct BitRates: Sendable {
-    var peak: Int
-    var average: Int
-
-    init(sizes: [Int], durations: [Double]) {
-        var peak = 0.0
-        var total = 0.0
-        var time = 0.0
-        for (size, duration) in zip(sizes, durations) where duration > 0 {
-            peak = max(peak, Double(size) * 8 / duration)
-            total += Double(size) * 8
-            time += duration
-        }
-        self.peak = max(1, Int(peak.rounded(.up)))
-        average = max(1, Int((time > 0 ? total / time : 0).rounded(.up)))
-    }
-}
+/// Peak and average bit rates of a rendition's segments (RFC 8216 §4.3.4.2), shared with tdf-hls.
+typealias BitRates = HLSBitRate

@@ -3,8 +3,8 @@ import MediaDRMFPSv2
 import MediaDRMHLS
 
 /// `master.m3u8` and each `<id>.m3u8` (§7), with the attributes computed from the media:
-/// BANDWIDTH and AVERAGE-BANDWIDTH summed over the renditions, CODECS from the avcC, RESOLUTION
-/// and FRAME-RATE from the video track, CHANNELS from the AudioSpecificConfig and LANGUAGE from
+/// BANDWIDTH and AVERAGE-BANDWIDTH summed over the renditions, CODECS, RESOLUTION and FRAME-RATE
+/// from the video track (`VideoAttributes`), CHANNELS from the AudioSpecificConfig and LANGUAGE from
 /// the audio track's `mdhd`. Each playlist is checked with the strict fps-v2 parser before use.
 struct FPSv2Playlists {
     var master: Data
@@ -36,20 +36,9 @@ struct FPSv2Playlists {
     static func masterShape(plan: SegmentPlan, video track: SourceTrack, audio audioTrack: SourceTrack?,
                             audioConfig: AudioSpecificConfig?, audioLanguage: String?,
                             rates: [BitRates]) throws(PackagerError) -> (video: HLSFPSv2.Video, audio: HLSFPSv2.Audio?) {
-        guard let avcC = track.avcConfiguration, let entry = track.videoEntry else {
-            throw PackagerError(.unsupportedInput, "the video track has no avcC")
-        }
-        let codec = "avc1." + [avcC.profileIndication, avcC.profileCompatibility, avcC.levelIndication]
-            .map { String(format: "%02X", $0) }.joined()
-        let samples = track.samples
-        let seconds = Double(samples.decodeEnd) / Double(track.timescale)
-        let frameRate = seconds > 0 ? (Double(samples.count) / seconds * 1000).rounded() / 1000 : 0
-        guard frameRate > 0, entry.width > 0, entry.height > 0 else {
-            throw PackagerError(.malformedInput, "the video track has no usable size or frame rate")
-        }
+        let attributes = try VideoAttributes(track)
         let video = HLSFPSv2.Video(bandwidth: rates.reduce(0) { $0 + $1.peak }, averageBandwidth: rates.reduce(0) { $0 + $1.average },
-                                   codec: codec, resolution: HLSResolution(width: Int(entry.width), height: Int(entry.height)),
-                                   frameRate: frameRate)
+                                   codec: attributes.codec, resolution: attributes.resolution, frameRate: attributes.frameRate)
         var audio: HLSFPSv2.Audio?
         if let audioTrack, let channels = audioConfig?.channelCount {
             audio = HLSFPSv2.Audio(language: bcp47(audioLanguage ?? audioTrack.language), channels: channels)

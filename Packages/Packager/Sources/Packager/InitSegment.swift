@@ -15,7 +15,7 @@ public enum InitSegment {
         try video(track, protection: (keyID, constantIV))
     }
 
-    /// The clear init of tdf-hls: the same track with its `avc1` entry and no `sinf`.
+    /// The clear init of tdf-hls: the same track with its `avc1`, `hvc1` or `hev1` entry and no `sinf`.
     public static func clearVideo(_ track: SourceTrack) throws(PackagerError) -> [UInt8] {
         try video(track, protection: nil)
     }
@@ -25,7 +25,9 @@ public enum InitSegment {
     }
 
     static func video(_ track: SourceTrack, protection keys: (keyID: [UInt8], constantIV: [UInt8])?) throws(PackagerError) -> [UInt8] {
-        guard var entry = track.videoEntry, entry.format == "avc1", entry.avcConfiguration != nil else {
+        let hevcAllowed = keys == nil && track.isHEVC
+        guard var entry = track.videoEntry,
+              (entry.format == "avc1" && entry.avcConfiguration != nil) || (hevcAllowed && entry.hevcConfiguration != nil) else {
             throw PackagerError(.unsupportedInput, "\(track.name) is not H.264 in an 'avc1' entry with 'avcC'")
         }
         entry.children.removeAll(ProtectionSchemeInfoBox.self)

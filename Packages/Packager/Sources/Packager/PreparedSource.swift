@@ -38,34 +38,17 @@ public final class PreparedSource {
         var audioMovie = movie
         var scratch: PrivateTemporaryDirectory?
         if let reason = selection.reencodeReason {
-            guard let ffmpeg = AudioReencoder.findFFmpeg(ffmpegPath) else {
-                throw PackagerError(.externalTool,
-                                    "the audio must be mixed and re-encoded to AAC-LC (\(reason)), which needs ffmpeg, and ffmpeg was not found"
-                                    + (ffmpegPath.map { " at '\($0)'" } ?? " (install it, or give --ffmpeg PATH)"))
-            }
+            let ffmpeg = try AudioReencoder.requireFFmpeg(ffmpegPath, for: "the audio must be mixed and re-encoded to AAC-LC (\(reason))")
             say("re-encoding the audio to AAC-LC with ffmpeg: \(reason)")
-            let directory = try PrivateTemporaryDirectory(label: "packager-audio")
             let soundTrackIDs = Set(selection.soundTracks.map(\.trackID))
             let audioOrder = movie.tracks.filter { $0.kind == .audio }
             let streams = audioOrder.indices.filter { soundTrackIDs.contains(audioOrder[$0].trackID) }
-            let channels = AudioReencoder.outputChannels(streams.enumerated().map { n, stream in
-                let track = selection.soundTracks[n]
-                return AudioReencoder.decodedChannels(input: input, stream: stream, ffmpeg: ffmpeg)
-                    ?? (try? track.audioSpecificConfig())?.channelCount ?? Int(track.audioEntry?.channelCount ?? 2)
-            })
-            let video = selection.video
-            let coverSeconds = Double(SegmentPlan.packageEnd(video) + video.edit.delay) / Double(video.timescale)
-            let path = try AudioReencoder.reencode(input: input, streams: streams, channels: channels, coverSeconds: coverSeconds,
-                                                   ffmpeg: ffmpeg, directory: directory.path)
-            let mixed = try SourceMovie(path: path)
-            guard let track = mixed.tracks.first(where: { $0.kind == .audio && $0.samples.count > 0 }),
-                  let config = try track.audioSpecificConfig(), config.audioObjectType == 2, config.channelCount != nil else {
-                throw PackagerError(.externalTool, "ffmpeg did not produce AAC-LC audio")
-            }
-            audioTrack = track
-            audioConfig = config
-            audioMovie = mixed
-            scratch = directory
+            let reencoded = try AudioReencoder.reencode(input: input, streams: streams, sounds: selection.soundTracks,
+                                                        covering: selection.video, ffmpeg: ffmpeg)
+            audioTrack = reencoded.track
+            audioConfig = reencoded.config
+            audioMovie = reencoded.movie
+            scratch = reencoded.directory
         }
         self.audioTrack = audioTrack
         self.audioConfig = audioConfig

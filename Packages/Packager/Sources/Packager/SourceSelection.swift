@@ -1,8 +1,8 @@
 import Foundation
 
 /// The tracks of a source that become components (fps-v2 §3, §8.2 #13): the first H.264 video
-/// track and, when the source has sound, either its one AAC-LC track as it is or every sound
-/// track to be mixed and re-encoded once as AAC-LC.
+/// track (or, for tdf-hls, the first H.264 or HEVC one) and, when the source has sound, either
+/// its one AAC-LC track as it is or every sound track to be mixed and re-encoded once as AAC-LC.
 public struct SourceSelection: Sendable {
     public let video: SourceTrack
     /// The audio track packaged as it is; nil without sound or when the sound is re-encoded.
@@ -13,16 +13,30 @@ public struct SourceSelection: Sendable {
     /// Why the sound must be mixed and re-encoded; nil when it is packaged as it is or absent.
     public let reencodeReason: String?
 
-    public init(movie: SourceMovie) throws(PackagerError) {
+    /// - Parameter allowsHEVC: tdf-hls takes HEVC video; fps-v2 carries H.264 only (§3, §8 #8)
+    ///   and refuses it, naming those sections.
+    public init(movie: SourceMovie, allowsHEVC: Bool = false) throws(PackagerError) {
         let videos = movie.tracks.filter { $0.kind == .video }
-        guard let video = videos.first(where: { $0.format == "avc1" || $0.format == "avc3" }) else {
+        let isH264: (SourceTrack) -> Bool = { $0.format == "avc1" || $0.format == "avc3" }
+        guard let video = videos.first(where: { isH264($0) || (allowsHEVC && $0.isHEVC) }) else {
+            if let hevc = videos.first(where: \.isHEVC) {
+                throw PackagerError(.unsupportedInput,
+                                    "\(hevc.name) is HEVC ('\(hevc.format)'); fps-v2 carries H.264 'avc1' video only (fps-v2 §3, §8 #8); package HEVC with --profile tdf-hls")
+            }
             throw PackagerError(.unsupportedInput,
                                 videos.isEmpty ? "the input has no video track; fps-v2 needs H.264 video"
                                                : "the input has no H.264 video track (found '\(videos[0].format)')")
         }
-        guard video.format == "avc1" else {
+        if video.isHEVC, video.hevcConfiguration == nil {
+            throw PackagerError(.malformedInput, "\(video.name) is '\(video.format)' without an 'hvcC' box")
+        }
+        guard video.format != "avc3" else {
             throw PackagerError(.unsupportedInput, "\(video.name) is 'avc3' (parameter sets in band); fps-v2 needs 'avc1'")
         }
+        try self.init(movie: movie, video: video)
+    }
+
+    init(movie: SourceMovie, video: SourceTrack) throws(PackagerError) {
         self.video = video
         let sounds = movie.tracks.filter { $0.kind == .audio && $0.samples.count > 0 }
         soundTracks = sounds

@@ -33,6 +33,12 @@ public struct SourceTrack: Sendable {
     /// `avcC` of an H.264 track.
     public var avcConfiguration: AVCConfigurationBox? { videoEntry?.avcConfiguration }
 
+    /// `hvcC` of an HEVC track.
+    public var hevcConfiguration: HEVCConfigurationBox? { videoEntry?.hevcConfiguration }
+
+    /// An HEVC video track: `hvc1` (parameter sets in `hvcC`) or `hev1` (also in band).
+    public var isHEVC: Bool { kind == .video && (format == "hvc1" || format == "hev1") }
+
     /// The AudioSpecificConfig of an MPEG-4 audio track.
     public func audioSpecificConfig() throws(PackagerError) -> AudioSpecificConfig? {
         guard let esds = audioEntry?.elementaryStreamDescriptor,

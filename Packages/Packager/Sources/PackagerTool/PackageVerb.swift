@@ -7,7 +7,7 @@ import MediaDRMToolSupport
 enum PackageVerb {
     static let verb = ToolVerb(
         "package",
-        summary: "Package an MP4/MOV as an fps-v2 archive (or directory) or a tdf-hls stream directory.",
+        summary: "Package an MP4/MOV as an fps-v2 archive (or directory), or one or more as a tdf-hls stream directory.",
         discussion: """
             fps-v2 (default): each component (video, and audio when the source has sound) gets its \
             own random 16-byte key, wrapped with RSA-OAEP (SHA-1) to the KAS public key; keys never \
@@ -19,7 +19,13 @@ enum PackageVerb {
             written package must pass the reader admission checks (with --kas-url accepted as the \
             key service) before it is moved into place.
             tdf-hls: -o names a directory; clear init segments, every media segment a Standard TDF \
-            (a fresh key each, wrapped to the KAS, the same policy) and RFC 8216 playlists.
+            (a fresh key each, wrapped to the KAS, the same policy) and RFC 8216 playlists. Several \
+            inputs are the video variants of one title (a bitrate ladder): their IDR frames must \
+            line up, or the first mismatching time is named; --ladder 1080p,720p,... makes the \
+            rungs from one master with ffmpeg (libx264, closed GOPs, an IDR every 2 s) first. Every \
+            audio track of the inputs (once per language) and of each --audio file becomes an audio \
+            rendition with its language; the master playlist lists every variant and rendition. \
+            fps-v2 takes one input with at most one audio (§3, §8).
             Audio that is not one AAC-LC track covering the video (several tracks, another codec, \
             late or short sound, channel configuration 0 or 8-15) is mixed and re-encoded once to \
             AAC-LC with ffmpeg (--ffmpeg, $MEDIADRM_FFMPEG or PATH). Nothing is left at the output \
@@ -35,6 +41,12 @@ enum PackageVerb {
                     help: "arkavo:classification, inline JSON or a file: {\"filter\":\"passed\",\"flagged\":[],\"v\":1}."),
             .single("ffmpeg", valueName: "path", help: "ffmpeg used to re-encode audio (default: $MEDIADRM_FFMPEG, then PATH)."),
             .single("profile", valueName: "name", help: "fps-v2 (default) or tdf-hls."),
+            .repeated("audio", valueName: "file[:lang=tag]",
+                      help: "tdf-hls: an audio file whose tracks become audio renditions, in BCP 47 language tag (e.g. talk.es.m4a:lang=es)."),
+            .repeated("subtitles", valueName: "file:lang=tag",
+                      help: "tdf-hls: a WebVTT file that becomes a subtitle rendition in that BCP 47 language (e.g. talk.en.vtt:lang=en)."),
+            .flag("protect-subtitles", help: "tdf-hls: write every subtitle segment as a Standard TDF (default: clear WebVTT)."),
+            .single("ladder", valueName: "rungs", help: "tdf-hls: make these video rungs from the one input with ffmpeg (e.g. 1080p,720p,480p,360p)."),
             .single("segment-duration", valueName: "seconds", help: "Target segment duration (default 6)."),
             .single("rental-purchase-window", valueName: "seconds", help: "Rental: time from purchase to first play."),
             .single("rental-playback-window", valueName: "seconds", help: "Rental: time from first play to the end of viewing."),
@@ -54,15 +66,36 @@ enum PackageVerb {
             .json,
             .quiet,
         ],
-        arguments: [ToolArgument("input", help: "The MP4 or MOV to package.")],
+        arguments: [ToolArgument("input", help: "The MP4 or MOV to package (tdf-hls: one per video variant).", variadic: true)],
         action: run)
 
     static func run(_ arguments: ParsedArguments, _ console: Console) throws {
-        let input = try arguments.requiredArgument("input")
+        let inputs = arguments.arguments("input")
+        guard let input = inputs.first else { throw UsageError("missing argument <input>") }
         let output = try arguments.requiredValue("output")
         let profile = arguments.value("profile") ?? "fps-v2"
         guard profile == "fps-v2" || profile == "tdf-hls" else {
             throw UsageError("invalid value '\(profile)' for '--profile': expected fps-v2 or tdf-hls")
+        }
+        let audioInputs: [AudioInput]
+        let ladder: BitrateLadder?
+        let subtitles: [SubtitleInput]
+        do {
+            subtitles = try arguments.values("subtitles").map { (text) throws(PackagerError) in try SubtitleInput(argument: text) }
+            audioInputs = try arguments.values("audio").map { (text) throws(PackagerError) in try AudioInput(argument: text) }
+            ladder = try arguments.value("ladder").map { (text) throws(PackagerError) in try BitrateLadder(argument: text) }
+        } catch {
+            throw UsageError(error.reason)
+        }
+        if profile == "fps-v2" {
+            guard inputs.count == 1 else {
+                throw UsageError("fps-v2 has one video variant (draft-arkavo-tdf-fairplay-01 §3); give one input, or --profile tdf-hls for a ladder")
+            }
+            guard ladder == nil else { throw UsageError("--ladder makes several video variants; fps-v2 has one (§3); use --profile tdf-hls") }
+            guard audioInputs.isEmpty else { throw UsageError("--audio adds audio renditions; fps-v2 has at most one audio (§8); use --profile tdf-hls") }
+            guard subtitles.isEmpty, !arguments.flag("protect-subtitles") else {
+                throw UsageError("--subtitles adds subtitle renditions; fps-v2 has video and audio only (§3); use --profile tdf-hls")
+            }
         }
         let pem = try FileInput.readText(try arguments.requiredValue("kas-public-key"), role: "KAS public key")
         var options = PackageOptions(kasURL: try arguments.requiredValue("kas-url"), kasPublicKeyPEM: pem,
@@ -113,12 +146,16 @@ enum PackageVerb {
         options.media = media.isEmpty ? nil : media
         options.allowZIP64 = arguments.flag("zip64")
         options.progress = { line in console.progress(line) }
-        guard !FileInput.isSameFile(input, output) else { throw ToolFailure("the output would overwrite the input") }
+        for path in inputs + audioInputs.map(\.path) + subtitles.map(\.path) where FileInput.isSameFile(path, output) {
+            throw ToolFailure("the output would overwrite the input '\(path)'")
+        }
 
         let summary: PackageSummary
         do {
-            summary = profile == "tdf-hls" ? try TDFHLSPackager.package(input: input, output: output, options: options)
-                                           : try FPSv2Packager.package(input: input, output: output, options: options)
+            summary = profile == "tdf-hls"
+                ? try TDFHLSPackager.package(inputs: inputs, audio: audioInputs, ladder: ladder, subtitles: subtitles,
+                                             protectSubtitles: arguments.flag("protect-subtitles"), output: output, options: options)
+                : try FPSv2Packager.package(input: input, output: output, options: options)
         } catch {
             throw ToolFailure(error.reason)
         }
@@ -134,6 +171,9 @@ enum PackageVerb {
             }
             console.print("policy uuid: \(summary.policyUUID)")
             console.print(String(format: "duration: %.3f s in %d segments", summary.duration, summary.segmentDurations.count))
+            if let seconds = summary.ladderEncodeSeconds {
+                console.print(String(format: "ladder: ffmpeg made the rungs in %.2f s; packaging took %.2f s", seconds, summary.packagingSeconds ?? 0))
+            }
             for c in summary.components {
                 console.print("\(c.id): \(c.codec), \(c.bytes) bytes, peak \(c.peakBitRate) bit/s, average \(c.averageBitRate) bit/s")
             }
@@ -155,6 +195,8 @@ struct PackageReport: Encodable {
     var components: [Component]
     var entries: [String]
     var warnings: [String]
+    var ladderEncodeSeconds: Double?
+    var packagingSeconds: Double?
 
     init(_ s: PackageSummary) {
         output = s.output
@@ -170,5 +212,7 @@ struct PackageReport: Encodable {
                                                   peakBitRate: $0.peakBitRate, averageBitRate: $0.averageBitRate) }
         entries = s.entries
         warnings = s.warnings
+        ladderEncodeSeconds = s.ladderEncodeSeconds
+        packagingSeconds = s.packagingSeconds
     }
 }

@@ -44,6 +44,20 @@ enum Clips {
 
     static func all() throws -> [Clip] { [try av(), try silent(), try bframes()] }
 
+    /// HEVC (libx265 Main) 320x180 at 25 fps, 4 s, an IRAP picture a second with B-frames and
+    /// x265's open GOPs (CRA pictures after the first IDR), AAC stereo. `hvc1` keeps the
+    /// parameter sets in `hvcC` only; `hev1` also repeats them in band before every IRAP.
+    static func hevc(_ entry: String) throws -> Clip {
+        let inBand = entry == "hev1" ? ":repeat-headers=1" : ""
+        return try make("hevc-\(entry)", hasAudio: true, [
+            "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25",
+            "-f", "lavfi", "-i", "aevalsrc=sin(440*2*PI*t)|sin(660*2*PI*t):s=48000",
+            "-t", "4", "-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+            "-x265-params", "keyint=25:min-keyint=25:scenecut=0:bframes=3:log-level=error" + inBand, "-tag:v", entry,
+            "-c:a", "aac", "-ac", "2", "-b:a", "64k",
+        ])
+    }
+
     private static func make(_ name: String, hasAudio: Bool, _ arguments: [String]) throws -> Clip {
         lock.lock()
         defer { lock.unlock() }

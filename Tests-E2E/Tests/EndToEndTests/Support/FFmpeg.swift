@@ -37,6 +37,23 @@ enum FFmpeg {
         return md5Column(r.stdoutText)
     }
 
+    /// ffprobe's reading of the first video stream: the profile name ("Main"), `level`
+    /// (general_level_idc for HEVC, level_idc for H.264) and the sample entry tag.
+    static func probeVideo(_ path: String) throws -> (profile: String, level: Int, tag: String) {
+        let r = try run(Tools.ffprobe, ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                        "stream=profile,level,codec_tag_string", "-of", "default=noprint_wrappers=1", path])
+        guard r.status == 0 else { throw TestFailure("ffprobe of \(path) failed: \(r.stderr)") }
+        var fields: [String: String] = [:]
+        for line in r.stdoutText.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { fields[parts[0]] = parts[1] }
+        }
+        guard let profile = fields["profile"], let level = fields["level"].flatMap(Int.init), let tag = fields["codec_tag_string"] else {
+            throw TestFailure("ffprobe did not report profile, level and tag: \(r.stdoutText)")
+        }
+        return (profile, level, tag)
+    }
+
     /// "0,v,MD5=..." -> "v,MD5=...".
     static func dropIndex(_ text: String) -> String {
         text.split(separator: "\n").map { $0.split(separator: ",").dropFirst().joined(separator: ",") }

@@ -80,5 +80,6 @@ enum Tools {
     static var player: String { get throws { try executable("player") } }
     static var kas: String { get throws { try executable("kas") } }
     static let ffmpeg = "/usr/bin/ffmpeg"
+    static let ffprobe = "/usr/bin/ffprobe"
     static let openssl = "/usr/bin/openssl"
 }

@@ -10,6 +10,8 @@ public enum FuzzTargets {
         MP4Target.target,
         DemuxTarget.target,
         H264Target.target,
+        HEVCTarget.target,
+        WebVTTTarget.target,
         HLSTarget.target,
         FPSv2Target.target,
         KASTargets.proto,

@@ -20,6 +20,8 @@ public struct PlaybackConfiguration: Sendable {
     /// The KAS `playbackId` the fps-v2 media sessions join (a playback started with
     /// `POST /media/v1/playback`), so they take that playback's stream slot; a fresh one otherwise.
     public var playbackID: String?
+    /// tdf-hls: which variant and audio rendition to present.
+    public var renditionChoice = TDFHLSRenditionChoice()
 
     public init(keyServiceURL: String, credential: Credential, client: HTTPClient,
                 clock: any PlaybackClock = SystemPlaybackClock(), segmentKeyLookahead: Int = 8) {

@@ -3,6 +3,7 @@ import MediaDRMFPSv2
 import Foundation
 import MediaDRMHLS
 import MediaDRMTDF
+import MediaDRMWebVTT
 
 /// One playback of an fps-v2 package or a tdf-hls stream, presented as ONE clear fragmented MP4
 /// (video and audio tracks) written in order to a `MediaOutput`.
@@ -37,6 +38,12 @@ public final class PlaybackSession: @unchecked Sendable {
 
     /// The key session of an fps-v2 playback, once keys are being acquired.
     public var contentKeySession: ContentKeySession? { lock.withLock { keySession } }
+
+    /// tdf-hls with `renditionChoice.subtitles`: the chosen subtitle rendition after the
+    /// playback, its segments merged into one WebVTT file (a cue repeated at a segment boundary
+    /// taken once); nil before, or without subtitles.
+    public var subtitles: WebVTTFile? { lock.withLock { reassembledSubtitles } }
+    private var reassembledSubtitles: WebVTTFile?
 
     /// Stops the output at the next segment and ends every media session.
     public func stop() async {
@@ -80,7 +87,7 @@ public final class PlaybackSession: @unchecked Sendable {
                 if !FileManager.default.fileExists(atPath: path + "/" + FPSv2EntryName.manifestName),
                    FileManager.default.fileExists(atPath: path + "/" + FPSv2EntryName.masterName) {
                     return .tdfHLS(try TDFHLSStream.open(loader: DirectoryResourceLoader(directory: path),
-                                                         masterName: FPSv2EntryName.masterName))
+                                                         masterName: FPSv2EntryName.masterName, choice: configuration.renditionChoice))
                 }
                 return try Self.admit(FPSv2Package(directoryPath: path), configuration, progress)
             case .packageURL(let url):
@@ -95,12 +102,14 @@ public final class PlaybackSession: @unchecked Sendable {
                 return try Self.admit(FPSv2Package(archive: range), configuration, progress, localHeaders: .onRead)
             case .tdfHLSMasterFile(let path):
                 let (directory, name) = PlaybackSource.splitMaster(path)
-                return .tdfHLS(try TDFHLSStream.open(loader: DirectoryResourceLoader(directory: directory), masterName: name))
+                return .tdfHLS(try TDFHLSStream.open(loader: DirectoryResourceLoader(directory: directory), masterName: name,
+                                                     choice: configuration.renditionChoice))
             case .tdfHLSMasterURL(let url):
                 let loader = HTTPResourceLoader(location: configuration.mediaLocation ?? FixedURL(url), client: configuration.client)
                 var name = Substring(url)
                 if let cut = name.firstIndex(where: { $0 == "?" || $0 == "#" }) { name = name[..<cut] }
-                return .tdfHLS(try TDFHLSStream.open(loader: loader, masterName: String(name.split(separator: "/").last ?? "")))
+                return .tdfHLS(try TDFHLSStream.open(loader: loader, masterName: String(name.split(separator: "/").last ?? ""),
+                                                     choice: configuration.renditionChoice))
             }
         }
     }
@@ -204,8 +213,11 @@ public final class PlaybackSession: @unchecked Sendable {
                             holdUntil: (@Sendable () async -> Void)?) async throws(PlaybackError) {
         progress?(.tdfHLS(components: stream.components.map(\.id), segments: stream.components.first?.segments.count ?? 0))
         let reporter = KeyDeliveryReporter(delegate: delegate)
+        // Protected subtitle segments are one more component whose keys come in the same bulk
+        // rewraps; the muxer reads only the media components before it.
+        let subtitleKeys = stream.subtitles.flatMap { $0.isProtected ? TDFSegmentKeys.Component(id: $0.id, segments: $0.segments) : nil }
         let keys = TDFSegmentKeys(
-            loader: stream.loader, components: stream.components.map { .init(id: $0.id, segments: $0.segments) },
+            loader: stream.loader, components: stream.components.map { .init(id: $0.id, segments: $0.segments) } + (subtitleKeys.map { [$0] } ?? []),
             rewrap: OpenTDFRewrapClient(baseURL: configuration.keyServiceURL, client: configuration.client,
                                         credential: configuration.credential),
             keyServiceURL: configuration.keyServiceURL, lookahead: configuration.segmentKeyLookahead,
@@ -250,6 +262,15 @@ public final class PlaybackSession: @unchecked Sendable {
         do throws(PlaybackError) {
             try await self.stream(inits: stream.inits, decryptors: decryptors, readers: keys, validity: validity,
                                   output: output, began: began)
+            if let subtitles = stream.subtitles {
+                let loader = stream.loader, component = stream.components.count
+                let file = try await Blocking.run { () throws(PlaybackError) -> WebVTTFile in
+                    try subtitles.reassemble(loader: loader) { (n) throws(PlaybackError) -> [UInt8] in
+                        try keys.clearSegment(component: component, index: n)
+                    }
+                }
+                lock.withLock { reassembledSubtitles = file }
+            }
             if let holdUntil { await holdUntil() }
             try validity.check()
         } catch {

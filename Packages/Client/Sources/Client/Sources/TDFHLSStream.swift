@@ -2,9 +2,10 @@ import Foundation
 import MediaDRMHLS
 
 /// A tdf-hls stream (docs/formats.md): a master playlist with the profile marker
-/// `#EXT-X-SESSION-DATA:DATA-ID="net.arkavo.profile",VALUE="tdf-hls"`, one variant (video) and
-/// at most one audio rendition, each an RFC 8216 media playlist with a clear init (`EXT-X-MAP`)
-/// and Standard TDF segments. Opening reads the playlists and inits only, never a segment.
+/// `#EXT-X-SESSION-DATA:DATA-ID="net.arkavo.profile",VALUE="tdf-hls"`, one or more video
+/// variants and an audio group, each an RFC 8216 media playlist with a clear init (`EXT-X-MAP`)
+/// and Standard TDF segments. Opening picks one variant and one audio rendition
+/// (`TDFHLSRenditionChoice`) and reads their playlists and inits only, never a segment.
 struct TDFHLSStream: @unchecked Sendable {
     struct Component {
         let id: String
@@ -14,12 +15,15 @@ struct TDFHLSStream: @unchecked Sendable {
     let loader: any ResourceLoader
     let components: [Component]
     let inits: [ClearInitSegment]
+    /// The chosen subtitle rendition, when `choice.subtitles` asked for one.
+    var subtitles: TDFHLSSubtitles?
 
     static let maximumPlaylistBytes = 1 << 20
     static let maximumInitBytes = 1 << 20
     static let maximumSegments = 100_000
 
-    static func open(loader: any ResourceLoader, masterName: String) throws(PlaybackError) -> TDFHLSStream {
+    static func open(loader: any ResourceLoader, masterName: String,
+                     choice: TDFHLSRenditionChoice = TDFHLSRenditionChoice()) throws(PlaybackError) -> TDFHLSStream {
         let masterBytes = try loader.load(masterName, maxBytes: maximumPlaylistBytes)
         let master: HLSMasterPlaylist
         do {
@@ -30,17 +34,14 @@ struct TDFHLSStream: @unchecked Sendable {
         guard master.otherTags.contains(where: isProfileMarker) else {
             throw PlaybackError(.invalidSource, "the master playlist does not carry the tdf-hls profile marker")
         }
-        guard master.variants.count == 1, let variant = master.variants.first else {
-            throw PlaybackError(.invalidSource, "a tdf-hls master has exactly one variant")
+        do { try master.checkRenditionGroups() } catch {
+            throw PlaybackError(.invalidSource, "the master playlist breaks an RFC 8216 rendition-group rule: \(error.reason)")
         }
-        var playlists: [(String, String)] = [("video", variant.uri)]
-        let audio = master.renditions.filter { $0.type == .audio }
-        guard audio.count <= 1 else { throw PlaybackError(.invalidSource, "a tdf-hls master has at most one audio rendition") }
-        if let rendition = audio.first {
-            guard let uri = rendition.uri, variant.audio == rendition.groupID else {
-                throw PlaybackError(.invalidSource, "the audio rendition has no URI or is not the variant's group")
-            }
-            playlists.append(("audio", uri))
+        let variant = master.variants[try choice.variantIndex(in: master)]
+        var playlists: [(String, String)] = [(componentID(variant.uri), variant.uri)]
+        if let rendition = try choice.audioRendition(of: variant.audio, in: master) {
+            guard let uri = rendition.uri else { throw PlaybackError(.invalidSource, "the audio rendition has no URI") }
+            playlists.append((componentID(uri), uri))
         }
         var components: [Component] = []
         var inits: [ClearInitSegment] = []
@@ -74,7 +75,16 @@ struct TDFHLSStream: @unchecked Sendable {
             components.append(Component(id: id, segments: media.segments.map(\.uri)))
             inits.append(clear)
         }
-        return TDFHLSStream(loader: loader, components: components, inits: inits)
+        let subtitles = try choice.subtitleRendition(of: variant.subtitles, in: master)
+            .map { (rendition) throws(PlaybackError) in try TDFHLSSubtitles.open(rendition, loader: loader) }
+        return TDFHLSStream(loader: loader, components: components, inits: inits, subtitles: subtitles)
+    }
+
+    /// The component a media playlist holds, named as the packager names it: `video-2.m3u8` is
+    /// `video-2`.
+    static func componentID(_ uri: String) -> String {
+        let name = uri.split(separator: "/").last.map(String.init) ?? uri
+        return name.hasSuffix(".m3u8") ? String(name.dropLast(5)) : name
     }
 
     static func isProfileMarker(_ tag: HLSTag) -> Bool {

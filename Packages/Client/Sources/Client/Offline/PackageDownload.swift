@@ -60,8 +60,9 @@ public final class PackageDownload: @unchecked Sendable {
         while true {
             var state = try readState()
             let have = LibraryFiles.size(partialPath) ?? 0
-            if state == nil || have > (state?.length ?? .max) {
-                // Bytes without a record of what they are a part of cannot be resumed.
+            if state == nil || have > (state?.length ?? .max) || (state?.entityTag == nil && have < (state?.length ?? 0)) {
+                // Bytes without a record of what they are a part of, or of a resource without a
+                // strong entity tag (If-Range could not tell a changed one), cannot be resumed.
                 LibraryFiles.remove(partialPath)
                 state = nil
             }
@@ -89,7 +90,7 @@ public final class PackageDownload: @unchecked Sendable {
                 if let failure = sink.failure { throw failure }
                 guard let transport = error as? TransportError else { throw OfflineError(.download, "the download failed") }
                 if transport.code == .httpStatus {
-                    if transport.status == 416 {
+                    if transport.status == 416, offset > 0 {
                         // The range starts past the end: what is on disk is not a prefix of this resource.
                         LibraryFiles.remove(partialPath)
                         LibraryFiles.remove(statePath)
@@ -187,6 +188,9 @@ final class FileAppendSink: ResponseBodySink, @unchecked Sendable {
                 return refuse("the origin answered a range request without a usable Content-Range")
             }
             guard first == offset else { return refuse("the origin answered another range than the one asked for") }
+            guard tag != nil || range.range?.upperBound == range.completeLength - 1 else {
+                return refuse("the origin sends the package in parts without a strong ETag, so the parts cannot be joined safely")
+            }
             if let known, offset > 0, known.length != range.completeLength || known.entityTag != tag {
                 return refuse("the origin resumed a package whose size or entity tag changed: delete the title and download it again")
             }

@@ -24,6 +24,7 @@ let package = Package(
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
             .product(name: "MediaDRMMP4", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
+            .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
             .product(name: "MediaDRMHLS", package: "MediaCrypto"),
             .product(name: "MediaDRMWebVTT", package: "MediaCrypto"),
             // The tools the suite runs as a user would; listed so `swift test` builds them into

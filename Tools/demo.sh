@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `make demo`: the whole system on this machine, step by step, with timings.
 #   act 1  a Standard TDF round trip with the `tdf` tool (the shared format layer on its own)
-#   act 2  package a 30 s clip -> KAS over TLS with SQLite -> origin with Range -> `player play`
-#          -> the clear stream checked against the source with ffmpeg; then the clip as a tdf-hls
-#          bitrate ladder (--ladder) and one of its variants played
+#   act 2  package a 30 s clip -> KAS over TLS with SQLite -> catalogued, served by nginx with
+#          signed URLs -> `player play --asset` -> the clear stream checked against the source
+#          with ffmpeg; then the clip as a tdf-hls bitrate ladder (--ladder), catalogued, and one
+#          of its variants played
 # Everything listens on 127.0.0.1 only. What the demo made stays in out/demo/ so you can watch it
 # afterwards (the last lines say how). Any failing step stops the demo with its message.
 set -euo pipefail
@@ -13,7 +14,7 @@ BIN="$SCRATCH/release"
 DEMO="$ROOT/out/demo"
 export PATH="/opt/swift/usr/bin:$PATH"
 
-KAS_PID="" ORIGIN_PID="" ORIGIN_IN=""
+KAS_PID="" NGINX_PID=""
 cleanup() {
     local status=$?
     # SIGTERM is the KAS's graceful stop; SIGKILL only if it does not go.
@@ -22,11 +23,11 @@ cleanup() {
         for _ in $(seq 50); do kill -0 "$KAS_PID" 2>/dev/null || break; sleep 0.1; done
         kill -KILL "$KAS_PID" 2>/dev/null || true
     fi
-    # The origin exits when its stdin closes.
-    if [ -n "$ORIGIN_IN" ]; then eval "exec $ORIGIN_IN>&-" 2>/dev/null || true; fi
-    if [ -n "$ORIGIN_PID" ] && kill -0 "$ORIGIN_PID" 2>/dev/null; then
-        for _ in $(seq 20); do kill -0 "$ORIGIN_PID" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$ORIGIN_PID" 2>/dev/null || true
+    # nginx: SIGQUIT is its graceful stop.
+    if [ -n "$NGINX_PID" ] && kill -0 "$NGINX_PID" 2>/dev/null; then
+        kill -QUIT "$NGINX_PID" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$NGINX_PID" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$NGINX_PID" 2>/dev/null || true
     fi
     rm -rf "$DEMO/tmp"
     if [ "$status" -ne 0 ]; then echo "demo: FAILED (exit $status); logs in $DEMO/logs" >&2; fi
@@ -99,12 +100,43 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -s
 chmod 600 "$DEMO/tls/key.pem"
 echo "   $DEMO/tls/cert.pem"
 
-step "start the KAS: kas serve on 127.0.0.1 over TLS, SQLite store in its data directory"
+step "the origin: Debian's nginx with signed URLs (kas origin-config: secure_link, Range), on 127.0.0.1"
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+[ -x "$NGINX" ] || fail "nginx is not installed: run 'make deps'"
+NGINX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+ORIGIN_URL="http://127.0.0.1:$NGINX_PORT"
+mkdir -p "$DEMO/nginx/logs" "$DEMO/nginx/tmp"
+"$BIN/kas" origin-config --root "$DEMO/www" --secret-file "$DEMO/nginx/origin-secret.conf" \
+    --listen "127.0.0.1:$NGINX_PORT" >"$DEMO/nginx/server.conf" 2>"$DEMO/logs/origin-config.log" \
+    || { cat "$DEMO/logs/origin-config.log" >&2; fail "kas origin-config"; }
+{
+    echo "daemon off;"
+    echo "pid $DEMO/nginx/nginx.pid;"
+    echo "error_log $DEMO/nginx/logs/error.log warn;"
+    echo "events { worker_connections 64; }"
+    echo "http {"
+    echo "    access_log $DEMO/nginx/logs/access.log;"
+    for temp in client_body proxy fastcgi uwsgi scgi; do echo "    ${temp}_temp_path $DEMO/nginx/tmp/$temp;"; done
+    echo "    include $DEMO/nginx/server.conf;"
+    echo "}"
+} >"$DEMO/nginx/nginx.conf"
+"$NGINX" -p "$DEMO/nginx" -c "$DEMO/nginx/nginx.conf" </dev/null 2>"$DEMO/logs/nginx.log" &
+NGINX_PID=$!
+t0=$(now_ms)
+until curl -s -o /dev/null "$ORIGIN_URL/"; do
+    kill -0 "$NGINX_PID" 2>/dev/null || { cat "$DEMO/logs/nginx.log" "$DEMO/nginx/logs/error.log" >&2; fail "nginx exited"; }
+    [ $(( $(now_ms) - t0 )) -lt 10000 ] || fail "nginx did not answer within 10 s"
+    sleep 0.05
+done
+echo "   $ORIGIN_URL serves $DEMO/www; the secret is in $DEMO/nginx/origin-secret.conf (0600, never printed)"
+
+step "start the KAS: kas serve on 127.0.0.1 over TLS, SQLite store in its data directory, signing media URLs for nginx"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 KAS_URL="https://127.0.0.1:$PORT"
 t0=$(now_ms)
 "$BIN/kas" serve --listen "127.0.0.1:$PORT" --data-dir "$DEMO/kas-data" \
-    --tls-cert "$DEMO/tls/cert.pem" --tls-key "$DEMO/tls/key.pem" </dev/null 2>"$DEMO/logs/kas.log" &
+    --tls-cert "$DEMO/tls/cert.pem" --tls-key "$DEMO/tls/key.pem" \
+    --origin-url "$ORIGIN_URL" --origin-secret-file "$DEMO/nginx/origin-secret.conf" </dev/null 2>"$DEMO/logs/kas.log" &
 KAS_PID=$!
 until grep -q '"event":"listening"' "$DEMO/logs/kas.log" 2>/dev/null; do
     kill -0 "$KAS_PID" 2>/dev/null || { cat "$DEMO/logs/kas.log" >&2; fail "kas serve exited"; }
@@ -133,29 +165,24 @@ FAILED=$(grep -c '^\[FAIL\]' "$DEMO/logs/inspect.log" || true)
 [ "$FAILED" -eq 0 ] && grep -q '^admitted: yes' "$DEMO/logs/inspect.log" || fail "packager inspect: $FAILED reader checks fail"
 echo "   packager inspect: $PASSED reader checks pass, none fail"
 
-step "serve it: an origin on 127.0.0.1 with Range support (Tools/python/range_server.py)"
-mkfifo "$DEMO/tmp/origin.in"
-python3 "$ROOT/Tools/python/range_server.py" --root "$DEMO/www" <"$DEMO/tmp/origin.in" >"$DEMO/tmp/origin.port" 2>"$DEMO/logs/origin.log" &
-ORIGIN_PID=$!
-exec {ORIGIN_IN}>"$DEMO/tmp/origin.in"   # the origin lives while this stays open
-t0=$(now_ms)
-until [ -s "$DEMO/tmp/origin.port" ]; do
-    kill -0 "$ORIGIN_PID" 2>/dev/null || { cat "$DEMO/logs/origin.log" >&2; fail "the origin exited"; }
-    [ $(( $(now_ms) - t0 )) -lt 10000 ] || fail "the origin did not print its port within 10 s"
-    sleep 0.05
-done
-ORIGIN_PORT=$(head -n1 "$DEMO/tmp/origin.port")
-ORIGIN_URL="http://127.0.0.1:$ORIGIN_PORT/sample.tdf"
-echo "   $ORIGIN_URL"
+step "catalogue it (kas assets add: read with the fps-v2 reader, served at /sample.tdf)"
+ASSET=$("$BIN/kas" assets add "$DEMO/www/sample.tdf" --path /sample.tdf --title "Demo sample" \
+    --data-dir "$DEMO/kas-data" --public-url "$KAS_URL" 2>"$DEMO/logs/assets.log") \
+    || { cat "$DEMO/logs/assets.log" >&2; fail "kas assets add"; }
+sed 's/^/   /' "$DEMO/logs/assets.log"
+echo "   asset $ASSET"
+UNSIGNED=$(curl -s -o /dev/null -w '%{http_code}' -H 'Range: bytes=0-99' "$ORIGIN_URL/sample.tdf")
+[ "$UNSIGNED" = 403 ] || fail "nginx answered $UNSIGNED to an unsigned request"
+echo "   nginx refuses the unsigned $ORIGIN_URL/sample.tdf: $UNSIGNED"
 
 step "a viewer's token (kas token: the dev issuer, entitled to the premium tier)"
 TOKEN=$("$BIN/kas" token --sub demo-viewer --ttl 3600 --data-dir "$DEMO/kas-data" \
     --claims '{"entitlements":["https://example.com/attr/tier/value/premium"]}') || fail "kas token"
 echo "   issued for sub demo-viewer, valid 1 h (not shown)"
 
-step "play it: player play (Range reads, admission, a media session and a key per component, decrypt)"
+step "play it: player play --asset (a playback: signed URL, Range reads from nginx, admission, a key per component, decrypt, release)"
 t0=$(now_ms)
-"$BIN/player" play "$ORIGIN_URL" --kas "$KAS_URL" --ca "$DEMO/tls/cert.pem" --token "$TOKEN" \
+"$BIN/player" play --asset "$ASSET" --kas "$KAS_URL" --ca "$DEMO/tls/cert.pem" --token "$TOKEN" \
     --output "$DEMO/clear.mp4" 2> >(while IFS= read -r line; do
         printf '   +%5d ms  %s\n' $(( $(now_ms) - t0 )) "$line"; done | tee "$DEMO/logs/player.log") \
     || { sleep 0.2; fail "player play exited non-zero (see above)"; }
@@ -174,6 +201,11 @@ verify() {
 verify 0:v
 verify 0:a
 
+SIGNED=$(grep -c '"GET /sample.tdf?md5=[^ ]* HTTP/1.1" 206 ' "$DEMO/nginx/logs/access.log" || true)
+[ "$SIGNED" -gt 0 ] || fail "nginx logged no signed Range read of /sample.tdf"
+echo "   nginx served $SIGNED signed Range reads of /sample.tdf"
+
+
 step "a bitrate ladder: packager --ladder 360p,240p,144p --profile tdf-hls (rungs made with ffmpeg, every segment a TDF)"
 t0=$(now_ms)
 "$BIN/packager" package "$DEMO/sample.mp4" --ladder 360p,240p,144p --profile tdf-hls -o "$DEMO/www/ladder/" \
@@ -183,8 +215,12 @@ echo "   ($(( $(now_ms) - t0 )) ms)"
 LADDER_FFMPEG=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print("%.1f s (ffmpeg, 3 rungs) + %.2f s (packaging)" % (s["ladderEncodeSeconds"], s["packagingSeconds"]))' "$DEMO/logs/ladder.json")
 echo "   $LADDER_FFMPEG"
 grep -E '^#EXT-X-(STREAM-INF|MEDIA)' "$DEMO/www/ladder/master.m3u8" | sed 's/^/   /'
-echo "   play the variant at most 240 lines tall (player play --max-height 240)"
-"$BIN/player" play "http://127.0.0.1:$ORIGIN_PORT/ladder/master.m3u8" --kas "$KAS_URL" --ca "$DEMO/tls/cert.pem" \
+LADDER_ASSET=$("$BIN/kas" assets add "$DEMO/www/ladder/" --path /ladder/ --title "Demo ladder" \
+    --data-dir "$DEMO/kas-data" --public-url "$KAS_URL" 2>"$DEMO/logs/assets-ladder.log") \
+    || { cat "$DEMO/logs/assets-ladder.log" >&2; fail "kas assets add (ladder)"; }
+echo "   catalogued as $LADDER_ASSET, served by nginx under one signature for /ladder/"
+echo "   play the variant at most 240 lines tall (player play --asset --max-height 240)"
+"$BIN/player" play --asset "$LADDER_ASSET" --kas "$KAS_URL" --ca "$DEMO/tls/cert.pem" \
     --token "$TOKEN" --max-height 240 --output "$DEMO/ladder-240.mp4" 2>"$DEMO/logs/player-ladder.log" \
     || { cat "$DEMO/logs/player-ladder.log" >&2; fail "player play of the ladder"; }
 grep -o 'components .*' "$DEMO/logs/player-ladder.log" | sed 's/^/   /'
@@ -195,14 +231,13 @@ b=$(ffmpeg -nostdin -loglevel error -i "$DEMO/ladder-240.mp4" -map 0:a -c copy -
 [ -n "$a" ] && [ "$a" = "$b" ] || fail "the ladder's audio differs from the source's"
 echo "   played 426x240; its audio is the source's, bit for bit ($a)"
 
-step "stop the KAS and the origin"
+step "stop the KAS and nginx"
 kill -TERM "$KAS_PID"
 wait "$KAS_PID" 2>/dev/null || true
 KAS_PID=""
-eval "exec $ORIGIN_IN>&-"
-ORIGIN_IN=""
-wait "$ORIGIN_PID" 2>/dev/null || true
-ORIGIN_PID=""
+kill -QUIT "$NGINX_PID"
+wait "$NGINX_PID" 2>/dev/null || true
+NGINX_PID=""
 echo "   stopped ($(grep -c '"event":"request"' "$DEMO/logs/kas.log" || true) KAS requests logged; audit log $DEMO/kas-data/audit.log)"
 
 printf '\n== summary\n'

@@ -30,6 +30,9 @@ let package = Package(
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
             .product(name: "MediaDRMHLS", package: "MediaCrypto"),
             .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
+            .product(name: "MediaDRMOffline", package: "MediaCrypto"),
+            // AtomicFileWriter, for the offline library's records.
+            .product(name: "MediaDRMToolSupport", package: "MediaCrypto"),
             .product(name: "MediaDRMWebVTT", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "PlayerTool", dependencies: [
@@ -50,6 +53,9 @@ let package = Package(
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
             .product(name: "MediaDRMMedia", package: "MediaCrypto"),
+            .product(name: "MediaDRMHLS", package: "MediaCrypto"),
+            .product(name: "MediaDRMOffline", package: "MediaCrypto"),
+            .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
             // The tools the tests run as a user would; listed so `swift test` builds them, from
             // the current sources, into the same products directory as the test bundle (a tool
             // left in some other .build would be whatever version was built there last). This

@@ -27,6 +27,8 @@ let package = Package(
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
             .product(name: "MediaDRMMedia", package: "MediaCrypto"),
+            .product(name: "MediaDRMHLS", package: "MediaCrypto"),
+            .product(name: "MediaDRMOffline", package: "MediaCrypto"),
             .product(name: "CZlib", package: "MediaCrypto"),
         ]),
         .target(name: "KASTesting", dependencies: [
@@ -50,6 +52,7 @@ let package = Package(
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
             .product(name: "MediaDRMMedia", package: "MediaCrypto"),
+            .product(name: "MediaDRMOffline", package: "MediaCrypto"),
         ]),
     ],
     swiftLanguageModes: [.v6]

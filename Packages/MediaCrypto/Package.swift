@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "MediaDRMCENC", targets: ["MediaDRMCENC"]),
         .library(name: "MediaDRMMedia", targets: ["MediaDRMMedia"]),
         .library(name: "MediaDRMFPSv2", targets: ["MediaDRMFPSv2"]),
+        .library(name: "MediaDRMOffline", targets: ["MediaDRMOffline"]),
         .library(name: "MediaDRMToolSupport", targets: ["MediaDRMToolSupport"]),
         .executable(name: "tdf", targets: ["TDFTool"]),
     ],
@@ -41,6 +42,7 @@ let package = Package(
         .target(name: "MediaDRMCENC", dependencies: ["MediaDRMCrypto", "MediaDRMMP4"]),
         .target(name: "MediaDRMMedia", dependencies: ["MediaDRMJSON", "MediaDRMEncoding"]),
         .target(name: "MediaDRMFPSv2", dependencies: ["MediaDRMMedia", "MediaDRMTDF", "MediaDRMJSON", "MediaDRMZIP", "MediaDRMHLS", "MediaDRMMP4", "MediaDRMCrypto", "MediaDRMEncoding"]),
+        .target(name: "MediaDRMOffline", dependencies: ["MediaDRMMedia", "MediaDRMJOSE", "MediaDRMTDF", "MediaDRMCrypto", "MediaDRMJSON", "MediaDRMEncoding"]),
         .target(name: "MediaDRMToolSupport"),
         .executableTarget(name: "TDFTool", dependencies: ["MediaDRMTDF", "MediaDRMCrypto", "MediaDRMJSON", "MediaDRMToolSupport", "MediaDRMEncoding"]),
 
@@ -56,6 +58,7 @@ let package = Package(
         .testTarget(name: "MediaTests", dependencies: ["MediaDRMMedia", "MediaDRMJSON"]),
         .testTarget(name: "CENCTests", dependencies: ["MediaDRMCENC", "MediaDRMCrypto", "MediaDRMMP4"]),
         .testTarget(name: "FPSv2Tests", dependencies: ["MediaDRMFPSv2", "MediaDRMMedia", "MediaDRMTDF", "MediaDRMJSON", "MediaDRMZIP", "MediaDRMHLS", "MediaDRMMP4", "MediaDRMCrypto", "MediaDRMEncoding"]),
+        .testTarget(name: "OfflineTests", dependencies: ["MediaDRMOffline", "MediaDRMMedia", "MediaDRMJOSE", "MediaDRMCrypto", "MediaDRMJSON", "MediaDRMEncoding"]),
         .testTarget(name: "ToolSupportTests", dependencies: ["MediaDRMToolSupport"]),
         .testTarget(name: "TDFToolTests", dependencies: ["MediaDRMTDF", "MediaDRMCrypto", "MediaDRMEncoding", "MediaDRMToolSupport"]),
     ],

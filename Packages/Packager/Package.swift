@@ -29,6 +29,8 @@ let package = Package(
             .product(name: "MediaDRMJSON", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
             .product(name: "MediaDRMMedia", package: "MediaCrypto"),
+            .product(name: "MediaDRMHLS", package: "MediaCrypto"),
+            .product(name: "MediaDRMTDF", package: "MediaCrypto"),
         ]),
         .testTarget(name: "PackagerTests", dependencies: [
             "Packager",

@@ -5,7 +5,8 @@ Serves a directory on 127.0.0.1 (port 0 unless --port), prints the port on the f
 stdout, and exits when its stdin closes (so a crashed test run leaves no server behind).
 
 Files: GET and HEAD with single Range requests (`a-b`, `a-`, `-n`), 206 + Content-Range,
-416 + `bytes */size`, ETag and Last-Modified.
+416 + `bytes */size`, ETag and Last-Modified; If-Range with another entity tag gets the whole
+file (200), as RFC 9110 §13.1.5 says.
 
 Rules from the command line (PATH is the request path without the query):
   --redirect PATH=TARGET[@CODE]   answer PATH with CODE (default 302) and Location: TARGET
@@ -23,7 +24,11 @@ The same behaviours by path, so one server can serve many tests:
   /__chunked/N                    N bytes, chunked (no Content-Length)
   /__norange/FILE                 FILE, ignoring Range (always 200)
   /__badrange/FILE                FILE, 206 with a Content-Range one byte off
-  /__hits                         JSON {hits: {path: count}, log: [{method, path, authorization}],
+  /__dropafter/N/FILE             FILE (Range honoured), but the first GET of this path with an
+                                  open-ended range (`bytes=a-`, how a download asks) sends its
+                                  headers and N body bytes, then drops the connection
+  /__hits                         JSON {hits: {path: count}, log: [{method, path, authorization,
+                                  range, ifRange}],
                                   hangups: [path]} (not itself recorded); `hangups` lists, in
                                   order, the /__delay paths whose client closed the connection
                                   before the answer (how a test sees a cancelled transfer end)
@@ -63,11 +68,21 @@ class State:
         self.hits = {}
         self.log = []
         self.hangups = []
+        self.dropped = set()
 
-    def record(self, method, path, authorization):
+    def record(self, method, path, authorization, range_header=None, if_range=None):
         with self.lock:
             self.hits[path] = self.hits.get(path, 0) + 1
-            self.log.append({"method": method, "path": path, "authorization": authorization})
+            self.log.append({"method": method, "path": path, "authorization": authorization,
+                             "range": range_header, "ifRange": if_range})
+
+    def first_drop(self, path):
+        """True the first time only, for each path."""
+        with self.lock:
+            if path in self.dropped:
+                return False
+            self.dropped.add(path)
+            return True
 
     def hung_up(self, path):
         with self.lock:
@@ -177,7 +192,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.reply(200, json.dumps(self.server.state.snapshot()).encode(),
                        {"Content-Type": "application/json"}, send_body)
             return
-        self.server.state.record(self.command, path, self.headers.get("Authorization") is not None)
+        self.server.state.record(self.command, path, self.headers.get("Authorization") is not None,
+                                 self.headers.get("Range"), self.headers.get("If-Range"))
         rules = self.server.rules
         if path in rules["delay"]:
             time.sleep(rules["delay"][path])
@@ -225,6 +241,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.stream(m.group(1) == "chunked", int(m.group(2)), send_body)
             return
         mode = "range"
+        self.drop_after = None
+        m = re.fullmatch(r"/__dropafter/(\d+)(/.*)", path)
+        if m:
+            open_ended = re.fullmatch(r"bytes=\d+-", (self.headers.get("Range") or "").strip())
+            if self.command == "GET" and open_ended and self.server.state.first_drop(path):
+                self.drop_after = int(m.group(1))
+            path = m.group(2)
         m = re.fullmatch(r"/__(norange|badrange)(/.*)", path)
         if m:
             mode, path = m.group(1), m.group(2)
@@ -278,6 +301,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "Last-Modified": email.utils.formatdate(st.st_mtime, usegmt=True),
         }
         spec = self.headers.get("Range")
+        if_range = self.headers.get("If-Range")
+        if if_range is not None and if_range != headers["ETag"]:
+            spec = None
         if spec is None or mode == "norange":
             self.reply(200, data, headers, send_body)
             return
@@ -302,6 +328,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return
         shown = start + 1 if mode == "badrange" and start + 1 <= end else start
         headers["Content-Range"] = "bytes %d-%d/%d" % (shown, end, size)
+        if self.drop_after is not None and send_body:
+            # Announce the whole range, send a part, hang up: an interrupted download.
+            self.send_response(206)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(end + 1 - start))
+            self.end_headers()
+            self.wfile.write(data[start : start + min(self.drop_after, end + 1 - start)])
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
         self.reply(206, data[start : end + 1], headers, send_body)
 
 

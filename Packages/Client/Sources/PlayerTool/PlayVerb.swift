@@ -15,9 +15,14 @@ enum PlayVerb {
         "play",
         summary: "Play an fps-v2 package or a tdf-hls stream: admit, get keys from the KAS, decrypt, present.",
         discussion: """
-            SOURCE is an fps-v2 package file or directory, the http(s) URL of a package (read with \
-            Range requests), a tdf-hls directory or its local master playlist (a file ending in \
-            .m3u8, played from its directory), or the URL of a tdf-hls master playlist. An fps-v2 \
+            SOURCE is read by one rule (docs/delivery.md): an http(s) URL whose path starts with \
+            /v2/media/ is a delivery description, whose tdf source (picked by DRM system, never by \
+            position) starts a playback at --kas; --asset ID instead of SOURCE starts one with \
+            POST /media/v1/playback at --kas; a .m3u8 URL, a local .m3u8 file or a directory \
+            holding master.m3u8 is a tdf-hls stream; anything else is an fps-v2 package (file, \
+            directory, or URL read with Range requests). A playback's signed media URL is renewed \
+            through --kas before it expires or when the origin answers 403, and the playback is \
+            released (DELETE releaseUrl) at the end, on failure and on SIGINT or SIGTERM. An fps-v2 \
             package passes every reader admission check, with --kas as the only accepted key \
             service, before any request to the KAS; a refused package names the failed check. \
             Every component's key is in hand before the first byte of output. The clear tracks are \
@@ -34,14 +39,19 @@ enum PlayVerb {
             such as not_entitled, rental_playback_window_closed or concurrent_streams); stdout \
             stays media only. --fairplay fetches the KAS's FairPlay certificate \
             (GET /media/v1/certificate, no credential) after admission and reports its size, \
-            or that none is configured. \
+            or that none is configured. With --title NAME, a title downloaded with player download \
+            plays from the offline library instead, opening no network connection: its licence is \
+            verified (signature, device, expiry, playback window, clock) first (docs/offline.md). \
             tdf-hls with several variants: the highest BANDWIDTH is played unless --variant N \
             (from 1, in master-playlist order) or --max-height / --max-bandwidth narrow it; the \
             audio rendition is the group's DEFAULT unless --audio-lang names a BCP 47 language.
             """,
         options: [
-            .single("kas", valueName: "url", help: "The key access server (the accepted key service URL).", required: true),
-            .single("token", valueName: "token", help: "The viewer's bearer token.", required: true),
+            .single("kas", valueName: "url", help: "The key access server (the accepted key service URL); required unless --title."),
+            .single("token", valueName: "token", help: "The viewer's bearer token; required unless --title."),
+            .single("asset", valueName: "uuid", help: "Play this catalogued asset: POST /media/v1/playback at --kas (instead of SOURCE)."),
+            .single("title", valueName: "name", help: "Play a downloaded title of the offline library instead, with no network (docs/offline.md)."),
+            OfflineOptions.library,
             .single("ca", valueName: "file", help: "PEM certificates to trust instead of the system store."),
             .single("pin", valueName: "sha256//...", help: "Public-key pin of the KAS (libcurl form)."),
             .flag("fairplay", help: "Fetch and report the KAS's FairPlay certificate (no credential) before the sessions."),
@@ -57,11 +67,19 @@ enum PlayVerb {
             .single("subtitles-lang", valueName: "tag", help: "tdf-hls: with --subtitles-out, the subtitle rendition in this BCP 47 language."),
             .quiet,
         ],
-        arguments: [ToolArgument("source", help: "Package file, directory, package URL, tdf-hls master file or URL.")],
+        arguments: [ToolArgument("source", help: "Delivery URL (/v2/media/...), package file, directory or URL, tdf-hls master file or URL (not with --title).",
+                                 optional: true)],
         action: run)
 
     static func run(_ arguments: ParsedArguments, _ console: Console) throws {
-        let sourceText = try arguments.requiredArgument("source")
+        if arguments.value("title") != nil { return try OfflinePlayCommand.run(arguments, console) }
+        let target: PlaybackTarget
+        do {
+            target = try PlaybackTarget(argument: arguments.argument("source"), assetID: arguments.value("asset"))
+        } catch {
+            if error.code == .invalidArgument { throw UsageError(error.reason) }
+            throw ToolFailure(error.reason)
+        }
         let kas = try arguments.requiredValue("kas")
         let outputPath = arguments.value("output")
         let present = arguments.flag("play")
@@ -83,12 +101,6 @@ enum PlayVerb {
         } catch {
             throw UsageError(error.reason)
         }
-        let source: PlaybackSource
-        do {
-            source = try PlaybackSource(argument: sourceText)
-        } catch {
-            throw ToolFailure(error.reason)
-        }
         let choice = TDFHLSRenditionChoice(
             variant: try arguments.integer("variant", in: 1 ... 10_000),
             maxHeight: try arguments.integer("max-height", in: 1 ... 100_000),
@@ -98,7 +110,7 @@ enum PlayVerb {
         if arguments.value("subtitles-lang") != nil, arguments.value("subtitles-out") == nil {
             throw UsageError("--subtitles-lang chooses what --subtitles-out writes; give --subtitles-out FILE")
         }
-        if choice != TDFHLSRenditionChoice() {
+        if choice != TDFHLSRenditionChoice(), case .source(let source) = target {
             switch source {
             case .packageFile, .packageURL:
                 throw UsageError("--variant, --max-height, --max-bandwidth, --audio-lang and --subtitles-out choose among a tdf-hls "
@@ -119,7 +131,22 @@ enum PlayVerb {
         var configuration = PlaybackConfiguration(keyServiceURL: kas, credential: credential, client: client)
         configuration.fetchesCertificate = arguments.flag("fairplay")
         configuration.renditionChoice = choice
+        let delivered: DeliveredPlayback?
+        let source: PlaybackSource
+        do {
+            (source, delivered) = try DeliveredSource.resolve(target, configuration: &configuration)
+        } catch {
+            destination?.abandon()
+            presenter?.terminate()
+            if json { console.printError(ProgressJSON.result(error)) }
+            throw ToolFailure(error.code == .refused || error.refusal != nil ? "refused: \(error.reason)" : error.description)
+        }
+        if let delivered, !json {
+            console.progress("playback started: \(delivered.grant.title ?? "untitled"), "
+                             + "\(delivered.source.isTDFHLS ? "tdf-hls" : "fps-v2") media from \(DeliveredSource.origin(delivered.grant.mediaURL))")
+        }
         let session = PlaybackSession(source: source, configuration: configuration, progress: progress)
+        delivered?.startKeepingAlive()
 
         let signals = SignalStopper { name in
             console.progress("\(name): stopping and ending the media sessions")
@@ -144,6 +171,10 @@ enum PlayVerb {
             } catch {
                 outcome.error = error
             }
+            // Ended, failed or stopped: the playback's slot is freed at once (best effort).
+            if let failure = await delivered?.release(), !json {
+                console.progress("the playback could not be released: \(failure.reason)")
+            }
             done.signal()
         }
         done.wait()
@@ -158,6 +189,10 @@ enum PlayVerb {
         if let error = outcome.error {
             destination?.abandon()
             presenter?.terminate()
+            // An origin 403 that outlived a failed renewal: say why the renewal failed.
+            if let renewal = delivered?.mediaURL.lastFailure, !json {
+                console.progress("the media URL could not be renewed: \(renewal.reason)")
+            }
             if json { console.printError(ProgressJSON.result(error)) }
             if error.code == .refused {
                 if error.check == AdmissionCheck.keyAccessURL.rawValue {

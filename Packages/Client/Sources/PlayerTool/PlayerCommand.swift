@@ -8,6 +8,7 @@ enum PlayerCommand {
     static let tool = Tool(
         name: "player",
         version: version,
-        summary: "Admit, decrypt and present fps-v2 and tdf-hls media.",
-        verbs: [PlayVerb.verb, AdmitVerb.verb, DecryptVerb.verb])
+        summary: "Admit, decrypt and present fps-v2 and tdf-hls media; download fps-v2 titles for offline play.",
+        verbs: [PlayVerb.verb, AdmitVerb.verb, DecryptVerb.verb, DownloadVerb.verb, LibraryVerb.verb,
+                LicenseVerb.verb, DeleteVerb.verb])
 }

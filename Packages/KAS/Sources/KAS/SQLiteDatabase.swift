@@ -116,6 +116,26 @@ public final class SQLiteDatabase {
         }
     }
 
+    /// Brings the schema recorded in `versionTable` (one row, one integer) to `migrations.count`
+    /// in one transaction: `migrations[i]` moves version i to i+1. A version above the code's is
+    /// refused rather than used with a schema this code does not know.
+    public func migrate(versionTable: String, migrations: [[String]]) throws(StoreError) {
+        try transaction { () throws(StoreError) -> Void in
+            try execute("CREATE TABLE IF NOT EXISTS \(versionTable) (version INTEGER NOT NULL)")
+            let rows = try query("SELECT version FROM \(versionTable)")
+            var version = 0
+            if case .integer(let value)? = rows.first?.first { version = Int(value) }
+            if rows.isEmpty { _ = try query("INSERT INTO \(versionTable) (version) VALUES (0)") }
+            guard version <= migrations.count else {
+                throw StoreError(.open, "the database schema (\(versionTable)) is newer than this server")
+            }
+            for step in migrations[version...] {
+                for sql in step { try execute(sql) }
+            }
+            _ = try query("UPDATE \(versionTable) SET version = ?", [.integer(Int64(migrations.count))])
+        }
+    }
+
     private var statements: [String: OpaquePointer] = [:]
 
     private func prepared(_ sql: String) throws(StoreError) -> OpaquePointer {

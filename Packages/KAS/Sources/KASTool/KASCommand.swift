@@ -1,14 +1,24 @@
 import Foundation
 import MediaDRMToolSupport
 
-/// The `kas` tool: `keys`, `token`, `serve`.
+/// The `kas` tool: `keys`, `token`, `serve`, `assets`, `sign-url`, `origin-config`.
 enum KASCommand {
     static let version = "0.1.0"
 
     static var tool: Tool {
         Tool(name: "kas", version: version,
              summary: "The key access server and its key and token tools.",
-             verbs: [keysPlaceholder, TokenCommand.verb, ServeCommand.verb])
+             verbs: [keysPlaceholder, TokenCommand.verb, ServeCommand.verb, assetsPlaceholder, SignURLCommand.verb,
+                     OriginConfigCommand.verb])
+    }
+
+    /// Only for `kas --help` and `kas help assets`: `main.swift` hands `kas assets ...` to `AssetsCommand`.
+    static var assetsPlaceholder: ToolVerb {
+        ToolVerb("assets", summary: "Manage the delivery catalog: add, list, remove.",
+                 discussion: "Actions: add, list, remove. Run 'kas assets <action> --help' for each action's options.",
+                 arguments: [ToolArgument("action", help: "add | list | remove", optional: true)]) { _, _ in
+            throw UsageError("run 'kas assets <action>'; see 'kas assets --help'")
+        }
     }
 
     /// Only for `kas --help` and `kas help keys`: `main.swift` hands `kas keys ...` to `KeysCommand`.

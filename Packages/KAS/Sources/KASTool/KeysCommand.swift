@@ -8,13 +8,16 @@ enum KeysCommand {
         Tool(name: "kas keys", version: KASCommand.version,
              summary: """
              Manage the KAS key ring in <data-dir>/keys: RSA-2048 (rsa:2048) and P-256 (ec:secp256r1) \
-             key-access keys with kids (r1, r2, ... and e1, e2, ...), and the dev token issuer key (dev1).
+             key-access keys with kids (r1, r2, ... and e1, e2, ...), the dev token issuer key (dev1) and \
+             the offline-license ES256 signing keys (l1, l2, ...).
              """,
              verbs: [generate, rotate, list, exportPublic, remove])
     }
 
     static let algorithmOption = ToolOption.single(
         "algorithm", valueName: "alg", help: "rsa:2048 or ec:secp256r1.")
+    static let rotateAlgorithmOption = ToolOption.single(
+        "algorithm", valueName: "alg", help: "rsa:2048, ec:secp256r1 or \(OfflineLicenseSigner.algorithmName).")
 
     static func algorithm(_ parsed: ParsedArguments) throws(UsageError) -> KeyAlgorithm? {
         guard let text = parsed.value("algorithm") else { return nil }
@@ -46,11 +49,21 @@ enum KeysCommand {
     static var rotate: ToolVerb {
         ToolVerb("rotate", summary: "Make a new active key; the old one is retired but keeps unwrapping.",
                  discussion: """
-                 With --algorithm, rotates that algorithm's key; without, both. Prints the new kids. \
+                 With --algorithm, rotates that algorithm's key; without, both key-access keys. \
+                 --algorithm \(OfflineLicenseSigner.algorithmName) rotates the offline-license signing key: \
+                 the old one stays published while licences it signed are live. Prints the new kids. \
                  A running server picks the new key up on SIGHUP or restart.
                  """,
-                 options: [CommonOptions.dataDirectory, algorithmOption]) { parsed, console in
+                 options: [CommonOptions.dataDirectory, rotateAlgorithmOption]) { parsed, console in
             let directory = try CommonOptions.dataDirectory(parsed)
+            if parsed.value("algorithm") == OfflineLicenseSigner.algorithmName {
+                let change = try KeyRing.rotateLicenseSigner(dataDirectory: directory)
+                for kid in change.created {
+                    let retired = change.retired.isEmpty ? "" : ", retired \(change.retired.joined(separator: ", "))"
+                    console.print("\(kid) \(OfflineLicenseSigner.algorithmName) active\(retired)")
+                }
+                return
+            }
             let algorithms = try algorithm(parsed).map { [$0] } ?? KeyAlgorithm.allCases
             for algorithm in algorithms {
                 let change = try KeyRing.rotate(algorithm, dataDirectory: directory)
@@ -73,6 +86,11 @@ enum KeysCommand {
             if let issuer = ring.devIssuer {
                 rows.append(ListedKey(kid: issuer.kid, algorithm: "ES256", status: "token-issuer",
                                       created: timestamp(issuer.created), retired: nil))
+            }
+            for signer in ring.licenseSigners {
+                rows.append(ListedKey(kid: signer.kid, algorithm: OfflineLicenseSigner.algorithmName,
+                                      status: signer.isActive ? "active" : "retired",
+                                      created: timestamp(signer.created), retired: signer.retired.map(timestamp)))
             }
             if parsed.flag("json") {
                 try console.printJSON(rows)
@@ -131,6 +149,7 @@ enum KeysCommand {
 
     static func algorithmName(_ kid: String, _ ring: KeyRing) -> String {
         if let key = ring.key(kid: kid) { return key.algorithm.rawValue }
+        if ring.licenseSigners.contains(where: { $0.kid == kid }) { return "\(OfflineLicenseSigner.algorithmName) (ES256)" }
         return ring.devIssuer?.kid == kid ? "ES256 (dev token issuer)" : "?"
     }
 

@@ -26,6 +26,12 @@ enum ServeCommand {
                                       help: "The URL packagers write into key access objects, and the default accepted KAS URL."),
                     ToolOption.single("tls-cert", valueName: "pem", help: "Serve HTTPS with this PEM certificate chain (with --tls-key)."),
                     ToolOption.single("tls-key", valueName: "pem", help: "The PEM private key of --tls-cert."),
+                    ToolOption.single("origin-url", valueName: "url",
+                                      help: "The nginx origin serving the catalog (docs/delivery.md); media URLs point there."),
+                    ToolOption.single("origin-secret-file", valueName: "file",
+                                      help: "The origin secret file of 'kas origin-config': media URLs are signed with it."),
+                    ToolOption.single("delivery-secret-file", valueName: "file",
+                                      help: "The HS256 key of /v2/media delivery tokens (0600, 32+ bytes)."),
                     ToolOption.flag("print-config", help: "Print the effective configuration as JSON and exit."),
                  ]) { parsed, console in
             let environment = ProcessInfo.processInfo.environment
@@ -34,7 +40,8 @@ enum ServeCommand {
                 flags = try KASConfiguration.flagOverrides(
                     listen: parsed.value("listen"), dataDirectory: parsed.value("data-dir"),
                     publicURL: parsed.value("public-url"), tlsCertificateFile: parsed.value("tls-cert"),
-                    tlsKeyFile: parsed.value("tls-key"))
+                    tlsKeyFile: parsed.value("tls-key"), originURL: parsed.value("origin-url"),
+                    originSecretFile: parsed.value("origin-secret-file"), deliverySecretFile: parsed.value("delivery-secret-file"))
             } catch {
                 throw UsageError(error.reason)
             }

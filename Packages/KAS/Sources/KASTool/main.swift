@@ -8,4 +8,8 @@ if arguments.first == "keys" {
     let status = KeysCommand.tool.run(Array(arguments.dropFirst()), console: .standard(toolName: "kas keys"))
     exit(status.rawValue)
 }
+if arguments.first == "assets" {
+    let status = AssetsCommand.tool.run(Array(arguments.dropFirst()), console: .standard(toolName: "kas assets"))
+    exit(status.rawValue)
+}
 KASCommand.tool.main()

@@ -20,4 +20,10 @@ public enum MediaDenial: String, Sendable, Equatable, Hashable, CaseIterable {
     case securityLevelInsufficient = "security_level_insufficient"
     case virtualMachine = "virtual_machine"
     case virtualMachineUnverified = "virtual_machine_unverified"
+    /// The policy does not allow offline viewing (no `offline: true`).
+    case offlineNotAllowed = "offline_not_allowed"
+    /// The package's profile has no offline licences: tdf-hls, whose every segment has its own key.
+    case offlineProfileUnsupported = "offline_profile_unsupported"
+    /// The viewer holds live offline licences of this asset on `maxOfflineDevices` other devices.
+    case offlineDeviceLimit = "offline_device_limit"
 }

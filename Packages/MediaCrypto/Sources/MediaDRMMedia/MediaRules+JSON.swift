@@ -17,6 +17,10 @@ extension MediaRules {
         if let hdcp { members.append((Member.hdcp.key, .string(hdcp.rawValue))) }
         if let level = minSecurityLevel { members.append((Member.minSecurityLevel.key, .string(level.rawValue))) }
         if let vm = allowVirtualMachines { members.append((Member.allowVirtualMachines.key, .bool(vm))) }
+        if let offline { members.append((Member.offline.key, .bool(offline))) }
+        if let s = offlineLicenseDurationSeconds { members.append((Member.offlineLicenseDuration.key, .number(JSONNumber(s)))) }
+        if let s = offlinePlaybackWindowSeconds { members.append((Member.offlinePlaybackWindow.key, .number(JSONNumber(s)))) }
+        if let n = maxOfflineDevices { members.append((Member.maxOfflineDevices.key, .number(JSONNumber(n)))) }
         return .object(JSONObject(members))
     }
 
@@ -58,9 +62,13 @@ extension MediaRules {
             }
             minSecurityLevel = level
         }
-        if let value = object[Member.allowVirtualMachines.key] {
-            guard case .bool(let allowed) = value else { throw MediaRulesError(.allowVirtualMachines, "must be true or false") }
-            allowVirtualMachines = allowed
+        allowVirtualMachines = try Self.bool(object[Member.allowVirtualMachines.key], .allowVirtualMachines)
+        offline = try Self.bool(object[Member.offline.key], .offline)
+        offlineLicenseDurationSeconds = try Self.integer(object[Member.offlineLicenseDuration.key], .offlineLicenseDuration)
+        offlinePlaybackWindowSeconds = try Self.integer(object[Member.offlinePlaybackWindow.key], .offlinePlaybackWindow)
+        if let n = try Self.integer(object[Member.maxOfflineDevices.key], .maxOfflineDevices) {
+            guard let count = Int(exactly: n) else { throw MediaRulesError(.maxOfflineDevices, "is out of range") }
+            maxOfflineDevices = count
         }
         try validate()
     }
@@ -72,6 +80,12 @@ extension MediaRules {
             throw MediaRulesError(member, "must be an integer")
         }
         return n
+    }
+
+    private static func bool(_ value: JSONValue?, _ member: Member) throws(MediaRulesError) -> Bool? {
+        guard let value else { return nil }
+        guard case .bool(let flag) = value else { throw MediaRulesError(member, "must be true or false") }
+        return flag
     }
 
     private static func strings(_ value: JSONValue?, _ member: Member) throws(MediaRulesError) -> [String]? {

@@ -11,7 +11,9 @@ import MediaDRMJSON
 /// "arkavo:media": {"v": 1,
 ///   "rental": {"purchaseWindowSeconds": 2592000, "playbackWindowSeconds": 172800},
 ///   "maxConcurrentStreams": 2, "allowedRegions": ["US", "CA"], "blockedRegions": ["KP"],
-///   "hdcp": "type1", "minSecurityLevel": "main", "allowVirtualMachines": false}
+///   "hdcp": "type1", "minSecurityLevel": "main", "allowVirtualMachines": false,
+///   "offline": true, "offlineLicenseDuration": 604800, "offlinePlaybackWindow": 172800,
+///   "maxOfflineDevices": 2}
 /// ```
 ///
 /// The schema is closed: an unknown member, a `v` other than 1 or a value of the wrong type is
@@ -23,6 +25,14 @@ public struct MediaRules: Sendable, Equatable {
     public static let version = 1
     /// The largest `maxConcurrentStreams`.
     public static let maxConcurrentStreamsLimit = 1_000
+    /// The largest `maxOfflineDevices`.
+    public static let maxOfflineDevicesLimit = 1_000
+    /// An offline licence's life when the policy allows offline viewing without
+    /// `offlineLicenseDuration`: 30 days (docs/offline.md).
+    public static let defaultOfflineLicenseDuration: Int64 = 2_592_000
+    /// The devices one viewer may hold offline licences of an asset on when the policy allows
+    /// offline viewing without `maxOfflineDevices` (docs/offline.md).
+    public static let defaultMaxOfflineDevices = 1
 
     /// The members, each named once; `MediaRulesError.member` is one of these.
     public enum Member: String, Sendable, CaseIterable {
@@ -36,6 +46,10 @@ public struct MediaRules: Sendable, Equatable {
         case hdcp
         case minSecurityLevel
         case allowVirtualMachines
+        case offline
+        case offlineLicenseDuration
+        case offlinePlaybackWindow
+        case maxOfflineDevices
 
         /// The JSON key inside its object (`purchaseWindowSeconds` inside `rental`).
         var key: String { rawValue.split(separator: ".").last.map(String.init) ?? rawValue }
@@ -56,10 +70,22 @@ public struct MediaRules: Sendable, Equatable {
     public var minSecurityLevel: SecurityLevel?
     /// false: keys are refused to virtual machines, and to clients that cannot show they are not.
     public var allowVirtualMachines: Bool?
+    /// true: the KAS issues offline licences (docs/offline.md); absent or false: it refuses them.
+    public var offline: Bool?
+    /// Seconds an offline licence is valid from its issue or renewal (its `exp`); absent:
+    /// `defaultOfflineLicenseDuration`. Never past a rental's end.
+    public var offlineLicenseDurationSeconds: Int64?
+    /// Seconds of offline viewing from the first offline play; absent: until the licence expires.
+    public var offlinePlaybackWindowSeconds: Int64?
+    /// Devices one viewer may hold live offline licences of this asset on; absent:
+    /// `defaultMaxOfflineDevices`.
+    public var maxOfflineDevices: Int?
 
     public init(rentalPurchaseWindowSeconds: Int64? = nil, rentalPlaybackWindowSeconds: Int64? = nil,
                 maxConcurrentStreams: Int? = nil, allowedRegions: [String]? = nil, blockedRegions: [String]? = nil,
-                hdcp: HDCPLevel? = nil, minSecurityLevel: SecurityLevel? = nil, allowVirtualMachines: Bool? = nil) {
+                hdcp: HDCPLevel? = nil, minSecurityLevel: SecurityLevel? = nil, allowVirtualMachines: Bool? = nil,
+                offline: Bool? = nil, offlineLicenseDurationSeconds: Int64? = nil,
+                offlinePlaybackWindowSeconds: Int64? = nil, maxOfflineDevices: Int? = nil) {
         self.rentalPurchaseWindowSeconds = rentalPurchaseWindowSeconds
         self.rentalPlaybackWindowSeconds = rentalPlaybackWindowSeconds
         self.maxConcurrentStreams = maxConcurrentStreams
@@ -68,17 +94,39 @@ public struct MediaRules: Sendable, Equatable {
         self.hdcp = hdcp
         self.minSecurityLevel = minSecurityLevel
         self.allowVirtualMachines = allowVirtualMachines
+        self.offline = offline
+        self.offlineLicenseDurationSeconds = offlineLicenseDurationSeconds
+        self.offlinePlaybackWindowSeconds = offlinePlaybackWindowSeconds
+        self.maxOfflineDevices = maxOfflineDevices
     }
 
     public var isEmpty: Bool { self == MediaRules() }
 
     public var isRental: Bool { rentalPurchaseWindowSeconds != nil || rentalPlaybackWindowSeconds != nil }
 
+    /// Whether the KAS may issue offline licences: only when the policy says `offline: true`.
+    public var allowsOffline: Bool { offline == true }
+
+    /// An offline licence's life in seconds, the default applied.
+    public var effectiveOfflineLicenseDuration: Int64 { offlineLicenseDurationSeconds ?? Self.defaultOfflineLicenseDuration }
+
+    /// The offline device limit, the default applied.
+    public var effectiveMaxOfflineDevices: Int { maxOfflineDevices ?? Self.defaultMaxOfflineDevices }
+
+    /// Whether any offline detail (duration, window, devices) is given.
+    var hasOfflineDetails: Bool {
+        offlineLicenseDurationSeconds != nil || offlinePlaybackWindowSeconds != nil || maxOfflineDevices != nil
+    }
+
     /// The values' rules: positive windows, 1 to `maxConcurrentStreamsLimit` streams, region lists
-    /// of at least one distinct ISO 3166-1 alpha-2 code, no region both allowed and blocked.
+    /// of at least one distinct ISO 3166-1 alpha-2 code, no region both allowed and blocked,
+    /// offline details only with `offline: true` (a detail of a refused feature is a mistake,
+    /// never silently dropped), 1 to `maxOfflineDevicesLimit` offline devices.
     public func validate() throws(MediaRulesError) {
         for (member, window) in [(Member.rentalPurchaseWindow, rentalPurchaseWindowSeconds),
-                                 (.rentalPlaybackWindow, rentalPlaybackWindowSeconds)] {
+                                 (.rentalPlaybackWindow, rentalPlaybackWindowSeconds),
+                                 (.offlineLicenseDuration, offlineLicenseDurationSeconds),
+                                 (.offlinePlaybackWindow, offlinePlaybackWindowSeconds)] {
             if let window, window <= 0 { throw MediaRulesError(member, "must be a positive number of seconds") }
         }
         if let n = maxConcurrentStreams, !(1...Self.maxConcurrentStreamsLimit).contains(n) {
@@ -94,6 +142,12 @@ public struct MediaRules: Sendable, Equatable {
         }
         if let allowed = allowedRegions, let blocked = blockedRegions, !Set(allowed).isDisjoint(with: blocked) {
             throw MediaRulesError(.blockedRegions, "names a region that is also allowed")
+        }
+        if let n = maxOfflineDevices, !(1...Self.maxOfflineDevicesLimit).contains(n) {
+            throw MediaRulesError(.maxOfflineDevices, "must be from 1 to \(Self.maxOfflineDevicesLimit)")
+        }
+        if hasOfflineDetails, !allowsOffline {
+            throw MediaRulesError(.offline, "must be true when offlineLicenseDuration, offlinePlaybackWindow or maxOfflineDevices is given")
         }
     }
 

@@ -16,9 +16,10 @@ public final class AtomicFileWriter {
     private var fd: Int32
     private var finished = false
 
-    /// Opens a fresh temporary file next to `destination`. The final file gets the usual
-    /// permissions for a new file (0666 less the umask).
-    public init(destination: String) throws(ToolFailure) {
+    /// Opens a fresh temporary file next to `destination`. The final file gets `mode` less the
+    /// umask: by default the usual permissions for a new file (0666 less the umask); 0600 for a
+    /// private one, which is never readable by others, not even before the rename.
+    public init(destination: String, mode: mode_t = 0o666) throws(ToolFailure) {
         self.destination = destination
         let url = URL(fileURLWithPath: destination)
         let directory = url.deletingLastPathComponent().path
@@ -33,7 +34,7 @@ public final class AtomicFileWriter {
         for _ in 0..<8 {
             let suffix = String(UInt64.random(in: .min ... .max), radix: 16)
             let candidate = (directory as NSString).appendingPathComponent(".\(base).tmp-\(suffix)")
-            let opened = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            let opened = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
             if opened >= 0 {
                 fd = opened
                 temporaryPath = candidate
@@ -132,9 +133,9 @@ public final class AtomicFileWriter {
         }
     }
 
-    /// Writes `data` to `destination` atomically.
-    public static func write(_ data: some DataProtocol, to destination: String) throws(ToolFailure) {
-        let writer = try AtomicFileWriter(destination: destination)
+    /// Writes `data` to `destination` atomically, created with `mode` (less the umask).
+    public static func write(_ data: some DataProtocol, to destination: String, mode: mode_t = 0o666) throws(ToolFailure) {
+        let writer = try AtomicFileWriter(destination: destination, mode: mode)
         do {
             try writer.write(data)
             try writer.commit()

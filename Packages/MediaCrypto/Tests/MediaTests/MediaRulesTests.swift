@@ -18,6 +18,21 @@ import Testing
         #expect(try read(JSONWriter.string(MediaRules().jsonValue)) == MediaRules())
     }
 
+    @Test func offlineMembersRoundTripAndDefault() throws {
+        let rules = MediaRules(offline: true, offlineLicenseDurationSeconds: 604_800, offlinePlaybackWindowSeconds: 172_800,
+                               maxOfflineDevices: 2)
+        let text = JSONWriter.string(rules.jsonValue)
+        #expect(text.contains(#""offline":true"#) && text.contains(#""offlineLicenseDuration":604800"#)
+                && text.contains(#""offlinePlaybackWindow":172800"#) && text.contains(#""maxOfflineDevices":2"#))
+        #expect(try read(text) == rules)
+        #expect(rules.allowsOffline && rules.effectiveMaxOfflineDevices == 2)
+        let bare = try read(#"{"v":1,"offline":true}"#)
+        #expect(bare.effectiveOfflineLicenseDuration == MediaRules.defaultOfflineLicenseDuration)
+        #expect(bare.effectiveMaxOfflineDevices == MediaRules.defaultMaxOfflineDevices)
+        let refused = try read(#"{"v":1,"offline":false}"#)
+        #expect(!MediaRules().allowsOffline && !refused.allowsOffline)
+    }
+
     @Test func refusalsNameTheMember() {
         let cases: [(String, MediaRules.Member?)] = [
             (#"{"v":2}"#, .version),
@@ -28,6 +43,13 @@ import Testing
             (#"{"v":1,"allowedRegions":["us"]}"#, .allowedRegions),
             (#"{"v":1,"allowedRegions":["US"],"blockedRegions":["US"]}"#, .blockedRegions),
             (#"{"v":1,"hdcp":"type2"}"#, .hdcp),
+            (#"{"v":1,"offline":"yes"}"#, .offline),
+            (#"{"v":1,"offline":true,"offlineLicenseDuration":0}"#, .offlineLicenseDuration),
+            (#"{"v":1,"offline":true,"offlinePlaybackWindow":-5}"#, .offlinePlaybackWindow),
+            (#"{"v":1,"offline":true,"maxOfflineDevices":0}"#, .maxOfflineDevices),
+            (#"{"v":1,"offline":true,"maxOfflineDevices":1001}"#, .maxOfflineDevices),
+            (#"{"v":1,"maxOfflineDevices":2}"#, .offline),
+            (#"{"v":1,"offline":false,"offlineLicenseDuration":60}"#, .offline),
         ]
         for (text, member) in cases {
             #expect(throws: MediaRulesError.self) { _ = try read(text) }

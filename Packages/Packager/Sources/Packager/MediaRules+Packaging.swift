@@ -24,6 +24,10 @@ extension MediaRules {
         case .hdcp: "--hdcp"
         case .minSecurityLevel: "--min-security-level"
         case .allowVirtualMachines: "--no-virtual-machines"
+        case .offline: "--offline"
+        case .offlineLicenseDuration: "--offline-license-duration"
+        case .offlinePlaybackWindow: "--offline-playback-window"
+        case .maxOfflineDevices: "--max-offline-devices"
         }
     }
 }

@@ -17,25 +17,20 @@ public struct SourceSelection: Sendable {
     ///   and refuses it, naming those sections.
     public init(movie: SourceMovie, allowsHEVC: Bool = false) throws(PackagerError) {
         let videos = movie.tracks.filter { $0.kind == .video }
-        if let hevc = videos.first(where: \.isHEVC), !videos.contains(where: { $0.format == "avc1" || $0.format == "avc3" }) {
-            guard allowsHEVC else {
+        let isH264: (SourceTrack) -> Bool = { $0.format == "avc1" || $0.format == "avc3" }
+        guard let video = videos.first(where: { isH264($0) || (allowsHEVC && $0.isHEVC) }) else {
+            if let hevc = videos.first(where: \.isHEVC) {
                 throw PackagerError(.unsupportedInput,
                                     "\(hevc.name) is HEVC ('\(hevc.format)'); fps-v2 carries H.264 'avc1' video only (fps-v2 §3, §8 #8); package HEVC with --profile tdf-hls")
             }
-        }
-        if allowsHEVC, let hevc = videos.first(where: { $0.isHEVC || $0.format == "avc1" || $0.format == "avc3" }), hevc.isHEVC {
-            guard hevc.hevcConfiguration != nil else {
-                throw PackagerError(.malformedInput, "\(hevc.name) is '\(hevc.format)' without an 'hvcC' box")
-            }
-            try self.init(movie: movie, video: hevc)
-            return
-        }
-        guard let video = videos.first(where: { $0.format == "avc1" || $0.format == "avc3" }) else {
             throw PackagerError(.unsupportedInput,
                                 videos.isEmpty ? "the input has no video track; fps-v2 needs H.264 video"
                                                : "the input has no H.264 video track (found '\(videos[0].format)')")
         }
-        guard video.format == "avc1" else {
+        if video.isHEVC, video.hevcConfiguration == nil {
+            throw PackagerError(.malformedInput, "\(video.name) is '\(video.format)' without an 'hvcC' box")
+        }
+        guard video.format != "avc3" else {
             throw PackagerError(.unsupportedInput, "\(video.name) is 'avc3' (parameter sets in band); fps-v2 needs 'avc1'")
         }
         try self.init(movie: movie, video: video)

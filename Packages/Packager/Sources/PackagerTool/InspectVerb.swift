@@ -6,14 +6,17 @@ import MediaDRMToolSupport
 enum InspectVerb {
     static let verb = ToolVerb(
         "inspect",
-        summary: "Show what an fps-v2 package holds and whether a reader admits it.",
+        summary: "Show what an fps-v2 package or a tdf-hls stream holds and how it is read.",
         discussion: """
             Runs every reader admission check of draft-arkavo-tdf-fairplay-01 §4 to §9 (and the §12 \
             limits) through the shared FPSv2Admission code, without any key or network request and \
             without reading a segment, and prints each check's identifier with pass, FAIL, n/a (does \
             not apply: a ZIP rule for a directory, an audio rule without audio) or not run (an earlier \
             failure left it without input). §5.2 accepts only https://platform.arkavo.net as the key \
-            service; --kas-url adds another accepted one (repeatable). Exit 0 when admitted, 1 otherwise.
+            service; --kas-url adds another accepted one (repeatable). Exit 0 when admitted, 1 otherwise. \
+            For a tdf-hls stream directory (master.m3u8, docs/formats.md): its renditions, the policy \
+            uuid and media rules of its segments, and the KAS route that serves their keys (the OpenTDF \
+            rewrap, or the media rewrap through a media session when the policy has media rules).
             """,
         options: [
             .repeated("kas-url", valueName: "url", help: "Also accept this key service URL (§5.2 #2); repeatable."),
@@ -27,6 +30,11 @@ enum InspectVerb {
         let urls = arguments.values("kas-url")
         for url in urls where KeyServiceURL.normalize(url) == nil {
             throw UsageError("invalid value '\(url)' for '--kas-url': expected an https origin (or http to localhost)")
+        }
+        if TDFHLSInspectSummary.isStream(path) {
+            let summary = try TDFHLSInspectSummary(directory: path)
+            if arguments.flag("json") { try console.printJSON(summary) } else { summary.print(to: console) }
+            return
         }
         let package: FPSv2Package
         do { package = try FPSv2Package(path: path) } catch { throw ToolFailure("cannot open '\(path)': \(error.reason)") }

@@ -56,6 +56,12 @@ enum PackageVerb {
             .single("hdcp", valueName: "level", help: "none, type0 or type1."),
             .single("min-security-level", valueName: "level", help: "software, baseline or main."),
             .flag("no-virtual-machines", help: "Refuse playback inside virtual machines."),
+            .flag("offline", help: "Allow offline licences (downloads; fps-v2 only, docs/offline.md)."),
+            .single("offline-license-duration", valueName: "seconds",
+                    help: "Offline: a licence's life from issue or renewal (default 30 days)."),
+            .single("offline-playback-window", valueName: "seconds",
+                    help: "Offline: viewing time from the first offline play (default: until the licence expires)."),
+            .single("max-offline-devices", valueName: "n", help: "Offline: devices per viewer holding a licence (default 1)."),
             .flag("zip64", help: "Write a ZIP64 archive (needed over 4 GiB; fps-v2 readers refuse it)."),
             .json,
             .quiet,
@@ -127,6 +133,15 @@ enum PackageVerb {
             media.minSecurityLevel = level
         }
         if arguments.flag("no-virtual-machines") { media.allowVirtualMachines = false }
+        if arguments.flag("offline") {
+            guard profile == "fps-v2" else {
+                throw UsageError("--offline needs --profile fps-v2: tdf-hls has a key per segment, which offline licences do not carry")
+            }
+            media.offline = true
+        }
+        if let n = try arguments.integer("offline-license-duration", in: 1 ... Int(Int32.max)) { media.offlineLicenseDurationSeconds = Int64(n) }
+        if let n = try arguments.integer("offline-playback-window", in: 1 ... Int(Int32.max)) { media.offlinePlaybackWindowSeconds = Int64(n) }
+        media.maxOfflineDevices = try arguments.integer("max-offline-devices", in: 1 ... MediaRules.maxOfflineDevicesLimit)
         do { try media.validateAsPackagerFlags() } catch { throw UsageError(error.reason) }
         options.media = media.isEmpty ? nil : media
         options.allowZIP64 = arguments.flag("zip64")

@@ -105,6 +105,13 @@ enum PackagerBinary {
         let badHDCP = try PackagerBinary.package(try TestMedia.standard(), output: TestMedia.temporaryDirectory("u") + "/o.tdf",
                                                  extra: ["--hdcp", "type9"])
         #expect(badHDCP.status == 64)
+        // Offline details without --offline, and offline for tdf-hls: usage errors naming the flag.
+        let detailsOnly = try PackagerBinary.package(try TestMedia.standard(), output: TestMedia.temporaryDirectory("u") + "/o.tdf",
+                                                     extra: ["--max-offline-devices", "2"])
+        #expect(detailsOnly.status == 64 && detailsOnly.stderr.contains("--offline must be true"), "\(detailsOnly.stderr)")
+        let offlineHLS = try PackagerBinary.package(try TestMedia.standard(), output: TestMedia.temporaryDirectory("u") + "/o/",
+                                                    extra: ["--offline", "--profile", "tdf-hls"])
+        #expect(offlineHLS.status == 64 && offlineHLS.stderr.contains("--offline needs --profile fps-v2"), "\(offlineHLS.stderr)")
         let noKeyOutput = try PackagerBinary.package(try TestMedia.standard(), output: TestMedia.temporaryDirectory("u") + "/o.tdf",
                                                      extra: ["--key-output", "/tmp/keys"])
         #expect(noKeyOutput.status == 64, "keys never leave in clear: --key-output does not exist")
@@ -131,7 +138,9 @@ enum PackagerBinary {
                                                 extra: ["--json", "--segment-duration", "4", "--max-streams", "2",
                                                         "--allowed-regions", "us,ca", "--hdcp", "type1",
                                                         "--min-security-level", "main", "--no-virtual-machines",
-                                                        "--rental-purchase-window", "86400", "--rental-playback-window", "3600"])
+                                                        "--rental-purchase-window", "86400", "--rental-playback-window", "3600",
+                                                        "--offline", "--offline-license-duration", "7200",
+                                                        "--offline-playback-window", "1800", "--max-offline-devices", "2"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdoutText.contains("\"policyUUID\""))
         // §5.2 accepts only the platform key service unless --kas-url names ours.
@@ -167,6 +176,8 @@ enum PackagerBinary {
         #expect(media["hdcp"]?.string == "type1" && media["minSecurityLevel"]?.string == "main")
         #expect(media["allowVirtualMachines"]?.bool == false)
         #expect(media["rental"]?.object?["purchaseWindowSeconds"]?.int64 == 86400)
+        #expect(media["offline"]?.bool == true && media["offlineLicenseDuration"]?.int64 == 7200)
+        #expect(media["offlinePlaybackWindow"]?.int64 == 1800 && media["maxOfflineDevices"]?.int64 == 2)
         // A tampered package fails inspection with exit 1.
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/out.tdf")))
         bytes.append(0)

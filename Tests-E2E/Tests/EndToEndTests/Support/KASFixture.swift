@@ -23,8 +23,10 @@ final class KASFixture: @unchecked Sendable {
     ///   - acceptedURLs: key service URLs accepted besides this instance's own (packages made
     ///     for an earlier instance on another port).
     ///   - clock: the KAS's notion of now (policy windows).
+    ///   - port: a port of an earlier instance to serve on again (a restart whose packages name
+    ///     its URL, which the Client requires of tdf-hls segments); default one the kernel picks.
     init(dataDirectory: String? = nil, acceptedURLs: [String] = [],
-         clock: @escaping @Sendable () -> Date = { Date() }) throws {
+         clock: @escaping @Sendable () -> Date = { Date() }, port: Int = 0) throws {
         let tls = try TestCA.material.get()
         let directory = dataDirectory ?? Scratch.directory("kas-data")
         let ring = KeyRing.exists(dataDirectory: directory)
@@ -33,14 +35,14 @@ final class KASFixture: @unchecked Sendable {
         guard let issuer = ring.devIssuer else { throw TestFailure("the key ring has no dev issuer") }
 
         var configuration = KASConfiguration()
-        configuration.listen = ListenAddress(host: "127.0.0.1", port: 0)
+        configuration.listen = ListenAddress(host: "127.0.0.1", port: port)
         configuration.dataDirectory = directory
         // The port-0 form, which `KASInstance` replaces by the bound address (in the accepted
         // URLs too) once the server listens.
-        configuration.publicURL = "https://127.0.0.1:0"
+        configuration.publicURL = "https://127.0.0.1:\(port)"
         configuration.acceptedKASURLs = [configuration.publicURL] + acceptedURLs
         configuration.tls = KASConfiguration.TLSFiles(certificateFile: tls.certificateFile, keyFile: tls.keyFile)
-        var server = HTTPServerConfiguration(host: "127.0.0.1", port: 0,
+        var server = HTTPServerConfiguration(host: "127.0.0.1", port: port,
                                              tls: TLSConfiguration(certificatePEM: tls.certificatePEM, privateKeyPEM: tls.privateKeyPEM))
         server.threadPoolSize = 2
         server.shutdownGracePeriod = .seconds(2)

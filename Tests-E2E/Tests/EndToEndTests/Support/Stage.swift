@@ -24,8 +24,8 @@ enum Stage {
 
     /// The `arkavo:media` rules fps-v2 packages carry unless a test gives its own: rules an
     /// open-path player meets, so the KAS parses and applies them on every playback. tdf-hls
-    /// packages carry none: their keys come through the OpenTDF rewrap route, which refuses
-    /// policies with media rules (docs/protocol.md).
+    /// packages carry none unless a test gives them: without media rules their keys come through
+    /// the OpenTDF rewrap route; with them, through the media rewrap (docs/protocol.md).
     static let everydayRules = ["--max-streams", "4", "--min-security-level", "software"]
 
     /// Packages `clip` for the shared KAS into the shared origin under a fresh name.

@@ -1,6 +1,8 @@
 import MediaDRMCrypto
 import MediaDRMEncoding
 import Foundation
+import MediaDRMJSON
+import MediaDRMTDF
 
 /// A viewer speaking the KAS media protocol on the open path, written from docs/protocol.md
 /// with the curl CLI and the Crypto primitives (not the Client library): an independent
@@ -31,11 +33,52 @@ struct Viewer {
               let wrapped = json["wrappedKey"] as? String, let peerPEM = json["sessionPublicKey"] as? String else {
             return (response, nil)
         }
-        let peer = try P256.KeyAgreement.PublicKey(pemRepresentation: peerPEM)
-        let wrapping = try ephemeral.sharedSecretFromKeyAgreement(with: peer)
-            .hkdfDerivedSymmetricKey(salt: SHA256.hash(data: Data("TDF".utf8)), sharedInfo: Data(), outputByteCount: 32)
-        let key = try AES.GCM.open(try AES.GCM.SealedBox(combined: try Base64.decode(wrapped)), using: wrapping)
+        let key = try Self.unwrap(wrapped, sessionPublicKeyPEM: peerPEM, with: ephemeral)
         guard key.count == 16 else { throw TestFailure("the KAS delivered a \(key.count)-byte content key") }
         return (response, SymmetricKey(data: key))
+    }
+
+    /// One policy of a media rewrap: its text as the segments carry it and key access objects by id.
+    struct RewrapPolicy {
+        let policy: String
+        let objects: [(id: String, keyAccess: KeyAccessObject)]
+    }
+
+    /// `POST /media/v1/rewrap` with a fresh ephemeral P-256 key; every `permit` result's key is
+    /// unwrapped (as for a key request) when the answer is 200.
+    func rewrap(sessionID: String, _ policies: [RewrapPolicy]) throws -> (Curl.Response, [String: SymmetricKey]) {
+        let ephemeral = try P256.KeyAgreement.PrivateKey()
+        var requests: [Any] = []
+        for (index, entry) in policies.enumerated() {
+            let objects: [Any] = try entry.objects.map { id, keyAccess in
+                ["keyAccessObjectId": id,
+                 "keyAccessObject": try JSONSerialization.jsonObject(with: JSONWriter.write(keyAccess.jsonValue))]
+            }
+            requests.append(["algorithm": "ec:secp256r1", "policy": ["id": "policy-\(index)", "body": entry.policy],
+                             "keyAccessObjects": objects])
+        }
+        let body: [String: Any] = ["sessionId": sessionID, "clientPublicKey": ephemeral.publicKey.pemRepresentation,
+                                   "requests": requests]
+        let response = try Curl.request("POST", kas.baseURL + "/media/v1/rewrap", token: token, json: body, caFile: kas.caFile)
+        guard response.status == 200, let json = response.json, let peerPEM = json["sessionPublicKey"] as? String,
+              let answers = json["responses"] as? [[String: Any]] else { return (response, [:]) }
+        var keys: [String: SymmetricKey] = [:]
+        for answer in answers {
+            for result in answer["results"] as? [[String: Any]] ?? [] {
+                guard result["status"] as? String == "permit", let id = result["keyAccessObjectId"] as? String,
+                      let wrapped = result["kasWrappedKey"] as? String else { continue }
+                keys[id] = SymmetricKey(data: try Self.unwrap(wrapped, sessionPublicKeyPEM: peerPEM, with: ephemeral))
+            }
+        }
+        return (response, keys)
+    }
+
+    /// The open path's key wrap (docs/protocol.md): ECDH with the KAS's ephemeral key, HKDF-SHA256
+    /// with salt SHA-256("TDF") to 32 bytes, AES-256-GCM over `nonce ‖ ciphertext ‖ tag`.
+    static func unwrap(_ wrapped: String, sessionPublicKeyPEM: String, with ephemeral: P256.KeyAgreement.PrivateKey) throws -> Data {
+        let peer = try P256.KeyAgreement.PublicKey(pemRepresentation: sessionPublicKeyPEM)
+        let wrapping = try ephemeral.sharedSecretFromKeyAgreement(with: peer)
+            .hkdfDerivedSymmetricKey(salt: SHA256.hash(data: Data("TDF".utf8)), sharedInfo: Data(), outputByteCount: 32)
+        return try AES.GCM.open(try AES.GCM.SealedBox(combined: try Base64.decode(wrapped)), using: wrapping)
     }
 }

@@ -3,7 +3,10 @@ import AVFoundation
 import Foundation
 
 /// FairPlay on Apple platforms: the thin `AVContentKeySessionDelegate` that forwards each
-/// AVContentKeySession callback to `FairPlayKeySession`, where every decision is made (which
+/// AVContentKeySession callback to a `FairPlayKeyHandling`: `FairPlayKeySession` for our KAS's
+/// per-component sessions, or `FairPlayProfileKeySession` for any licence service by its
+/// profile (JW, Cloud Video Kit, DRM-X; docs/fairplay.md "License-server profiles"). There
+/// every decision is made (which
 /// component a `skd://` URI names, when to ask for the SPC, what to send, when delivery is
 /// reported). This file only translates between AVFoundation's types and the
 /// `FairPlayKeyRequest` protocol; it is compiled only where AVFoundation exists, while
@@ -20,10 +23,14 @@ import Foundation
 ///                                          certificate: certificate, delegate: myReporter)
 /// keys.setDelegate(handler, queue: handler.queue)
 /// keys.addContentKeyRecipient(urlAsset)
+///
+/// // Another licence service, by its profile:
+/// let jw = FairPlayLicenseClient(profile: try JWLicenseProfile(source: fairplaySource), client: client)
+/// let other = FairPlayContentKeyDelegate(handler: FairPlayProfileKeySession(license: jw, delegate: myReporter))
 /// ```
 public final class FairPlayContentKeyDelegate: NSObject, AVContentKeySessionDelegate, @unchecked Sendable {
     public let queue = DispatchQueue(label: "FairPlayContentKeyDelegate")
-    public let session: FairPlayKeySession
+    public let handler: any FairPlayKeyHandling
     private let lock = NSLock()
     /// One wrapper per AVContentKeyRequest, so its later callbacks reach the same identity.
     private var wrappers: [ObjectIdentifier: AVFairPlayKeyRequest] = [:]
@@ -31,28 +38,36 @@ public final class FairPlayContentKeyDelegate: NSObject, AVContentKeySessionDele
     /// `sessionIDs`: component id to its started media session.
     public init(service: KASMediaService, assetID: String, manifest: Data, sessionIDs: [String: String],
                 certificate: Data, delegate: (any ContentKeySessionDelegate)?) {
-        session = FairPlayKeySession(source: service, assetID: assetID, manifest: manifest, sessionIDs: sessionIDs,
+        handler = FairPlayKeySession(source: service, assetID: assetID, manifest: manifest, sessionIDs: sessionIDs,
                                      certificate: certificate, delegate: delegate)
     }
 
+    /// Forwards to `handler` (a licence service's `FairPlayProfileKeySession`, for one).
+    public init(handler: any FairPlayKeyHandling) {
+        self.handler = handler
+    }
+
+    /// Our KAS's session, when this delegate was made for it.
+    public var session: FairPlayKeySession? { handler as? FairPlayKeySession }
+
     public func contentKeySession(_ session: AVContentKeySession, didProvide keyRequest: AVContentKeyRequest) {
         let request = wrapper(keyRequest)
-        Task { await self.session.provide(request, renewal: false) }
+        Task { await self.handler.provide(request, renewal: false) }
     }
 
     public func contentKeySession(_ session: AVContentKeySession,
                                   didProvideRenewingContentKeyRequest keyRequest: AVContentKeyRequest) {
         let request = wrapper(keyRequest)
-        Task { await self.session.provide(request, renewal: true) }
+        Task { await self.handler.provide(request, renewal: true) }
     }
 
     public func contentKeySession(_ session: AVContentKeySession, contentKeyRequestDidSucceed keyRequest: AVContentKeyRequest) {
-        self.session.succeeded(wrapper(keyRequest, finished: true))
+        handler.succeeded(wrapper(keyRequest, finished: true))
     }
 
     public func contentKeySession(_ session: AVContentKeySession, contentKeyRequest keyRequest: AVContentKeyRequest,
                                   didFailWithError err: Error) {
-        self.session.failed(wrapper(keyRequest, finished: true))
+        handler.failed(wrapper(keyRequest, finished: true))
     }
 
     private func wrapper(_ request: AVContentKeyRequest, finished: Bool = false) -> AVFairPlayKeyRequest {

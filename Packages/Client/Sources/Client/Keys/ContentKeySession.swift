@@ -243,17 +243,21 @@ public actor ContentKeySession {
             do throws(PlaybackError) {
                 try await service.heartbeat(sessionID: session)
             } catch {
-                switch error.code {
-                case .denied:
-                    await fail(PlaybackError(.sessionEnded, "the key service ended the media session", status: error.status))
-                    return
-                case .unauthorized, .malformed:
-                    await fail(error)
-                    return
-                default:
-                    continue   // a transient failure: the next heartbeat or the lease decides
-                }
+                guard let failure = Self.heartbeatFailure(error) else { continue }
+                await fail(failure)
+                return
             }
+        }
+    }
+
+    /// What a failed heartbeat means for the playback: a denial (404) is the end of the media
+    /// session, a refused token or a malformed answer fails it as is, and anything else is
+    /// transient (nil: the next heartbeat or the lease decides).
+    static func heartbeatFailure(_ error: PlaybackError) -> PlaybackError? {
+        switch error.code {
+        case .denied: PlaybackError(.sessionEnded, "the key service ended the media session", status: error.status)
+        case .unauthorized, .malformed: error
+        default: nil
         }
     }
 

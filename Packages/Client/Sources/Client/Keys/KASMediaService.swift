@@ -11,7 +11,7 @@ import MediaDRMMedia
 public struct KASMediaService: MediaKeyService {
     public let baseURL: String
     private let client: HTTPClient
-    private let credential: Credential
+    let credential: Credential
 
     /// `baseURL` is the key service origin (the `--kas` URL); routes are under `/media/v1/`.
     public init(baseURL: String, client: HTTPClient, credential: Credential) {
@@ -102,7 +102,7 @@ public struct KASMediaService: MediaKeyService {
         }
     }
 
-    private func post(_ route: String, _ body: JSONValue) async throws(PlaybackError) -> JSONObject {
+    func post(_ route: String, _ body: JSONValue) async throws(PlaybackError) -> JSONObject {
         let response = try await send(TransportRequest(method: .post, url: "\(baseURL)/media/v1/\(route)",
                                                   headers: ["Content-Type": "application/json"],
                                                   body: JSONWriter.write(body, options: [.sortedKeys]),
@@ -123,9 +123,9 @@ public struct KASMediaService: MediaKeyService {
     }
 
     /// Statuses whose answer may say why this viewer was refused (`PlaybackError.Refusal`).
-    private static let refusalStatuses: Set<Int> = [401, 403, 429]
+    static let refusalStatuses: Set<Int> = [401, 403, 429]
 
-    private func send(_ request: TransportRequest, route: String) async throws(PlaybackError) -> TransportResponse {
+    func send(_ request: TransportRequest, route: String) async throws(PlaybackError) -> TransportResponse {
         var request = request
         request.extraAcceptedStatuses.formUnion(Self.refusalStatuses)
         let response: TransportResponse
@@ -134,7 +134,13 @@ public struct KASMediaService: MediaKeyService {
         } catch {
             throw PlaybackError.from(error, route: route)
         }
-        guard Self.refusalStatuses.contains(response.status) else { return response }
+        return try Self.refuseIfRefusal(response, route: route)
+    }
+
+    /// The answer, unless it is a refusal (`refusalStatuses`), which is thrown with the code it
+    /// carried. Shared with the tdf-hls media rewrap (`OpenTDFRewrapClient`).
+    static func refuseIfRefusal(_ response: TransportResponse, route: String) throws(PlaybackError) -> TransportResponse {
+        guard refusalStatuses.contains(response.status) else { return response }
         throw PlaybackError.keyService(status: response.status, route: route, refusal: PlaybackError.Refusal(
             status: response.status, headers: response.headers, body: response.body))
     }

@@ -4,16 +4,23 @@ import MediaDRMFPSv2
 import Foundation
 import MediaDRMJOSE
 import MediaDRMJSON
+import MediaDRMMedia
 import MediaDRMTDF
 
-/// The KAS's OpenTDF REST rewrap (`POST /kas/v2/rewrap`) for many key access objects at once.
+/// The KAS's bulk rewrap of many key access objects at once, over one of two routes:
+/// - `.openTDF`: the OpenTDF REST rewrap (`POST /kas/v2/rewrap`), for policies without media
+///   rules; the signed request token (ES256, `requestBody` = the v2 `UnsignedRewrapRequest` JSON
+///   text, `iat`, `exp`) is signed with the request's ephemeral key;
+/// - `.mediaSession(id)`: the media rewrap (`POST /media/v1/rewrap`, `MediaRewrapBody`) through
+///   the playback's live media session, for policies with `arkavo:media`; a request of more than
+///   `MediaRewrapBody.maximumKeyAccessObjects` objects is sent as several, and a refusal keeps
+///   its code (`PlaybackError.Refusal`).
 ///
-/// Each call makes a fresh ephemeral P-256 key: its public half is the request's
-/// `clientPublicKey`, and the signed request token (ES256, `requestBody` = the v2
-/// `UnsignedRewrapRequest` JSON text, `iat`, `exp`) is signed with it. Objects are grouped by
-/// their policy text; every answer is unwrapped with ECDH against `sessionPublicKey` + HKDF
-/// (salt SHA-256("TDF")) + AES-GCM. Statuses map by fps-v2 §10.5; a `fail` result is a denial
-/// (a `bad request` one malformed). The token travels only as the bearer credential.
+/// Each request makes a fresh ephemeral P-256 key: its public half is the request's
+/// `clientPublicKey`. Objects are grouped by their policy text; every answer is unwrapped with
+/// ECDH against `sessionPublicKey` + HKDF (salt SHA-256("TDF")) + AES-GCM. Statuses map by
+/// fps-v2 §10.5; a `fail` result is a denial (a `bad request` one malformed). The token
+/// travels only as the bearer credential.
 struct OpenTDFRewrapClient: Sendable {
     struct Item: Sendable {
         let id: String
@@ -33,17 +40,48 @@ struct OpenTDFRewrapClient: Sendable {
         self.credential = credential
     }
 
+    enum Route: Sendable, Equatable {
+        case openTDF
+        case mediaSession(String)
+    }
+
     /// Payload keys by item id; throws at the first object that is not permitted.
-    func rewrap(_ items: [Item]) throws(PlaybackError) -> [String: SymmetricKey] {
-        guard !items.isEmpty else { return [:] }
-        let privateKey: P256.KeyAgreement.PrivateKey
-        let signingKey: P256.Signing.PrivateKey
+    func rewrap(_ items: [Item], route: Route = .openTDF) throws(PlaybackError) -> [String: SymmetricKey] {
+        guard case .mediaSession(let sessionID) = route else { return try rewrapOpenTDF(items) }
+        var keys: [String: SymmetricKey] = [:]
+        var start = items.startIndex
+        while start < items.endIndex {
+            let end = min(start + MediaRewrapBody.maximumKeyAccessObjects, items.endIndex)
+            let chunk = Array(items[start..<end])
+            let privateKey = try Self.ephemeralKey()
+            let body = MediaRewrapBody(sessionID: sessionID, clientPublicKeyPEM: privateKey.publicKey.pemRepresentation,
+                                       requests: Self.bulkRequests(chunk))
+            let response: TransportResponse
+            do {
+                response = try client.sendSynchronously(TransportRequest(
+                    method: .post, url: baseURL + MediaRewrapBody.path, headers: ["Content-Type": "application/json"],
+                    body: JSONWriter.write(body.jsonValue, options: [.sortedKeys]), credential: credential,
+                    maxResponseBytes: 4 << 20, extraAcceptedStatuses: KASMediaService.refusalStatuses))
+            } catch {
+                throw PlaybackError.from(error, route: "media rewrap")
+            }
+            let answer = try KASMediaService.refuseIfRefusal(response, route: "media rewrap")
+            keys.merge(try Self.keys(from: answer.body, ids: chunk.map(\.id), privateKey: privateKey)) { $1 }
+            start = end
+        }
+        return keys
+    }
+
+    private static func ephemeralKey() throws(PlaybackError) -> P256.KeyAgreement.PrivateKey {
         do {
-            privateKey = try P256.KeyAgreement.PrivateKey()
-            signingKey = try P256.Signing.PrivateKey(rawRepresentation: privateKey.rawRepresentation)
+            return try P256.KeyAgreement.PrivateKey()
         } catch {
             throw PlaybackError(.invalidArgument, "an ephemeral P-256 key could not be generated")
         }
+    }
+
+    /// The v2 `requests` of a bulk rewrap: the items grouped by policy text, in first-seen order.
+    static func bulkRequests(_ items: [Item]) -> [JSONValue] {
         var policies: [String] = []
         var objects: [String: [JSONValue]] = [:]
         for item in items {
@@ -52,16 +90,26 @@ struct OpenTDFRewrapClient: Sendable {
                 ("keyAccessObject", item.keyAccess.jsonValue), ("keyAccessObjectId", .string(item.id)),
             ])))
         }
-        var requests: [JSONValue] = []
-        for (index, policy) in policies.enumerated() {
-            requests.append(.object(JSONObject([
+        return policies.enumerated().map { index, policy in
+            .object(JSONObject([
                 ("algorithm", .string("ec:secp256r1")),
                 ("keyAccessObjects", .array(objects[policy] ?? [])),
                 ("policy", .object(JSONObject([("body", .string(policy)), ("id", .string("policy-\(index)"))]))),
-            ])))
+            ]))
+        }
+    }
+
+    private func rewrapOpenTDF(_ items: [Item]) throws(PlaybackError) -> [String: SymmetricKey] {
+        guard !items.isEmpty else { return [:] }
+        let privateKey = try Self.ephemeralKey()
+        let signingKey: P256.Signing.PrivateKey
+        do {
+            signingKey = try P256.Signing.PrivateKey(rawRepresentation: privateKey.rawRepresentation)
+        } catch {
+            throw PlaybackError(.invalidArgument, "an ephemeral P-256 key could not be generated")
         }
         let requestBody = JSONWriter.string(.object(JSONObject([
-            ("clientPublicKey", .string(privateKey.publicKey.pemRepresentation)), ("requests", .array(requests)),
+            ("clientPublicKey", .string(privateKey.publicKey.pemRepresentation)), ("requests", .array(Self.bulkRequests(items))),
         ])), options: [.sortedKeys])
         let now = Date()
         let token: String

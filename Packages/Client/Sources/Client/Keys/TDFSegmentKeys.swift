@@ -25,6 +25,9 @@ final class TDFSegmentKeys: ComponentSegments, @unchecked Sendable {
     private var archives: [String: TDFArchiveReader] = [:]
     private var keys: [String: SymmetricKey] = [:]
     private(set) var rewrapCount = 0
+    /// Where the bulk rewraps go: the OpenTDF route, or the playback's media session when the
+    /// policy carries media rules (set before the first prefetch).
+    private var route = OpenTDFRewrapClient.Route.openTDF
 
     static let maximumSegmentBytes = 64 << 20
 
@@ -41,6 +44,26 @@ final class TDFSegmentKeys: ComponentSegments, @unchecked Sendable {
 
     private static func itemID(_ component: Int, _ index: Int, _ components: [Component]) -> String {
         "\(components[component].id)-\(index)"
+    }
+
+    /// The policy text of the first segment (which every segment of a tdf-hls stream carries),
+    /// read from its archive, which is kept for the first prefetch.
+    func firstPolicy() throws(PlaybackError) -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let first = components.first?.segments.first else {
+            throw PlaybackError(.invalidSource, "the tdf-hls stream has no segment")
+        }
+        let id = Self.itemID(0, 0, components)
+        if let cached = archives[id] { return cached.manifest.encryptionInformation.policy }
+        let reader = try open(first)
+        archives[id] = reader
+        return reader.manifest.encryptionInformation.policy
+    }
+
+    /// Sends every later rewrap through this media session (`POST /media/v1/rewrap`).
+    func useMediaSession(_ sessionID: String) {
+        lock.withLock { route = .mediaSession(sessionID) }
     }
 
     /// Makes sure the keys of segments `index ..< index + lookahead` of every component are held.
@@ -75,7 +98,7 @@ final class TDFSegmentKeys: ComponentSegments, @unchecked Sendable {
         }
         guard !items.isEmpty else { return }
         let began = clock.now()
-        let delivered = try rewrap.rewrap(items)
+        let delivered = try rewrap.rewrap(items, route: route)
         rewrapCount += 1
         for (id, key) in delivered { keys[id] = key }
         progress?(.segmentKeysDelivered(count: delivered.count, seconds: clock.now() - began))

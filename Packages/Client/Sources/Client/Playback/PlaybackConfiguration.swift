@@ -14,6 +14,12 @@ public struct PlaybackConfiguration: Sendable {
     /// fps-v2: fetch the FairPlay certificate (no credential) after admission, before the
     /// sessions, and report it; Linux playback does not need it, Apple platforms do.
     public var fetchesCertificate: Bool = false
+    /// A remote source's renewable URL (a playback's signed media URL, `DeliveredPlayback`):
+    /// when set, a package or tdf-hls URL source is read through it instead of its fixed URL.
+    public var mediaLocation: (any RenewableURL)?
+    /// The KAS `playbackId` the fps-v2 media sessions join (a playback started with
+    /// `POST /media/v1/playback`), so they take that playback's stream slot; a fresh one otherwise.
+    public var playbackID: String?
     /// tdf-hls: which variant and audio rendition to present.
     public var renditionChoice = TDFHLSRenditionChoice()
 

@@ -51,6 +51,11 @@ extension PlaybackError {
                 case .securityLevelInsufficient: return "this title needs a more secure playback device"
                 case .virtualMachine: return "this title cannot be played in a virtual machine"
                 case .virtualMachineUnverified: return "this title needs a device that proves it is not a virtual machine"
+                case .offlineNotAllowed: return "this title cannot be downloaded for offline viewing"
+                case .offlineProfileUnsupported:
+                    return "this package's profile (tdf-hls) has no offline licences: package it as fps-v2 to download it"
+                case .offlineDeviceLimit:
+                    return "this title is downloaded on as many devices as allowed: release it on another device first"
                 }
             }
         }

@@ -2,6 +2,7 @@ import MediaDRMCrypto
 import MediaDRMFPSv2
 import Foundation
 import MediaDRMHLS
+import MediaDRMTDF
 import MediaDRMWebVTT
 
 /// One playback of an fps-v2 package or a tdf-hls stream, presented as ONE clear fragmented MP4
@@ -11,7 +12,10 @@ import MediaDRMWebVTT
 /// check); then a `ContentKeySession` gets every component's key before the first output byte;
 /// segments are read one at a time (over HTTP only the entries needed) and decrypted. tdf-hls:
 /// the master must carry the profile marker; segments are Standard TDFs whose keys come from
-/// bulk OpenTDF rewraps, the first batch before any output; each is verified before use.
+/// bulk rewraps, the first batch before any output; each is verified before use. When the first
+/// segment's policy carries `arkavo:media` the playback holds one media session
+/// (`TDFHLSMediaSession`) and every rewrap goes through it (`POST /media/v1/rewrap`); otherwise
+/// the OpenTDF rewrap route serves them.
 /// Output stops at the first segment boundary after a lease lapses, the service ends the session
 /// or `stop()` is called; every media session is ended whatever happens.
 public final class PlaybackSession: @unchecked Sendable {
@@ -21,6 +25,7 @@ public final class PlaybackSession: @unchecked Sendable {
     private let progress: (@Sendable (PlaybackEvent) -> Void)?
     private let lock = NSLock()
     private var keySession: ContentKeySession?
+    private var mediaSession: TDFHLSMediaSession?
     private var stopRequested = false
 
     public init(source: PlaybackSource, configuration: PlaybackConfiguration,
@@ -42,11 +47,12 @@ public final class PlaybackSession: @unchecked Sendable {
 
     /// Stops the output at the next segment and ends every media session.
     public func stop() async {
-        let session = lock.withLock { () -> ContentKeySession? in
+        let (session, media) = lock.withLock { () -> (ContentKeySession?, TDFHLSMediaSession?) in
             stopRequested = true
-            return keySession
+            return (keySession, mediaSession)
         }
         await session?.stop()
+        await media?.stop()
     }
 
     private var isStopRequested: Bool { lock.withLock { stopRequested } }
@@ -87,7 +93,7 @@ public final class PlaybackSession: @unchecked Sendable {
             case .packageURL(let url):
                 let range: HTTPRangeSource
                 do {
-                    range = try HTTPRangeSource(url: url, client: configuration.client)
+                    range = try HTTPRangeSource(location: configuration.mediaLocation ?? FixedURL(url), client: configuration.client)
                 } catch {
                     throw PlaybackError(.io, "the package URL could not be opened: \((error as? TransportError)?.reason ?? "unreadable")")
                 }
@@ -99,7 +105,7 @@ public final class PlaybackSession: @unchecked Sendable {
                 return .tdfHLS(try TDFHLSStream.open(loader: DirectoryResourceLoader(directory: directory), masterName: name,
                                                      choice: configuration.renditionChoice))
             case .tdfHLSMasterURL(let url):
-                let loader = HTTPResourceLoader(siblingsOf: url, client: configuration.client)
+                let loader = HTTPResourceLoader(location: configuration.mediaLocation ?? FixedURL(url), client: configuration.client)
                 var name = Substring(url)
                 if let cut = name.firstIndex(where: { $0 == "?" || $0 == "#" }) { name = name[..<cut] }
                 return .tdfHLS(try TDFHLSStream.open(loader: loader, masterName: String(name.split(separator: "/").last ?? ""),
@@ -119,10 +125,17 @@ public final class PlaybackSession: @unchecked Sendable {
     private static func admit(_ package: FPSv2Package, _ configuration: PlaybackConfiguration,
                               _ progress: (@Sendable (PlaybackEvent) -> Void)?,
                               localHeaders: FPSv2Admission.Options.LocalHeaders = .eager) throws(PlaybackError) -> Presentation {
+        try admit(package, keyServiceURL: configuration.keyServiceURL, progress, localHeaders: localHeaders)
+    }
+
+    /// Admits an fps-v2 package with `keyServiceURL` as the only accepted key service and
+    /// rewrites its init segments to clear (also used offline, `OfflinePlayback`).
+    static func admit(_ package: FPSv2Package, keyServiceURL: String, _ progress: (@Sendable (PlaybackEvent) -> Void)?,
+                      localHeaders: FPSv2Admission.Options.LocalHeaders = .eager) throws(PlaybackError) -> Presentation {
         let admitted: FPSv2AdmittedPackage
         do {
             admitted = try FPSv2Admission.admit(package, options: FPSv2Admission.Options(
-                acceptedKeyServiceURLs: [configuration.keyServiceURL], localHeaders: localHeaders))
+                acceptedKeyServiceURLs: [keyServiceURL], localHeaders: localHeaders))
         } catch {
             if let check = error.check {
                 // The package may be fine and the key service the wrong one: say both URLs.
@@ -162,7 +175,8 @@ public final class PlaybackSession: @unchecked Sendable {
             progress?(.certificate(bytes: try await service.certificate()?.count))
         }
         let session = ContentKeySession(service: service, assetID: package.policyUUID, manifest: package.manifestBytes,
-                                        components: ids, clock: configuration.clock, delegate: delegate, progress: progress)
+                                        components: ids, playbackID: configuration.playbackID ?? ContentKeySession.makePlaybackID(),
+                                        clock: configuration.clock, delegate: delegate, progress: progress)
         let alreadyStopped = lock.withLock { () -> Bool in
             keySession = session
             return stopRequested
@@ -199,7 +213,6 @@ public final class PlaybackSession: @unchecked Sendable {
                             holdUntil: (@Sendable () async -> Void)?) async throws(PlaybackError) {
         progress?(.tdfHLS(components: stream.components.map(\.id), segments: stream.components.first?.segments.count ?? 0))
         let reporter = KeyDeliveryReporter(delegate: delegate)
-        let validity = KeyValidity(clock: configuration.clock)
         // Protected subtitle segments are one more component whose keys come in the same bulk
         // rewraps; the muxer reads only the media components before it.
         let subtitleKeys = stream.subtitles.flatMap { $0.isProtected ? TDFSegmentKeys.Component(id: $0.id, segments: $0.segments) : nil }
@@ -209,35 +222,63 @@ public final class PlaybackSession: @unchecked Sendable {
                                         credential: configuration.credential),
             keyServiceURL: configuration.keyServiceURL, lookahead: configuration.segmentKeyLookahead,
             clock: configuration.clock, progress: progress)
-        do {
+        var media: TDFHLSMediaSession?
+        do throws(PlaybackError) {
+            // A policy with media rules is served only through a media session (docs/protocol.md).
+            let policyText = try await Blocking.run { () throws(PlaybackError) in try keys.firstPolicy() }
+            if let policy = try? TDFPolicy(base64: policyText), policy.media != nil {
+                let session = TDFHLSMediaSession(
+                    service: KASMediaService(baseURL: configuration.keyServiceURL, client: configuration.client,
+                                             credential: configuration.credential),
+                    assetID: policy.uuid, rendition: stream.components.first?.id ?? "video", clock: configuration.clock,
+                    progress: progress)
+                media = session
+                let alreadyStopped = lock.withLock { () -> Bool in
+                    mediaSession = session
+                    return stopRequested
+                }
+                if alreadyStopped { await session.stop() }
+                keys.useMediaSession(try await session.start())
+            }
             // Every component's first keys before any output.
             try await Blocking.run { () throws(PlaybackError) in try keys.prefetch(from: 0) }
         } catch {
             reporter.failed(error)
+            await media?.stop()
+            if error.code == .stopped || isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
             throw error
         }
         reporter.delivered(stream.components.map(\.id))
+        let validity = media?.validity ?? KeyValidity(clock: configuration.clock)
         var decryptors: [FragmentDecryptor] = []
         for (index, clearInit) in stream.inits.enumerated() {
             do {
                 decryptors.append(try FragmentDecryptor(initSegment: clearInit, keys: [:]))
             } catch {
+                await media?.stop()
                 throw PlaybackError.media(error, "\(stream.components[index].id) init segment")
             }
         }
-        let readers = keys
-        try await self.stream(inits: stream.inits, decryptors: decryptors, readers: readers, validity: validity,
-                              output: output, began: began)
-        if let subtitles = stream.subtitles {
-            let loader = stream.loader, component = stream.components.count
-            let file = try await Blocking.run { () throws(PlaybackError) -> WebVTTFile in
-                try subtitles.reassemble(loader: loader) { (n) throws(PlaybackError) -> [UInt8] in
-                    try keys.clearSegment(component: component, index: n)
+        do throws(PlaybackError) {
+            try await self.stream(inits: stream.inits, decryptors: decryptors, readers: keys, validity: validity,
+                                  output: output, began: began)
+            if let subtitles = stream.subtitles {
+                let loader = stream.loader, component = stream.components.count
+                let file = try await Blocking.run { () throws(PlaybackError) -> WebVTTFile in
+                    try subtitles.reassemble(loader: loader) { (n) throws(PlaybackError) -> [UInt8] in
+                        try keys.clearSegment(component: component, index: n)
+                    }
                 }
+                lock.withLock { reassembledSubtitles = file }
             }
-            lock.withLock { reassembledSubtitles = file }
+            if let holdUntil { await holdUntil() }
+            try validity.check()
+        } catch {
+            await media?.stop()
+            if error.code == .stopped || isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
+            throw error
         }
-        if let holdUntil { await holdUntil() }
+        await media?.stop()
         if isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
     }
 
@@ -246,9 +287,18 @@ public final class PlaybackSession: @unchecked Sendable {
     private func stream(inits: [ClearInitSegment], decryptors: [FragmentDecryptor],
                         readers: any ComponentSegments, validity: KeyValidity,
                         output: any MediaOutput, began: Double) async throws(PlaybackError) {
-        let box = UncheckedBox((inits, decryptors, output))
-        let clock = configuration.clock, progress = self.progress
         let stopped: @Sendable () -> Bool = { [weak self] in self?.isStopRequested ?? true }
+        try await Self.stream(inits: inits, decryptors: decryptors, readers: readers, validity: validity, output: output,
+                              began: began, clock: configuration.clock, progress: progress, stopped: stopped)
+    }
+
+    /// Decrypts each component's segments in order and muxes them into one clear fMP4 (shared
+    /// with offline playback, `OfflinePlayback`).
+    static func stream(inits: [ClearInitSegment], decryptors: [FragmentDecryptor],
+                       readers: any ComponentSegments, validity: KeyValidity, output: any MediaOutput, began: Double,
+                       clock: any PlaybackClock, progress: (@Sendable (PlaybackEvent) -> Void)?,
+                       stopped: @escaping @Sendable () -> Bool) async throws(PlaybackError) {
+        let box = UncheckedBox((inits, decryptors, output))
         try await Blocking.run { () throws(PlaybackError) in
             let (inits, decryptors, output) = box.value
             let failure = FailureBox()

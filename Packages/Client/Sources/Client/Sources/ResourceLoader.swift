@@ -42,24 +42,35 @@ struct DirectoryResourceLoader: ResourceLoader {
 }
 
 /// Resources beside a URL on an HTTP(S) origin, fetched without a credential (the token is only
-/// for the key service).
+/// for the key service). The URL's query goes with every sibling: one signed-URL signature
+/// covers a title's directory (docs/delivery.md), so playlists need no rewriting. When the
+/// location renews its URL (a signed URL that expired), later siblings use the fresh one.
 struct HTTPResourceLoader: ResourceLoader {
-    let baseURL: String
+    let location: any RenewableURL
     let client: HTTPClient
 
-    /// `url`'s directory (everything up to its last `/`, query dropped).
     init(siblingsOf url: String, client: HTTPClient) {
-        var text = Substring(url)
-        if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<cut] }
-        if let slash = text.lastIndex(of: "/") { text = text[...slash] }
-        baseURL = String(text)
+        self.init(location: FixedURL(url), client: client)
+    }
+
+    init(location: any RenewableURL, client: HTTPClient) {
+        self.location = location
         self.client = client
+    }
+
+    /// The URL of `name` beside `url`: `url`'s directory (up to its last `/`), `name`, `url`'s query.
+    static func sibling(_ name: String, of url: String) -> String {
+        var directory = DeliveryURL.withoutQuery(url)
+        if let slash = directory.lastIndex(of: "/") { directory = directory[...slash] }
+        return directory + name + DeliveryURL.query(url)
     }
 
     func load(_ name: String, maxBytes: Int) throws(PlaybackError) -> Data {
         try ResourceName.validate(name)
         do {
-            return try client.sendSynchronously(TransportRequest(url: baseURL + name, maxResponseBytes: maxBytes)).body
+            return try client.sendSynchronously(to: location) { url in
+                TransportRequest(url: Self.sibling(name, of: url), maxResponseBytes: maxBytes)
+            }.body
         } catch {
             if error.code == .httpStatus { throw PlaybackError(.io, "\(name) could not be fetched (HTTP \(error.status ?? 0))") }
             throw PlaybackError(.io, "\(name) could not be fetched: \(error.reason)")

@@ -28,7 +28,7 @@ final class TransferCounter: Sendable {
 /// The state of one transfer, reached from libcurl's callbacks through an unretained pointer
 /// that lives only for the duration of `curl_easy_perform` on this thread.
 final class TransferState {
-    enum Abort { case redirect, bodyTooLarge, headersTooLarge, cancelled }
+    enum Abort { case redirect, bodyTooLarge, headersTooLarge, cancelled, sinkRefused }
 
     static let maxHeaderBytes = 64 << 10
     static let maxHeaderFields = 200
@@ -36,16 +36,21 @@ final class TransferState {
     let limit: Int
     let isHead: Bool
     let cancellation: CancellationFlag?
+    let sink: (any ResponseBodySink)?
+    /// Set once a 2xx answer's headers went to `sink`: its body goes there too.
+    var sinking = false
+    var delivered = 0
     var body = Data()
     var fields: [HTTPHeaderField] = []
     var status = 0
     var headerBytes = 0
     var abort: Abort?
 
-    init(limit: Int, isHead: Bool, cancellation: CancellationFlag?) {
+    init(limit: Int, isHead: Bool, cancellation: CancellationFlag?, sink: (any ResponseBodySink)? = nil) {
         self.limit = limit
         self.isHead = isHead
         self.cancellation = cancellation
+        self.sink = sink
     }
 
     /// One complete header line (libcurl delivers whole lines, status lines included).
@@ -70,6 +75,10 @@ final class TransferState {
                 abort = .bodyTooLarge
                 return false
             }
+            if (200..<300).contains(status), !isHead, let sink {
+                sinking = true
+                guard sink.begin(status: status, headers: TransportHeaders(fields)) else { abort = .sinkRefused; return false }
+            }
             return true
         }
         if text.first == " " || text.first == "\t" {
@@ -88,6 +97,12 @@ final class TransferState {
     func write(_ chunk: UnsafeRawBufferPointer) -> Bool {
         if cancellation?.isCancelled == true { abort = .cancelled; return false }
         guard (300..<400).contains(status) == false else { abort = .redirect; return false }
+        if sinking, let sink {
+            guard chunk.count <= limit - delivered else { abort = .bodyTooLarge; return false }
+            delivered += chunk.count
+            guard sink.receive(chunk) else { abort = .sinkRefused; return false }
+            return true
+        }
         guard chunk.count <= limit - body.count else { abort = .bodyTooLarge; return false }
         body.append(contentsOf: chunk)
         return true
@@ -161,7 +176,8 @@ struct CurlTransfer {
             headerList = appended
         }
 
-        let state = TransferState(limit: limit, isHead: request.method == .head, cancellation: cancellation)
+        let state = TransferState(limit: limit, isHead: request.method == .head, cancellation: cancellation,
+                                  sink: request.bodySink)
         let context = Unmanaged.passUnretained(state).toOpaque()
         let h = handle.raw
         let connectTimeout = HTTPClientConfiguration.milliseconds(configuration.connectTimeout)
@@ -239,6 +255,8 @@ struct CurlTransfer {
                 throw TransportError(.responseTooLarge, "the response headers are larger than the limit", status: state.status)
             case .cancelled:
                 throw TransportError.cancelledRequest
+            case .sinkRefused:
+                throw TransportError(.sinkRefused, "the response body was refused by its destination", status: state.status)
             }
         }
         guard code == CURLE_OK else { throw Self.map(code) }

@@ -14,7 +14,8 @@ import MediaDRMZIP
 /// complete length seen at opening, a body of exactly that length, and the same strong entity tag
 /// when one was given. A 200 answer to a range request is accepted only at opening, and only when
 /// it is small (`maxWholeResourceBytes`): then it is the whole resource and no further request
-/// is made. Redirects fail (the client never follows them).
+/// is made. Redirects fail (the client never follows them). A signed URL that expires while the
+/// resource is read is renewed through its `RenewableURL` (a 403 retried once with a fresh URL).
 public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
     public struct Options: Sendable {
         /// Bytes of the tail fetched at opening; the default covers the ZIP end-record search.
@@ -49,7 +50,7 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
     public let options: Options
 
     private let client: HTTPClient
-    private let url: String
+    private let location: any RenewableURL
     private let credential: Credential?
     private let lock = NSLock()
     private var segments: [Segment] = []   // oldest first
@@ -62,22 +63,28 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
     private var received: UInt64 = 0
 
     /// Opens the resource (one request). Blocking; call it off the main actor.
-    public init(url: String, client: HTTPClient, credential: Credential? = nil,
+    public convenience init(url: String, client: HTTPClient, credential: Credential? = nil,
+                            options: Options = Options()) throws(TransportError) {
+        try self.init(location: FixedURL(url), client: client, credential: credential, options: options)
+    }
+
+    /// Opens the resource at the location's current URL (one request). Blocking.
+    public init(location: any RenewableURL, client: HTTPClient, credential: Credential? = nil,
                 options: Options = Options()) throws(TransportError) {
         guard options.tailPrefetchBytes >= 0, options.minimumRequestBytes >= 1, options.sequentialReadAheadBytes >= 0,
               options.maxCachedBytes >= 0, options.maxWholeResourceBytes >= 0 else {
             throw TransportError(.invalidRequest, "a range source option is negative or zero")
         }
         self.client = client
-        self.url = url
+        self.location = location
         self.credential = credential
         self.options = options
 
         let range = options.tailPrefetchBytes > 0 ? "bytes=-\(options.tailPrefetchBytes)" : "bytes=0-0"
         let asked = max(1, options.tailPrefetchBytes)
-        let response = try Self.send(client, TransportRequest(
+        let response = try Self.send(client, location) { url in TransportRequest(
             method: .get, url: url, headers: ["Range": range], credential: credential,
-            maxResponseBytes: max(asked, options.maxWholeResourceBytes), extraAcceptedStatuses: [416]))
+            maxResponseBytes: max(asked, options.maxWholeResourceBytes), extraAcceptedStatuses: [416]) }
         requests = 1
         received = UInt64(response.body.count)
 
@@ -205,9 +212,10 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
         guard count <= UInt64(Int.max / 2) else { throw TransportError(.invalidRange, "a range request is too large") }
         let last = first + count - 1
         requests += 1
-        let response = try Self.send(client, TransportRequest(
+        let credential = self.credential
+        let response = try Self.send(client, location) { url in TransportRequest(
             method: .get, url: url, headers: ["Range": "bytes=\(first)-\(last)"], credential: credential,
-            maxResponseBytes: Int(count)))
+            maxResponseBytes: Int(count)) }
         received += UInt64(response.body.count)
         guard response.status == 206 else {
             throw TransportError(.invalidRange, "the server did not answer a range request with 206", status: response.status)
@@ -239,9 +247,10 @@ public final class HTTPRangeSource: ZIPRandomAccessSource, @unchecked Sendable {
 
     /// A body longer than the range asked for (or than a small whole resource) is a range
     /// failure, whichever way the server framed it.
-    private static func send(_ client: HTTPClient, _ request: TransportRequest) throws(TransportError) -> TransportResponse {
+    private static func send(_ client: HTTPClient, _ location: any RenewableURL,
+                             _ make: (String) -> TransportRequest) throws(TransportError) -> TransportResponse {
         do {
-            return try client.sendSynchronously(request)
+            return try client.sendSynchronously(to: location, make)
         } catch {
             guard error.code == .responseTooLarge else { throw error }
             throw TransportError(.invalidRange, "the server sent more than the range asked for", status: error.status)

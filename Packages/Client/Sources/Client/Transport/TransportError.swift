@@ -34,6 +34,8 @@ public struct TransportError: Error, Equatable, Sendable, CustomStringConvertibl
         case invalidRange
         /// The resource changed between two range requests (size or entity tag).
         case resourceChanged
+        /// The request's `ResponseBodySink` refused the answer or its bytes (it knows why).
+        case sinkRefused
         /// libcurl could not be initialised or refused an option that should be accepted.
         case internalError
     }

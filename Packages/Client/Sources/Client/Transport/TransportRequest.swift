@@ -23,6 +23,8 @@ public struct TransportRequest: Sendable {
     public var maxResponseBytes: Int?
     /// Statuses outside 2xx returned as a response instead of thrown (3xx never qualifies).
     public var extraAcceptedStatuses: Set<Int>
+    /// Where a 2xx answer's body goes as it arrives; nil keeps it in `TransportResponse.body`.
+    public var bodySink: (any ResponseBodySink)?
 
     public init(method: HTTPMethod = .get, url: String, headers: TransportHeaders = TransportHeaders(), body: Data? = nil,
                 credential: Credential? = nil, timeout: Duration? = nil, maxResponseBytes: Int? = nil,

@@ -54,6 +54,15 @@ final class TransportURL {
         return path.count > 200 ? String(path.prefix(200)) + "…" : path
     }
 
+    /// `scheme://host:port` in lower case with the default port written out: two URLs of one
+    /// origin (RFC 6454) give the same text.
+    var origin: String {
+        let scheme = Self.part(handle, CURLUPART_SCHEME)?.lowercased() ?? ""
+        let host = Self.part(handle, CURLUPART_HOST)?.lowercased() ?? ""
+        let port = Self.part(handle, CURLUPART_PORT) ?? (scheme == "https" ? "443" : "80")
+        return "\(scheme)://\(host):\(port)"
+    }
+
     private static func part(_ handle: OpaquePointer, _ which: CURLUPart) -> String? {
         var value: UnsafeMutablePointer<CChar>?
         guard curl_url_get(handle, which, &value, 0) == CURLUE_OK, let value else { return nil }

@@ -17,6 +17,10 @@ public final class KASApplication: Sendable {
     public let store: SQLiteMediaStore
     public let auditLog: MediaAuditLog
     public let media: MediaService
+    /// The catalog, playbacks and delivery routes (docs/delivery.md).
+    public let delivery: DeliveryService
+    /// The offline licences (docs/offline.md), in `<dataDir>/offline.sqlite`.
+    public let offline: OfflineLicenseService
     /// Every route, as the server runs them.
     public let responder: HTTPResponder
 
@@ -68,25 +72,52 @@ public final class KASApplication: Sendable {
             store.close()
             throw KASApplicationError(error.reason)
         }
+        let delivery: DeliveryService
+        do {
+            let catalog = try SQLiteCatalog(path: layout.mediaStore)
+            delivery = try DeliveryService(configuration: configuration, catalog: catalog, media: media,
+                                           authentication: AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics),
+                                           clock: clock)
+        } catch let error as KASApplicationError {
+            store.close()
+            throw error
+        } catch {
+            store.close()
+            throw KASApplicationError("cannot open the catalog in '\(layout.mediaStore)'")
+        }
+        self.delivery = delivery
+        let offline: OfflineLicenseService
+        do {
+            offline = try OfflineLicenseService(media: media, keyRing: keyRing, storePath: layout.offlineStore)
+        } catch {
+            delivery.catalog.close()
+            store.close()
+            throw KASApplicationError("cannot open the offline store '\(layout.offlineStore)': \(error.reason)")
+        }
         self.configuration = configuration
         self.keyRing = keyRing
         self.metrics = metrics
         self.store = store
         self.auditLog = auditLog
         self.media = media
+        self.offline = offline
         self.responder = Self.makeRouter(configuration: configuration, keyRing: keyRing, verifier: verifier,
-                                         metrics: metrics, sink: sink, media: media, webPlayer: webPlayer).responder()
+                                         metrics: metrics, sink: sink, media: media, delivery: delivery, offline: offline,
+                                         webPlayer: webPlayer).responder()
     }
 
     /// Closes the store (after the server stopped taking requests).
     public func close() {
+        delivery.catalog.close()
+        offline.close()
         store.close()
     }
 
     /// The routes of a KAS; `media` nil leaves out the media routes (and their gauges).
     public static func makeRouter(configuration: KASConfiguration, keyRing: KeyRingHolder,
                                   verifier: BearerTokenVerifier, metrics: Metrics,
-                                  sink: any LogSink, media: MediaService? = nil,
+                                  sink: any LogSink, media: MediaService? = nil, delivery: DeliveryService? = nil,
+                                  offline: OfflineLicenseService? = nil,
                                   webPlayer: WebPlayerFiles? = nil) -> Router {
         let router = Router()
         router.add(middleware: RequestLogMiddleware(sink: sink))
@@ -105,8 +136,17 @@ public final class KASApplication: Sendable {
                                                   clock: $0.clock)
                               }))
         if let media {
-            registerMediaRoutes(on: router, service: media,
-                                authentication: AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics))
+            let authentication = AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics)
+            registerMediaRoutes(on: router, service: media, authentication: authentication)
+            registerMediaRewrapRoute(on: router, service: MediaRewrapService(media: media, keys: keyRing), authentication: authentication)
+        }
+        if let delivery {
+            registerDeliveryRoutes(on: router, service: delivery,
+                                   authentication: AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics))
+        }
+        if let offline {
+            registerOfflineRoutes(on: router.group(), service: offline,
+                                  authentication: AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics))
         }
         return router
     }
@@ -129,6 +169,8 @@ public struct KASDataDirectory: Sendable, Equatable {
     /// The media store: sessions, first plays, stream limits, rate buckets (SQLite, WAL: the
     /// `-wal` and `-shm` files beside it belong to it).
     public var mediaStore: String { (path as NSString).appendingPathComponent("media.sqlite") }
+    /// The offline licences (SQLite, WAL), apart from the media store (docs/offline.md).
+    public var offlineStore: String { (path as NSString).appendingPathComponent("offline.sqlite") }
     /// The audit log; rotated copies are `audit.log.1` (newest) to `audit.log.N`.
     public var auditLog: String { (path as NSString).appendingPathComponent("audit.log") }
 
@@ -147,8 +189,8 @@ public struct KASDataDirectory: Sendable, Equatable {
         } else if !isDirectory.boolValue {
             throw KASApplicationError("the data directory '\(path)' is not a directory")
         }
-        if !manager.fileExists(atPath: mediaStore) {
-            let fd = open(mediaStore, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        for store in [mediaStore, offlineStore] where !manager.fileExists(atPath: store) {
+            let fd = open(store, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd >= 0 { Foundation.close(fd) }
         }
     }

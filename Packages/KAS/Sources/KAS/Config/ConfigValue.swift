@@ -45,6 +45,10 @@ enum ConfigValue {
                            keyPath: \.auditKeepFiles, range: 1...1000),
             IntegerSetting(fileSection: "fairplay", fileKey: "timeoutSeconds", environment: "KAS_FAIRPLAY_TIMEOUT_SECONDS",
                            keyPath: \.fairPlayTimeoutSeconds, range: KASConfiguration.FairPlaySettings.timeoutRange),
+            IntegerSetting(fileSection: "delivery", fileKey: "mediaURLMarginSeconds", environment: "KAS_MEDIA_URL_MARGIN_SECONDS",
+                           keyPath: \.mediaURLMarginSeconds, range: 1...86_400),
+            IntegerSetting(fileSection: "delivery", fileKey: "licenseURLSeconds", environment: "KAS_LICENSE_URL_SECONDS",
+                           keyPath: \.licenseURLSeconds, range: 1...3600),
         ]
     }
 

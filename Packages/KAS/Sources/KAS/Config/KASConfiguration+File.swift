@@ -5,7 +5,7 @@ extension KASConfiguration {
     static let fileKeys: Set<String> = [
         "listen", "dataDir", "publicURL", "acceptedKASURLs", "tlsCert", "tlsKey", "devIssuer", "issuers",
         "limits", "leaseSeconds", "rateLimits", "trustedProxies", "regionHeader", "media", "fairplay",
-        "web", "cors",
+        "web", "cors", "delivery",
     ]
     static let fairPlayKeys: Set<String> = ["certificateFile", "sdkCommand", "sdkArguments", "sdkURL", "timeoutSeconds"]
     static let issuerKeys: Set<String> = ["issuer", "audience", "jwksFile", "pemFile", "hs256SecretFile", "hs256SecretEnv"]
@@ -59,7 +59,7 @@ extension KASConfiguration {
             layer.devIssuer = flag
         }
         if let value = root["issuers"] { layer.issuers = try issuers(value, reader) }
-        for section in ["limits", "rateLimits", "media", "fairplay", "web", "cors"] {
+        for section in ["limits", "rateLimits", "media", "fairplay", "web", "cors", "delivery"] {
             if let value = root[section], value.object == nil {
                 throw ConfigValue.invalid(reader.source(section), "an object")
             }
@@ -99,6 +99,15 @@ extension KASConfiguration {
             }
             if let value = web["root"] { layer.webRoot = try reader.path(value, "web.root") }
         }
+        if let delivery = root["delivery"]?.object {
+            if let value = delivery["originURL"] {
+                layer.originURL = try ConfigValue.url(reader.string(value, "delivery.originURL"), reader.source("delivery.originURL"))
+            }
+            if let value = delivery["originSecretFile"] { layer.originSecretFile = try reader.path(value, "delivery.originSecretFile") }
+            if let value = delivery["deliverySecretFile"] {
+                layer.deliverySecretFile = try reader.path(value, "delivery.deliverySecretFile")
+            }
+        }
         if let value = root["cors"]?.object?["allowedOrigins"] {
             layer.corsAllowedOrigins = try ConfigValue.origins(reader.strings(value, "cors.allowedOrigins", allowEmpty: true),
                                                                reader.source("cors.allowedOrigins"))
@@ -117,6 +126,7 @@ extension KASConfiguration {
             ("fairplay", fairPlayKeys),
             ("web", ["enabled", "root"]),
             ("cors", ["allowedOrigins"]),
+            ("delivery", ["originURL", "originSecretFile", "deliverySecretFile", "mediaURLMarginSeconds", "licenseURLSeconds"]),
         ]
         for (section, allowed) in sections {
             guard let object = root[section]?.object else { continue }

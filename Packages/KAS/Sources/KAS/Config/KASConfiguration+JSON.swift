@@ -66,6 +66,13 @@ extension KASConfiguration {
         if let root = web.root { webSection.append(("root", .string(root))) }
         members.append(("web", .object(JSONObject(webSection))))
         members.append(("cors", .object(JSONObject([("allowedOrigins", .array(web.allowedOrigins.map(JSONValue.string)))]))))
+        var deliverySection: [(String, JSONValue)] = []
+        if let url = delivery.originURL { deliverySection.append(("originURL", .string(url))) }
+        if let file = delivery.originSecretFile { deliverySection.append(("originSecretFile", .string(file))) }
+        if let file = delivery.deliverySecretFile { deliverySection.append(("deliverySecretFile", .string(file))) }
+        deliverySection.append(("mediaURLMarginSeconds", number(delivery.mediaURLMarginSeconds)))
+        deliverySection.append(("licenseURLSeconds", number(delivery.licenseURLSeconds)))
+        members.append(("delivery", .object(JSONObject(deliverySection))))
         return .object(JSONObject(members))
     }
 }

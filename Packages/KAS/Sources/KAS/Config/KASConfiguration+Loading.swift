@@ -36,6 +36,11 @@ extension KASConfiguration {
         public var webEnabled: Bool?
         public var webRoot: String?
         public var corsAllowedOrigins: [String]?
+        public var originURL: String?
+        public var originSecretFile: String?
+        public var deliverySecretFile: String?
+        public var mediaURLMarginSeconds: Int?
+        public var licenseURLSeconds: Int?
 
         public init() {}
     }
@@ -50,6 +55,8 @@ extension KASConfiguration {
         "KAS_HEARTBEAT_SECONDS", "KAS_SESSION_TIMEOUT_SECONDS", "KAS_MAX_LIVE_SESSIONS_PER_VIEWER",
         "KAS_AUDIT_MAX_BYTES", "KAS_AUDIT_KEEP_FILES", "KAS_FAIRPLAY_CERTIFICATE_FILE", "KAS_FAIRPLAY_SDK_COMMAND",
         "KAS_FAIRPLAY_SDK_ARGUMENTS", "KAS_FAIRPLAY_SDK_URL", "KAS_FAIRPLAY_TIMEOUT_SECONDS",
+        "KAS_ORIGIN_URL", "KAS_ORIGIN_SECRET_FILE", "KAS_DELIVERY_SECRET_FILE", "KAS_MEDIA_URL_MARGIN_SECONDS",
+        "KAS_LICENSE_URL_SECONDS",
     ]
 
     /// The configuration from defaults, then the file (`configFile`, else `KAS_CONFIG`, else
@@ -113,6 +120,15 @@ extension KASConfiguration {
         if let value = merged.webEnabled { configuration.web.enabled = value }
         if let value = merged.webRoot { configuration.web.root = value }
         if let value = merged.corsAllowedOrigins { configuration.web.allowedOrigins = value }
+        configuration.delivery.originURL = merged.originURL
+        configuration.delivery.originSecretFile = merged.originSecretFile
+        configuration.delivery.deliverySecretFile = merged.deliverySecretFile
+        if let value = merged.mediaURLMarginSeconds { configuration.delivery.mediaURLMarginSeconds = value }
+        if let value = merged.licenseURLSeconds { configuration.delivery.licenseURLSeconds = value }
+        guard configuration.delivery.originSecretFile == nil || configuration.delivery.originURL != nil else {
+            throw KASConfigurationError(.conflict, "delivery.originSecretFile (--origin-secret-file) is set without "
+                                        + "delivery.originURL (--origin-url), the origin it signs media URLs for")
+        }
         configuration.publicURL = merged.publicURL
             ?? derivedPublicURL(listen: configuration.listen, tls: configuration.tls != nil)
         configuration.acceptedKASURLs = merged.acceptedKASURLs ?? [configuration.publicURL]
@@ -198,6 +214,11 @@ extension KASConfiguration {
             layer.fairPlaySDKArguments = try ConfigValue.jsonStrings(text, "KAS_FAIRPLAY_SDK_ARGUMENTS")
         }
         if let text = value("KAS_FAIRPLAY_SDK_URL") { layer.fairPlaySDKURL = try ConfigValue.sdkURL(text, "KAS_FAIRPLAY_SDK_URL") }
+        if let text = value("KAS_ORIGIN_URL") { layer.originURL = try ConfigValue.url(text, "KAS_ORIGIN_URL") }
+        if let text = value("KAS_ORIGIN_SECRET_FILE") { layer.originSecretFile = try ConfigValue.path(text, "KAS_ORIGIN_SECRET_FILE") }
+        if let text = value("KAS_DELIVERY_SECRET_FILE") {
+            layer.deliverySecretFile = try ConfigValue.path(text, "KAS_DELIVERY_SECRET_FILE")
+        }
         return layer
     }
 
@@ -205,13 +226,17 @@ extension KASConfiguration {
 
     /// The `kas serve` flags as a layer; a bad value is reported naming the flag.
     public static func flagOverrides(listen: String? = nil, dataDirectory: String? = nil, publicURL: String? = nil,
-                                     tlsCertificateFile: String? = nil, tlsKeyFile: String? = nil) throws(KASConfigurationError) -> Overrides {
+                                     tlsCertificateFile: String? = nil, tlsKeyFile: String? = nil, originURL: String? = nil,
+                                     originSecretFile: String? = nil, deliverySecretFile: String? = nil) throws(KASConfigurationError) -> Overrides {
         var layer = Overrides()
         if let listen { layer.listen = try ConfigValue.listen(listen, "--listen") }
         if let dataDirectory { layer.dataDirectory = try ConfigValue.path(dataDirectory, "--data-dir") }
         if let publicURL { layer.publicURL = try ConfigValue.url(publicURL, "--public-url") }
         if let tlsCertificateFile { layer.tlsCertificateFile = try ConfigValue.path(tlsCertificateFile, "--tls-cert") }
         if let tlsKeyFile { layer.tlsKeyFile = try ConfigValue.path(tlsKeyFile, "--tls-key") }
+        if let originURL { layer.originURL = try ConfigValue.url(originURL, "--origin-url") }
+        if let originSecretFile { layer.originSecretFile = try ConfigValue.path(originSecretFile, "--origin-secret-file") }
+        if let deliverySecretFile { layer.deliverySecretFile = try ConfigValue.path(deliverySecretFile, "--delivery-secret-file") }
         return layer
     }
 }
@@ -251,5 +276,10 @@ extension KASConfiguration.Overrides {
         if let value = other.webEnabled { webEnabled = value }
         if let value = other.webRoot { webRoot = value }
         if let value = other.corsAllowedOrigins { corsAllowedOrigins = value }
+        if let value = other.originURL { originURL = value }
+        if let value = other.originSecretFile { originSecretFile = value }
+        if let value = other.deliverySecretFile { deliverySecretFile = value }
+        if let value = other.mediaURLMarginSeconds { mediaURLMarginSeconds = value }
+        if let value = other.licenseURLSeconds { licenseURLSeconds = value }
     }
 }

@@ -34,6 +34,7 @@ import Foundation
 /// | `fairplay.sdkArguments` [string] (with `sdkCommand` only) | `KAS_FAIRPLAY_SDK_ARGUMENTS` (a JSON array of strings) | | `[]` |
 /// | `fairplay.sdkURL` (service wrapping the SDK; https, or http to loopback) | `KAS_FAIRPLAY_SDK_URL` | | none |
 /// | `fairplay.timeoutSeconds` (one SDK call) | `KAS_FAIRPLAY_TIMEOUT_SECONDS` | | 10 (1 ... 300) |
+/// | `delivery.*` (origin, its secret, delivery tokens) | `KAS_ORIGIN_URL`, ... | `--origin-url`, ... | see `DeliverySettings` |
 ///
 /// FairPlay is on when any `fairplay` setting is given; then `certificateFile` and exactly one
 /// of `sdkCommand` and `sdkURL` are required (after merging the layers: a file `sdkCommand` and
@@ -77,6 +78,8 @@ public struct KASConfiguration: Sendable, Equatable {
     public var fairPlay: FairPlaySettings?
     /// The web player at `/player/` and cross-origin access (docs/web.md).
     public var web: WebSettings
+    /// The catalog's origin, its signing secret and the delivery-API token key (docs/delivery.md).
+    public var delivery: DeliverySettings
 
     public struct TLSFiles: Sendable, Equatable {
         /// PEM certificate chain, leaf first.
@@ -159,6 +162,7 @@ public struct KASConfiguration: Sendable, Equatable {
         media = MediaSettings()
         fairPlay = nil
         web = WebSettings()
+        delivery = DeliverySettings()
     }
 
     /// `http(s)://host:port` of the listen address; a wildcard host becomes the loopback address.

@@ -1,18 +1,5 @@
 import MediaDRMJSON
 
-/// Who made the request, once a token verifier has accepted its bearer token.
-public struct AuthenticatedIdentity: Sendable, Equatable {
-    /// The token's `sub`.
-    public let subject: String
-    /// Every claim of the verified token, as received.
-    public let claims: JSONObject
-
-    public init(subject: String, claims: JSONObject) {
-        self.subject = subject
-        self.claims = claims
-    }
-}
-
 /// Values captured by `{name}` segments of the matched route pattern.
 public struct PathParameters: Sendable, Equatable, Sequence {
     public typealias Element = (name: String, value: String)
@@ -53,8 +40,9 @@ public struct RequestContext: Sendable {
     /// Logs and metrics use this, never the raw path, which can carry session ids.
     public var route: String?
     public var parameters: PathParameters
-    /// Set by the authentication middleware.
-    public var identity: AuthenticatedIdentity?
+    /// The viewer of the request's verified bearer token, set by the authentication middleware
+    /// (made once from the verified claims, docs/protocol.md "Identity"); nil on public routes.
+    public var identity: Identity?
     /// A keyed hash of the viewer for logs, set by whoever knows the viewer; logs never carry `sub`.
     public var viewerHash: String?
 

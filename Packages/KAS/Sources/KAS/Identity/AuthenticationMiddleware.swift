@@ -32,7 +32,7 @@ public struct AuthenticationMiddleware: HTTPMiddleware {
             refused(error, context: context)
             throw Self.unauthorized(error)
         }
-        context.identity = AuthenticatedIdentity(subject: identity.subject, claims: identity.claims)
+        context.identity = identity
         context.viewerHash = identity.viewerHash
         return try next(request, &context)
     }
@@ -61,24 +61,5 @@ public struct AuthenticationMiddleware: HTTPMiddleware {
             ("cause", .string(cause)),
         ]))
         sink.write(JSONWriter.string(line, options: []))
-    }
-}
-
-extension AuthenticatedIdentity {
-    /// The identity the authentication middleware verified, with the project's claims read
-    /// again from the (already validated) claims set.
-    public var identity: Identity {
-        var rentals: [Foundation.UUID: Int64] = [:]
-        if case .object(let object)? = claims["rentals"] {
-            for (key, value) in object {
-                if let uuid = Foundation.UUID(uuidString: key), let seconds = value.int64 ?? value.double.map({ Int64($0.rounded(.down)) }) {
-                    rentals[uuid] = seconds
-                }
-            }
-        }
-        let entitlements = claims["entitlements"]?.array?.compactMap(\.string) ?? []
-        let expiresAt = claims["exp"]?.double.map(Foundation.Date.init(timeIntervalSince1970:))
-        return Identity(subject: subject, issuer: claims["iss"]?.string ?? "", entitlements: entitlements,
-                        rentals: rentals, claims: claims, expiresAt: expiresAt)
     }
 }

@@ -3,8 +3,9 @@ import MediaDRMCrypto
 import MediaDRMEncoding
 import MediaDRMJSON
 
-/// The viewer a verified bearer token speaks for (docs/protocol.md "Identity"): `sub`, the attribute values it is
-/// entitled to (`entitlements`), its rentals (`rentals`: policy uuid -> purchase time in Unix
+/// The viewer a verified bearer token speaks for (docs/protocol.md "Identity"), made once by
+/// `BearerTokenVerifier` from the verified claims and carried in `RequestContext.identity`: `sub`,
+/// the attribute values it is entitled to (`entitlements`), its rentals (`rentals`: policy uuid -> purchase time in Unix
 /// seconds), and every claim as received.
 public struct Identity: Sendable, Equatable, CustomStringConvertible {
     public let subject: String
@@ -34,6 +35,12 @@ public struct Identity: Sendable, Equatable, CustomStringConvertible {
     public static func viewerHash(subject: String) -> String {
         Hex.encode(SHA256.hash(data: Data(subject.utf8)).prefix(8))
     }
+
+    /// What stores key this viewer's records by (media sessions, first plays, rate buckets):
+    /// SHA-256 of the subject, hex. The subject itself never reaches a database.
+    public var storeKey: String { Self.storeKey(subject: subject) }
+
+    public static func storeKey(subject: String) -> String { Hex.encode(SHA256.hash(data: Data(subject.utf8))) }
 
     /// The purchase time of the rental of the policy with this uuid (any letter case), if any.
     public func rentalPurchaseTime(policyUUID: String) -> Int64? {

@@ -17,8 +17,8 @@ extension KeyRing {
     }
 
     /// Creates the data and keys directories (mode 0700) and whatever is missing of: an active
-    /// RSA-2048 key, an active P-256 key, the dev token issuer's ES256 key. Running it again on
-    /// a complete ring changes nothing.
+    /// RSA-2048 key, an active P-256 key, the dev token issuer's ES256 key, the active
+    /// offline-licence signing key (ES256). Running it again on a complete ring changes nothing.
     @discardableResult
     public static func generate(dataDirectory: String, now: Date = Date()) throws(KeyRingError) -> Change {
         try SecureFiles.makePrivateDirectory(dataDirectory)
@@ -32,15 +32,12 @@ extension KeyRing {
             }
             if index.devIssuer == nil {
                 let kid = "dev1"
-                let key: P256.Signing.PrivateKey
-                do {
-                    key = try P256.Signing.PrivateKey()
-                } catch {
-                    throw KeyRingError(.crypto, "cannot generate the dev issuer key")
-                }
-                try SecureFiles.writeAtomically(Data(key.pemRepresentation.utf8), to: keyPath(dataDirectory, kid: kid), mode: 0o600)
+                try writeSigningKey(kid: kid, role: "the dev issuer key", dataDirectory)
                 index.devIssuer = KeyRingIndex.DevIssuerEntry(kid: kid, created: truncated(now))
                 created.append(kid)
+            }
+            if index.licenseSigners.active == nil {
+                created.append(try addLicenseSigner(to: &index, dataDirectory, now))
             }
             if !created.isEmpty || !SecureFiles.exists(indexPath(dataDirectory)) {
                 try writeIndex(index, dataDirectory)
@@ -69,6 +66,24 @@ extension KeyRing {
         }
     }
 
+    /// Makes a new active offline-licence signing key; the previous one is retired and stays in
+    /// the ring, published while licences it signed are live (docs/offline.md).
+    @discardableResult
+    public static func rotateLicenseSigner(dataDirectory: String, now: Date = Date()) throws(KeyRingError) -> Change {
+        let directory = try existingKeysDirectory(dataDirectory)
+        return try SecureFiles.withExclusiveLock(in: directory) { () throws(KeyRingError) -> Change in
+            var index = try readIndex(dataDirectory, missing: notInitialized(dataDirectory))
+            var retired: [String] = []
+            if let position = index.licenseSigners.entries.firstIndex(where: { $0.retired == nil }) {
+                index.licenseSigners.entries[position].retired = truncated(now)
+                retired.append(index.licenseSigners.entries[position].kid)
+            }
+            let kid = try addLicenseSigner(to: &index, dataDirectory, now)
+            try writeIndex(index, dataDirectory)
+            return Change(ring: try load(dataDirectory: dataDirectory), created: [kid], retired: retired, removed: [])
+        }
+    }
+
     /// Removes a retired key and its file. The active key of an algorithm cannot be removed
     /// (rotate first); after removal, keys wrapped only to it can no longer be unwrapped.
     @discardableResult
@@ -81,6 +96,15 @@ extension KeyRing {
             }
             if index.devIssuer?.kid == kid {
                 throw KeyRingError(.keyInUse, "'\(kid)' is the dev token issuer key and cannot be removed")
+            }
+            if let position = index.licenseSigners.entries.firstIndex(where: { $0.kid == kid }) {
+                guard index.licenseSigners.entries[position].retired != nil else {
+                    throw KeyRingError(.keyInUse, "'\(kid)' is the active offline-license key; rotate before removing it")
+                }
+                index.licenseSigners.entries.remove(at: position)
+                try writeIndex(index, dataDirectory)
+                try SecureFiles.remove(keyPath(dataDirectory, kid: kid))
+                return Change(ring: try load(dataDirectory: dataDirectory), created: [], retired: [], removed: [kid])
             }
             guard let position = index.entries.firstIndex(where: { $0.kid == kid }) else {
                 throw KeyRingError(.unknownKey, "the ring has no key '\(kid)'")
@@ -120,6 +144,25 @@ extension KeyRing {
         try SecureFiles.writeAtomically(Data(key.privateKeyPEM.utf8), to: keyPath(dataDirectory, kid: kid), mode: 0o600)
         index.entries.append(entry)
         return kid
+    }
+
+    private static func addLicenseSigner(to index: inout KeyRingIndex, _ dataDirectory: String,
+                                         _ now: Date) throws(KeyRingError) -> String {
+        let kid = index.licenseSigners.nextKid()
+        try writeSigningKey(kid: kid, role: "an offline-license signing key", dataDirectory)
+        index.licenseSigners.entries.append(.init(kid: kid, created: truncated(now), retired: nil))
+        return kid
+    }
+
+    /// A fresh P-256 signing key in `<kid>.pem` (0600), written before the index names it.
+    private static func writeSigningKey(kid: String, role: String, _ dataDirectory: String) throws(KeyRingError) {
+        let key: P256.Signing.PrivateKey
+        do {
+            key = try P256.Signing.PrivateKey()
+        } catch {
+            throw KeyRingError(.crypto, "cannot generate \(role)")
+        }
+        try SecureFiles.writeAtomically(Data(key.pemRepresentation.utf8), to: keyPath(dataDirectory, kid: kid), mode: 0o600)
     }
 
     private static func writeIndex(_ index: KeyRingIndex, _ dataDirectory: String) throws(KeyRingError) {

@@ -21,12 +21,18 @@ public struct KeyRing: Sendable {
     public let keys: [KeyRingKey]
     /// The development token issuer, when the ring has one.
     public let devIssuer: DevIssuer?
+    /// The offline-licence signing keys, in index order (docs/offline.md).
+    public let licenseSigners: [OfflineLicenseSigner]
 
-    init(dataDirectory: String, keys: [KeyRingKey], devIssuer: DevIssuer?) {
+    init(dataDirectory: String, keys: [KeyRingKey], devIssuer: DevIssuer?, licenseSigners: [OfflineLicenseSigner] = []) {
         self.dataDirectory = dataDirectory
         self.keys = keys
         self.devIssuer = devIssuer
+        self.licenseSigners = licenseSigners
     }
+
+    /// The licence-signing key that signs new and renewed licences.
+    public var activeLicenseSigner: OfflineLicenseSigner? { licenseSigners.first(where: \.isActive) }
 
     public var keysDirectory: String { Self.keysDirectory(dataDirectory) }
     public var entries: [KeyRingEntry] { keys.map(\.entry) }
@@ -74,7 +80,15 @@ public struct KeyRing: Sendable {
             }
             devIssuer = DevIssuer(kid: issuer.kid, created: issuer.created, privateKey: key)
         }
-        return KeyRing(dataDirectory: dataDirectory, keys: keys, devIssuer: devIssuer)
+        var signers: [OfflineLicenseSigner] = []
+        for entry in index.licenseSigners.entries {
+            let path = keyPath(dataDirectory, kid: entry.kid)
+            guard let key = try? P256.Signing.PrivateKey(pemRepresentation: try readKeyFile(path)) else {
+                throw KeyRingError(.corruptKey, "key file '\(path)' is not a valid P-256 private key")
+            }
+            signers.append(OfflineLicenseSigner(kid: entry.kid, created: entry.created, retired: entry.retired, privateKey: key))
+        }
+        return KeyRing(dataDirectory: dataDirectory, keys: keys, devIssuer: devIssuer, licenseSigners: signers)
     }
 
     static func readIndex(_ dataDirectory: String, missing: KeyRingError) throws(KeyRingError) -> KeyRingIndex {

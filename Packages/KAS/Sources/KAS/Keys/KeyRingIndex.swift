@@ -15,22 +15,45 @@ import MediaDRMJSON
 ///     {"kid": "e1", "algorithm": "ec:secp256r1", "created": 1767225600, "retired": 1769904000},
 ///     {"kid": "e2", "algorithm": "ec:secp256r1", "created": 1769904000}
 ///   ],
-///   "devIssuer": {"kid": "dev1", "algorithm": "ES256", "created": 1767225600}
+///   "devIssuer": {"kid": "dev1", "algorithm": "ES256", "created": 1767225600},
+///   "licenseSigners": {"serial": 2, "keys": [
+///     {"kid": "l1", "created": 1767225600, "retired": 1769904000}, {"kid": "l2", "created": 1769904000}]}
 /// }
 /// ```
 /// Times are Unix seconds. Unknown members are refused, as are duplicate kids, kids that are not
 /// `[A-Za-z0-9_-]{1,64}`, an `active` entry that disagrees with the keys' `retired` times, and an
-/// algorithm with keys but no active key.
+/// algorithm with keys but no active key. `licenseSigners` (the offline-licence signing keys,
+/// `OfflineLicenseSigner`) follows the same rules: exactly one key without `retired` when any.
 struct KeyRingIndex: Sendable, Equatable {
     static let version: Int64 = 1
 
     var entries: [KeyRingEntry]
     var serials: [KeyAlgorithm: Int64]
     var devIssuer: DevIssuerEntry?
+    var licenseSigners = LicenseSigners()
 
     struct DevIssuerEntry: Sendable, Equatable {
         var kid: String
         var created: Date
+    }
+
+    /// The offline-licence signing keys and the last serial handed out.
+    struct LicenseSigners: Sendable, Equatable {
+        struct Entry: Sendable, Equatable {
+            var kid: String
+            var created: Date
+            var retired: Date?
+        }
+
+        var serial: Int64 = 0
+        var entries: [Entry] = []
+
+        var active: Entry? { entries.first { $0.retired == nil } }
+
+        mutating func nextKid() -> String {
+            serial += 1
+            return OfflineLicenseSigner.kidPrefix + String(serial)
+        }
     }
 
     static let empty = KeyRingIndex(entries: [], serials: [:], devIssuer: nil)
@@ -80,7 +103,9 @@ struct KeyRingIndex: Sendable, Equatable {
             throw corrupt("not valid JSON (\(error.code.rawValue))")
         }
         guard case .object(let root) = parsed else { throw corrupt("not a JSON object") }
-        try field { () throws(JSONError) in try root.requireOnlyKeys(["version", "active", "serials", "keys", "devIssuer"]) }
+        try field { () throws(JSONError) in
+            try root.requireOnlyKeys(["version", "active", "serials", "keys", "devIssuer", "licenseSigners"])
+        }
         guard try field({ () throws(JSONError) in try root.requireInt64("version") }) == Self.version else {
             throw corrupt("unsupported version (expected 1)")
         }
@@ -136,9 +161,43 @@ struct KeyRingIndex: Sendable, Equatable {
                 throw corrupt("devIssuer.algorithm must be ES256")
             }
             devIssuer = DevIssuerEntry(kid: kid, created: try Self.time(issuer, "created", corrupt))
+            seen.insert(kid)
         } else {
             devIssuer = nil
         }
+        if let signers = try field({ () throws(JSONError) in try root.optionalObject("licenseSigners") }) {
+            licenseSigners = try Self.licenseSigners(signers, seen: seen, corrupt)
+        }
+    }
+
+    private static func licenseSigners(
+        _ object: JSONObject, seen: Set<String>, _ corrupt: (String) -> KeyRingError
+    ) throws(KeyRingError) -> LicenseSigners {
+        func read<T>(_ body: () throws(JSONError) -> T) throws(KeyRingError) -> T {
+            do { return try body() } catch { throw corrupt("licenseSigners: " + error.reason) }
+        }
+        try read { () throws(JSONError) in try object.requireOnlyKeys(["serial", "keys"]) }
+        var signers = LicenseSigners()
+        signers.serial = try read { () throws(JSONError) in try object.requireInt64("serial") }
+        var seen = seen
+        for (position, item) in try read({ () throws(JSONError) in try object.requireArray("keys") }).enumerated() {
+            guard case .object(let key) = item else { throw corrupt("licenseSigners.keys[\(position)] is not an object") }
+            try read { () throws(JSONError) in try key.requireOnlyKeys(["kid", "created", "retired"]) }
+            let kid = try read { () throws(JSONError) in try key.requireString("kid") }
+            guard isValidKid(kid), seen.insert(kid).inserted else {
+                throw corrupt("licenseSigners.keys[\(position)].kid is not a valid, unique kid")
+            }
+            let serial = Int64(kid.dropFirst(OfflineLicenseSigner.kidPrefix.count)) ?? 0
+            if kid.hasPrefix(OfflineLicenseSigner.kidPrefix), serial > signers.serial {
+                throw corrupt("licenseSigners.serial is below the serial of '\(kid)'")
+            }
+            let retired: Date? = key["retired"] == nil ? nil : try time(key, "retired", corrupt)
+            signers.entries.append(LicenseSigners.Entry(kid: kid, created: try time(key, "created", corrupt), retired: retired))
+        }
+        guard signers.entries.isEmpty || signers.entries.filter({ $0.retired == nil }).count == 1 else {
+            throw corrupt("licenseSigners must have exactly one active key (without retired)")
+        }
+        return signers
     }
 
     private static func algorithmMap<T>(
@@ -192,6 +251,16 @@ struct KeyRingIndex: Sendable, Equatable {
             root.append(("devIssuer", .object(JSONObject([
                 ("kid", .string(devIssuer.kid)), ("algorithm", .string("ES256")),
                 ("created", seconds(devIssuer.created)),
+            ]))))
+        }
+        if !licenseSigners.entries.isEmpty {
+            let keys: [JSONValue] = licenseSigners.entries.map { entry in
+                var members: [(String, JSONValue)] = [("kid", .string(entry.kid)), ("created", seconds(entry.created))]
+                if let retired = entry.retired { members.append(("retired", seconds(retired))) }
+                return .object(JSONObject(members))
+            }
+            root.append(("licenseSigners", .object(JSONObject([
+                ("serial", .number(JSONNumber(licenseSigners.serial))), ("keys", .array(keys)),
             ]))))
         }
         return .object(JSONObject(root))

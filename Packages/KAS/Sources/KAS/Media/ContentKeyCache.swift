@@ -59,9 +59,8 @@ public final class ContentKeyCache: @unchecked Sendable {
             let components = zip(entry.manifest.components, entry.keys).map { component, buffer in
                 AdmittedComponent(id: component.id, kind: component.kind, key: SymmetricKey(data: buffer.bytes))
             }
-            return AdmittedManifest(digest: entry.manifest.digest, policyUUID: entry.manifest.policyUUID,
-                                    dataAttributes: entry.manifest.dataAttributes, dissem: entry.manifest.dissem,
-                                    rules: entry.manifest.rules, iv: entry.manifest.iv, components: components)
+            return AdmittedManifest(digest: entry.manifest.digest, policy: entry.manifest.policy, iv: entry.manifest.iv,
+                                    components: components)
         }
     }
 
@@ -69,8 +68,7 @@ public final class ContentKeyCache: @unchecked Sendable {
         guard capacity > 0 else { return }
         let keys = manifest.components.map { KeyBuffer($0.key) }
         let stripped = AdmittedManifest(
-            digest: manifest.digest, policyUUID: manifest.policyUUID, dataAttributes: manifest.dataAttributes,
-            dissem: manifest.dissem, rules: manifest.rules, iv: manifest.iv,
+            digest: manifest.digest, policy: manifest.policy, iv: manifest.iv,
             components: manifest.components.map { AdmittedComponent(id: $0.id, kind: $0.kind, key: SymmetricKey(data: [])) })
         lock.withLock {
             clock += 1

@@ -9,8 +9,7 @@ import MediaDRMMedia
 /// One component of an admitted manifest, with its unwrapped content key.
 public struct AdmittedComponent: Sendable, CustomStringConvertible {
     public let id: String
-    /// `video` or `audio`.
-    public let kind: String
+    public let kind: MediaComponentKind
     public let key: SymmetricKey
 
     public var description: String { "AdmittedComponent(\(id), \(kind))" }
@@ -20,16 +19,19 @@ public struct AdmittedComponent: Sendable, CustomStringConvertible {
 public struct AdmittedManifest: Sendable {
     /// SHA-256 (hex) of the manifest bytes exactly as received: the key-cache key.
     public let digest: String
-    public let policyUUID: String
-    public let dataAttributes: [String]
-    public let dissem: [String]
-    /// The bound `arkavo:media`, nil when the policy has none.
-    public let rules: MediaRules?
+    /// What the media rules read (`MediaAuthorizer`).
+    let policy: MediaAssetPolicy
     /// `method.iv`, 16 bytes.
     public let iv: Data
     public let components: [AdmittedComponent]
 
     public func component(_ id: String) -> AdmittedComponent? { components.first { $0.id == id } }
+
+    public var policyUUID: String { policy.policyUUID }
+    public var dataAttributes: [String] { policy.dataAttributes }
+    public var dissem: [String] { policy.dissem }
+    /// The bound `arkavo:media`, nil when the policy has none.
+    public var rules: MediaRules? { policy.rules }
 }
 
 /// The checks a key request's manifest passes before any key leaves (fps-v2 §10.7):
@@ -121,16 +123,16 @@ public struct ManifestAdmission: Sendable {
             guard TDFBinding.isValidKeyBinding(component.keyBinding, componentID: component.id, key: key) else {
                 throw .keyBinding
             }
-            components.append(AdmittedComponent(id: component.id, kind: component.kind.rawValue, key: key))
+            components.append(AdmittedComponent(id: component.id, kind: component.kind, key: key))
         }
         for i in components.indices {
             for j in components.indices where j > i && components[i].key == components[j].key {
                 throw .sharedKey
             }
         }
-        return AdmittedManifest(digest: Self.digest(of: manifest), policyUUID: policy.uuid,
-                                dataAttributes: policy.body.dataAttributes.map(\.attribute), dissem: policy.body.dissem,
-                                rules: rules, iv: iv, components: components)
+        let assetPolicy = MediaAssetPolicy(policyUUID: policy.uuid, dataAttributes: policy.body.dataAttributes.map(\.attribute),
+                                           dissem: policy.body.dissem, rules: rules)
+        return AdmittedManifest(digest: Self.digest(of: manifest), policy: assetPolicy, iv: iv, components: components)
     }
 
     /// Strict JSON with the readers' limits; a duplicate key is its own refusal.

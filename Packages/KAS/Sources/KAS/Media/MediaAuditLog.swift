@@ -9,7 +9,7 @@ public struct MediaAuditEvent: Sendable, Equatable {
     public var time: Date
     /// `session_start`, `session_heartbeat`, `session_end` or `key_request`.
     public var event: String
-    /// `MediaViewer.viewerHash`, never `sub`.
+    /// `Identity.viewerHash`, never `sub`.
     public var viewerHash: String?
     /// The asset id (policy uuid).
     public var asset: String?
@@ -34,9 +34,17 @@ public struct MediaAuditEvent: Sendable, Equatable {
     }
 
     /// A decision about to be made: denied with `reason` until the handler says otherwise.
-    static func denied(_ event: String, viewer: MediaViewer, reason: String, time: Date) -> MediaAuditEvent {
+    static func denied(_ event: String, viewer: Identity, reason: String, time: Date) -> MediaAuditEvent {
         MediaAuditEvent(time: time, event: event, viewerHash: viewer.viewerHash, asset: nil, component: nil, protocol: nil,
                         decision: .deny, reason: reason, latencyMilliseconds: 0)
+    }
+
+    /// A session that ended as a consequence of another decision (`replaced`,
+    /// `ended_over_stream_limit`): the audit log accounts for every session that ends.
+    static func sessionEnded(viewer: Identity, asset: String, component: String?, reason: String,
+                             time: Date) -> MediaAuditEvent {
+        MediaAuditEvent(time: time, event: "session_end", viewerHash: viewer.viewerHash, asset: asset,
+                        component: component, protocol: nil, decision: .allow, reason: reason, latencyMilliseconds: 0)
     }
 
     /// One JSON line. Keys, tokens, SPCs, CKCs, wrapped keys and session ids have no field here.

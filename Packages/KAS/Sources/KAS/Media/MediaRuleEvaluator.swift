@@ -31,7 +31,7 @@ public struct MediaPolicyInput: Sendable {
     /// `body.dissem`: when non-empty, only these subjects.
     public var dissem: [String]
     public var rules: MediaRules?
-    public var viewer: MediaViewer
+    public var viewer: Identity
     /// ISO 3166-1 alpha-2, from a trusted source only; nil when unknown.
     public var region: String?
     public var device: DeviceCapabilities
@@ -41,7 +41,7 @@ public struct MediaPolicyInput: Sendable {
     public var playbackRank: Int?
     public var now: Date
 
-    public init(policyUUID: String, dataAttributes: [String], dissem: [String], rules: MediaRules?, viewer: MediaViewer,
+    public init(policyUUID: String, dataAttributes: [String], dissem: [String], rules: MediaRules?, viewer: Identity,
                 region: String?, device: DeviceCapabilities, firstPlay: Date?, playbackRank: Int?, now: Date) {
         self.policyUUID = policyUUID
         self.dataAttributes = dataAttributes

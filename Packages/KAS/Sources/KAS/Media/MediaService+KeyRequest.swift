@@ -60,7 +60,7 @@ extension MediaService {
         }
     }
 
-    private func deliverKey(_ request: ServerRequest, viewer: MediaViewer,
+    private func deliverKey(_ request: ServerRequest, viewer: Identity,
                             event: inout MediaAuditEvent) throws(KeyRequestFailure) -> ServerResponse {
         let now = clock()
         // The rate limit comes first: a flood costs one store write per request, nothing more.
@@ -105,10 +105,10 @@ extension MediaService {
             throw .malformed("delivery_path")
         }
         event.protocol = proto.rawValue
-        var reportedVM: Bool?
+        var reportedDevice: DeviceReport?
         if let value = body["device"] {
             guard let report = DeviceReport(json: value) else { throw .malformed("device_report") }
-            reportedVM = report.virtualMachine
+            reportedDevice = report
         }
         guard let manifestBytes = try? Base64.decode(manifestText) else { throw .malformed("manifest_encoding") }
         if proto == .fairplay, fairPlay == nil { throw .unavailable("fairplay unavailable", "fairplay_unavailable") }
@@ -152,13 +152,10 @@ extension MediaService {
         }
 
         // Step 5: the policy decision.
-        var device: DeviceCapabilities
+        let device: DeviceCapabilities
         switch proto {
         case .tdf:
-            if reportedVM == nil, let stored = session.device, let value = try? JSONParser.parse(Data(stored.utf8)) {
-                reportedVM = DeviceReport(json: value)?.virtualMachine
-            }
-            device = .software(reportedVirtualMachine: reportedVM)
+            device = MediaAuthorizer.openPathDevice(reported: reportedDevice, session: session)
         case .fairplay:
             guard let fairPlay else { throw .unavailable("fairplay unavailable", "fairplay_unavailable") }
             do {
@@ -167,37 +164,19 @@ extension MediaService {
                 throw .unavailable("fairplay unavailable", "fairplay_client_info_failed")
             }
         }
-        let playKey = firstPlayKey(manifest: manifest, viewer: viewer)
-        let firstPlay: Date?
-        let rank: Int?
+        let grant: MediaGrant
         do {
-            firstPlay = try store.firstPlay(viewer: viewer.storeKey, asset: playKey)
-            rank = try store.playbackRank(viewer: viewer.storeKey, asset: asset, playback: session.playback, now: now)
-            // Later session starts enforce the limit this verified policy declares.
-            if try store.assetStreamLimit(asset: asset) != manifest.rules?.maxConcurrentStreams {
-                try store.setAssetStreamLimit(asset: asset, limit: manifest.rules?.maxConcurrentStreams, now: now)
+            let decision = try authorizer.authorize(MediaAuthorizationRequest(
+                viewer: viewer, session: session, asset: manifest.policy, component: component, device: device,
+                region: configuration.regionSource.region(for: request), now: now))
+            switch decision {
+            case .granted(let granted): grant = granted
+            case .denied(let denial): throw KeyRequestFailure.denied(denial)
             }
+        } catch let failure as KeyRequestFailure {
+            throw failure
         } catch {
             throw .unavailable("state store unavailable", "store_failure")
-        }
-        let input = MediaPolicyInput(
-            policyUUID: manifest.policyUUID, dataAttributes: manifest.dataAttributes, dissem: manifest.dissem,
-            rules: manifest.rules, viewer: viewer, region: configuration.regionSource.region(for: request),
-            device: device, firstPlay: firstPlay, playbackRank: rank, now: now)
-        if let denial = MediaRuleEvaluator.evaluate(input) {
-            if denial == .concurrentStreams {
-                // The playback will never get a key: free what it holds, and say so in the audit
-                // log, which must account for every session that ends.
-                if (try? store.endSession(idHash: idHash, viewer: viewer.storeKey, now: now)) == true {
-                    var ended = MediaAuditEvent.denied("session_end", viewer: viewer, reason: "ended_over_stream_limit",
-                                                       time: now)
-                    ended.decision = .allow
-                    ended.asset = asset
-                    ended.component = component
-                    audit?.record(ended)
-                }
-            }
-            throw .denied(denial)
         }
 
         // Step 6-7: the key leaves.
@@ -218,7 +197,7 @@ extension MediaService {
             let expected = "\(manifest.policyUUID)/\(admittedComponent.id)"
             let ckcRequest = FairPlayCKCRequest(
                 spc: spc, contentKey: admittedComponent.key, contentIV: manifest.iv,
-                contentType: admittedComponent.kind == "audio" ? .audio : .uhd,
+                contentType: admittedComponent.kind == .audio ? .audio : .uhd,
                 hdcpType: configuration.fairPlayHDCPType, leaseSeconds: configuration.leaseSeconds, assetID: expected)
             let result: FairPlayCKCResult
             do {
@@ -232,20 +211,11 @@ extension MediaService {
         }
         members.append(("metadata", .object(JSONObject([("lease_seconds", .number(JSONNumber(configuration.leaseSeconds)))]))))
         do {
-            try store.recordFirstPlay(viewer: viewer.storeKey, asset: playKey, at: now)
+            try authorizer.recordRelease(grant)
         } catch {
             throw .unavailable("state store unavailable", "store_failure")
         }
         return .json(.object(JSONObject(members)))
-    }
-
-    /// A rental's first play is per purchase, so a new rental of the same asset starts a new
-    /// playback window; other assets have one record per viewer.
-    func firstPlayKey(manifest: AdmittedManifest, viewer: MediaViewer) -> String {
-        if manifest.rules?.isRental == true, let purchase = viewer.rentalPurchaseTime(policyUUID: manifest.policyUUID) {
-            return "\(manifest.policyUUID)@\(purchase)"
-        }
-        return manifest.policyUUID
     }
 
     func admitted(_ bytes: [UInt8], now: Date) throws(KeyRequestFailure) -> AdmittedManifest {

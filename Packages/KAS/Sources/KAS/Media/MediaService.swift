@@ -11,7 +11,7 @@ import MediaDRMMedia
 /// every §10.7 check and the media policy, the open (P-256 rewrap) and FairPlay delivery paths.
 /// Handlers are synchronous, as the HTTP layer's are; every dependency is thread-safe.
 public final class MediaService: Sendable {
-    public typealias ViewerResolver = @Sendable (RequestContext) -> MediaViewer?
+    public typealias ViewerResolver = @Sendable (RequestContext) -> Identity?
 
     public let configuration: MediaServiceConfiguration
     public let store: any MediaStore
@@ -22,6 +22,7 @@ public final class MediaService: Sendable {
     let metrics: Metrics?
     let clock: @Sendable () -> Date
     let viewerResolver: ViewerResolver
+    let authorizer: MediaAuthorizer
     private let operations = Atomic<Int>(0)
 
     /// - Parameters:
@@ -30,7 +31,7 @@ public final class MediaService: Sendable {
     public init(configuration: MediaServiceConfiguration, store: any MediaStore, unwrapper: any MediaKeyUnwrapper,
                 fairPlay: (any FairPlayKeyModule)? = nil, audit: MediaAuditLog? = nil, metrics: Metrics? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() },
-                viewer: @escaping ViewerResolver = { context in context.identity.map(MediaViewer.init(identity:)) })
+                viewer: @escaping ViewerResolver = { context in context.identity })
         throws(MediaServiceError)
     {
         guard let admission = ManifestAdmission(acceptedKASURLs: configuration.acceptedKASURLs, unwrapper: unwrapper),
@@ -51,6 +52,7 @@ public final class MediaService: Sendable {
         self.metrics = metrics
         self.clock = clock
         self.viewerResolver = viewer
+        self.authorizer = MediaAuthorizer(store: store, audit: audit)
     }
 
     // MARK: Certificate
@@ -183,7 +185,7 @@ public final class MediaService: Sendable {
 
     // MARK: Helpers
 
-    func authenticate(_ context: inout RequestContext) throws(HTTPError) -> MediaViewer {
+    func authenticate(_ context: inout RequestContext) throws(HTTPError) -> Identity {
         guard let viewer = viewerResolver(context) else { throw HTTPError.unauthorized }
         context.viewerHash = viewer.viewerHash
         return viewer
@@ -191,12 +193,9 @@ public final class MediaService: Sendable {
 
     /// One `session_end` audit line per session a newer session of the same playback and
     /// component replaced: the audit log accounts for every session that ends.
-    func auditReplaced(_ count: Int, viewer: MediaViewer, asset: String, component: String?, now: Date) {
+    func auditReplaced(_ count: Int, viewer: Identity, asset: String, component: String?, now: Date) {
         guard count > 0 else { return }
-        var ended = MediaAuditEvent.denied("session_end", viewer: viewer, reason: "replaced", time: now)
-        ended.decision = .allow
-        ended.asset = asset
-        ended.component = component
+        let ended = MediaAuditEvent.sessionEnded(viewer: viewer, asset: asset, component: component, reason: "replaced", time: now)
         for _ in 0..<count { audit?.record(ended) }
         metrics?.increment("media_sessions_replaced_total",
                            help: "Media sessions ended by a newer session of the same playback and component.", by: count)

@@ -6,7 +6,7 @@ import MediaDRMMedia
 /// implementation today. Any implementation must keep its atomicity: `startSession`'s count and
 /// insert, and `consumeRateToken`'s read and write, are each one atomic step.
 ///
-/// Viewers are given to the store as opaque keys (`MediaViewer.storeKey`, a hash of the token
+/// Viewers are given to the store as opaque keys (`Identity.storeKey`, a hash of the token
 /// subject), sessions by the SHA-256 of their id (`MediaSessionID.hash`): a stolen database
 /// yields neither subjects nor usable session ids.
 public protocol MediaStore: Sendable {

@@ -75,20 +75,7 @@ public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
     }
 
     private func migrate() throws(StoreError) {
-        try database.transaction { () throws(StoreError) -> Void in
-            try database.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            let rows = try database.query("SELECT version FROM schema_version")
-            var version = 0
-            if let first = rows.first, case .integer(let v) = first.first { version = Int(v) }
-            if rows.isEmpty { _ = try database.query("INSERT INTO schema_version (version) VALUES (0)") }
-            guard version <= Self.migrations.count else {
-                throw StoreError(.open, "the database schema is newer than this server")
-            }
-            for step in Self.migrations[version...] {
-                for sql in step { try database.execute(sql) }
-            }
-            _ = try database.query("UPDATE schema_version SET version = ?", [.integer(Int64(Self.migrations.count))])
-        }
+        try database.migrate(Self.migrations, newerSchema: "the database schema is newer than this server")
     }
 
     /// The schema version recorded in the file.
@@ -104,11 +91,7 @@ public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
     /// is checkpointed into the database file, and every later operation throws `.closed`.
     /// Committed data survives without this (WAL recovery); closing just leaves a tidy file.
     public func close() {
-        lock.withLock {
-            guard !database.isClosed else { return }
-            try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            database.close()
-        }
+        lock.withLock { database.checkpointAndClose() }
     }
 
     private func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {

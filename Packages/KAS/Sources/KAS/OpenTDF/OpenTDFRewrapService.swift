@@ -91,6 +91,7 @@ public struct OpenTDFRewrapService: Sendable {
     }
 
     static let forbiddenPrefix = "forbidden"
+    static let policyBindingFailure = "the policy binding does not verify"
 
     private func process(_ request: UnsignedRewrapRequest.PolicyRequest, entity: OpenTDFEntity, client: ClientKey,
                          session: P256.KeyAgreement.PrivateKey?) -> [KeyAccessRewrapResult] {
@@ -130,7 +131,10 @@ public struct OpenTDFRewrapService: Sendable {
         return request.keyAccessObjects.map { results[$0.id] ?? .failed($0.id, "kao not processed by kas") }
     }
 
-    private func unwrapAndVerify(_ entry: UnsignedRewrapRequest.KeyAccessEntry, policyBase64: String) -> Result<SymmetricKey, OpenTDFError> {
+    /// One key access object unwrapped with the KAS keys, its size checked and its policy binding
+    /// verified over `policyBase64` exactly as received. Shared with the media rewrap route
+    /// (`MediaRewrapService`), which needs the same per-object checks before its media policy.
+    func unwrapAndVerify(_ entry: UnsignedRewrapRequest.KeyAccessEntry, policyBase64: String) -> Result<SymmetricKey, OpenTDFError> {
         let object: KeyAccessObject
         switch entry.keyAccess {
         case .success(let parsed): object = parsed
@@ -157,7 +161,7 @@ public struct OpenTDFRewrapService: Sendable {
             return .failure(OpenTDFError(.malformedRequest, "the unwrapped key has an unexpected size"))
         }
         guard object.isPolicyBindingValid(policyBase64: policyBase64, key: key) else {
-            return .failure(OpenTDFError(.malformedRequest, "the policy binding does not verify"))
+            return .failure(OpenTDFError(.malformedRequest, Self.policyBindingFailure))
         }
         return .success(key)
     }

@@ -235,9 +235,7 @@ struct OpenTDFRouteHandlers: Sendable {
             }
         }
         context.viewerHash = identity.viewerHash
-        if context.identity == nil {
-            context.identity = AuthenticatedIdentity(subject: identity.subject, claims: identity.claims)
-        }
+        if context.identity == nil { context.identity = identity }
         var dpopKey: JWSVerificationKey?
         let proofs = request.headers.values(for: "DPoP")
         if !proofs.isEmpty {

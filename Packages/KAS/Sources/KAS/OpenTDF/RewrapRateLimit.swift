@@ -20,7 +20,7 @@ public struct RewrapRateLimit: Sendable {
     func consume(subject: String) throws(OpenTDFError) {
         let decision: RateLimitDecision
         do {
-            decision = try store.consumeRateToken(key: "rewrap:" + MediaViewer(subject: subject).storeKey,
+            decision = try store.consumeRateToken(key: "rewrap:" + Identity.storeKey(subject: subject),
                                                   perMinute: perMinute, now: clock())
         } catch {
             throw OpenTDFError(.internalFailure, "state store unavailable")

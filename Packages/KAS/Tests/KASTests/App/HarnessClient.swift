@@ -47,7 +47,7 @@ extension KASTestHarness {
 
     /// The audit events of one viewer (by `sub`), oldest first.
     func auditEvents(sub: String) -> [JSONObject] {
-        let hash = MediaViewer(subject: sub).viewerHash
+        let hash = Identity.viewerHash(subject: sub)
         let text = (try? String(contentsOfFile: KASDataDirectory(dataDirectory).auditLog, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { (try? JSONParser.parse(Data($0.utf8)))?.object }
             .filter { $0["viewer"]?.string == hash }

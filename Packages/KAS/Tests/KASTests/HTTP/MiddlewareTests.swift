@@ -21,7 +21,7 @@ struct TraceMiddleware: HTTPMiddleware {
 struct SetViewerMiddleware: HTTPMiddleware {
     func handle(_ request: ServerRequest, context: inout RequestContext,
                 next: (ServerRequest, inout RequestContext) throws -> ServerResponse) throws -> ServerResponse {
-        context.identity = AuthenticatedIdentity(subject: "alice", claims: JSONObject([("sub", .string("alice"))]))
+        context.identity = Identity(subject: "alice", issuer: "test", claims: JSONObject([("sub", .string("alice"))]))
         context.viewerHash = "vh-0123abcd"
         return try next(request, &context)
     }

@@ -24,7 +24,7 @@ extension IdentityTests {
             router.group("/api", middleware: [AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics)])
                 .get("/whoami") { _, context in
                     handled.increment()
-                    guard let identity = context.identity?.identity else { throw HTTPError.internalError }
+                    guard let identity = context.identity else { throw HTTPError.internalError }
                     return .json(.object(JSONObject([
                         ("sub", .string(identity.subject)),
                         ("viewer", .string(context.viewerHash ?? "")),
@@ -119,17 +119,27 @@ extension IdentityTests {
             #expect(context.identity == nil && context.viewerHash == nil)
         }
 
-        @Test func authenticatedIdentityRoundTripsTheProjectClaims() {
+        /// The context carries the identity the verifier made from the verified claims, nothing
+        /// read again from the claims set.
+        @Test func theContextCarriesTheVerifiedProjectClaims() throws {
+            let temp = try TemporaryDirectory()
+            let ring = try KeyRing.generate(dataDirectory: temp.path).ring
+            let verifier = try BearerTokenVerifier(configuration: KASConfiguration(), keyRing: ring)
             let uuid = UUID()
-            let identity = AuthenticatedIdentity(subject: "bob", claims: JSONObject([
-                ("iss", .string("i")), ("sub", .string("bob")), ("exp", .number(2_000_000_000)),
+            let now = Date()
+            let token = try #require(ring.devIssuer).token(subject: "bob", lifetime: 600, extraClaims: JSONObject([
                 ("entitlements", .array([.string("e1"), .string("e2")])),
                 ("rentals", .object(JSONObject([(uuid.uuidString, .number(1_700_000_000))]))),
-            ])).identity
-            #expect(identity.subject == "bob" && identity.issuer == "i")
+            ]), now: now)
+            var context = RequestContext()
+            let request = ServerRequest(method: .get, path: "/x", headers: ["Authorization": "Bearer \(token)"])
+            _ = try AuthenticationMiddleware(verifier: verifier).handle(request, context: &context) { _, _ in ServerResponse() }
+            let identity = try #require(context.identity)
+            #expect(identity == (try verifier.verify(token: token)))
+            #expect(identity.subject == "bob" && identity.issuer == DevIssuer.issuer)
             #expect(identity.entitlements == ["e1", "e2"])
             #expect(identity.rentals == [uuid: 1_700_000_000])
-            #expect(identity.expiresAt == Date(timeIntervalSince1970: 2_000_000_000))
+            #expect(identity.expiresAt == Date(timeIntervalSince1970: (now.timeIntervalSince1970 + 600).rounded(.down)))
         }
     }
 }

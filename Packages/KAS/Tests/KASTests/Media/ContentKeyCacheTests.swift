@@ -7,8 +7,8 @@ import Testing
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     private func manifest(_ digest: String, key: UInt8 = 7) -> AdmittedManifest {
-        AdmittedManifest(digest: digest, policyUUID: "u", dataAttributes: [], dissem: [], rules: nil, iv: Data(count: 16),
-                         components: [AdmittedComponent(id: "video", kind: "video", key: SymmetricKey(data: Data(repeating: key, count: 16)))])
+        AdmittedManifest(digest: digest, policy: MediaAssetPolicy(policyUUID: "u", dataAttributes: [], dissem: [], rules: nil),
+                         iv: Data(count: 16), components: [AdmittedComponent(id: "video", kind: .video, key: SymmetricKey(data: Data(repeating: key, count: 16)))])
     }
 
     @Test func hitsUntilTheTTLAndThenZeroes() throws {

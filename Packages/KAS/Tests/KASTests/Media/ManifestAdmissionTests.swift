@@ -144,7 +144,7 @@ enum ManifestMutation: String, CaseIterable, Sendable {
         let admitted = try admission().admit(Array(manifest))
         #expect(admitted.policyUUID == package.uuid)
         #expect(admitted.components.map(\.id) == ["video", "audio"])
-        #expect(admitted.components.map(\.kind) == ["video", "audio"])
+        #expect(admitted.components.map(\.kind) == [.video, .audio])
         for (component, expected) in zip(admitted.components, package.components) {
             #expect(component.key == SymmetricKey(data: expected.key))
         }

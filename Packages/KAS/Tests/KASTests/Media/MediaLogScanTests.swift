@@ -79,7 +79,7 @@ import Testing
         }
         // Every request line names its route pattern, never the path with a session id.
         #expect(harness.requestLog.lines.contains { $0.contains("/media/v1/session/{id}/heartbeat") })
-        let viewers: Set = [MediaViewer(subject: subject).viewerHash, MediaViewer(subject: outsiderSubject).viewerHash]
+        let viewers: Set = [Identity.viewerHash(subject: subject), Identity.viewerHash(subject: outsiderSubject)]
         #expect(harness.auditEvents.allSatisfy { viewers.contains($0["viewer"]?.string ?? "") })
     }
 }

@@ -15,7 +15,7 @@ import MediaDRMMedia
                        region: String? = "US", device: DeviceCapabilities = mainDevice, firstPlay: Date? = nil,
                        rank: Int? = 0) -> MediaPolicyInput {
         MediaPolicyInput(policyUUID: Self.uuid, dataAttributes: [MediaFixture.attribute], dissem: dissem, rules: rules,
-                         viewer: MediaViewer(subject: subject, entitlements: entitlements, rentals: rentals),
+                         viewer: .viewer(subject, entitlements: entitlements, rentals: rentals),
                          region: region, device: device, firstPlay: firstPlay, playbackRank: rank, now: Self.now)
     }
 

@@ -139,13 +139,23 @@ extension JSONValue {
     }
 }
 
+extension Identity {
+    /// A verified viewer as the bearer-token verifier would make it; rentals keyed by uuid text.
+    static func viewer(_ subject: String, entitlements: [String] = [], rentals: [String: Int64] = [:],
+                       claims: JSONObject = JSONObject()) -> Identity {
+        var byUUID: [UUID: Int64] = [:]
+        for (text, time) in rentals { if let uuid = UUID(uuidString: text) { byUUID[uuid] = time } }
+        return Identity(subject: subject, issuer: "test", entitlements: entitlements, rentals: byUUID, claims: claims)
+    }
+}
+
 /// Maps `Authorization: Bearer <token>` to a fixed identity, standing in for the token verifier
 /// (kas-keys' `AuthenticationMiddleware`), which the media routes only see through the context.
 struct TestAuthentication: HTTPMiddleware {
     final class Table: Sendable {
-        private let map = Mutex<[String: AuthenticatedIdentity]>([:])
-        func set(_ token: String, _ identity: AuthenticatedIdentity) { map.withLock { $0[token] = identity } }
-        func get(_ token: String) -> AuthenticatedIdentity? { map.withLock { $0[token] } }
+        private let map = Mutex<[String: Identity]>([:])
+        func set(_ token: String, _ identity: Identity) { map.withLock { $0[token] = identity } }
+        func get(_ token: String) -> Identity? { map.withLock { $0[token] } }
     }
 
     let identities = Table()
@@ -206,7 +216,7 @@ final class MediaHarness: @unchecked Sendable {
         var claims: [(String, JSONValue)] = [("sub", .string(subject))]
         claims.append(("entitlements", .array(entitlements.map { .string($0) })))
         claims.append(("rentals", .object(JSONObject(rentals.map { ($0.key, .number(JSONNumber($0.value))) }))))
-        authentication.identities.set(token, AuthenticatedIdentity(subject: subject, claims: JSONObject(claims)))
+        authentication.identities.set(token, .viewer(subject, entitlements: entitlements, rentals: rentals, claims: JSONObject(claims)))
         tokens.append(token)
         return token
     }

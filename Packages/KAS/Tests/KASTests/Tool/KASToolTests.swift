@@ -23,7 +23,8 @@ extension ToolTests {
             let data = temp.appending("data")
             let generated = try KASToolHarness.run(["keys", "generate", "--data-dir", data])
             #expect(generated.status == 0, "\(generated.stderr)")
-            #expect(generated.output == "r1 rsa:2048 created\ne1 ec:secp256r1 created\ndev1 ES256 (dev token issuer) created\n")
+            #expect(generated.output == "r1 rsa:2048 created\ne1 ec:secp256r1 created\ndev1 ES256 (dev token issuer) created\n"
+                    + "l1 offline-license (ES256) created\n")
             #expect(fileMode(data + "/keys") == 0o700)
             #expect(fileMode(data + "/keys/r1.pem") == 0o600)
 
@@ -34,18 +35,21 @@ extension ToolTests {
             let rotated = try KASToolHarness.run(["keys", "rotate", "--algorithm", "rsa:2048", "--data-dir", data])
             #expect(rotated.status == 0, "\(rotated.stderr)")
             #expect(rotated.output == "r2 rsa:2048 active, retired r1\n")
+            let rotatedSigner = try KASToolHarness.run(["keys", "rotate", "--algorithm", "offline-license", "--data-dir", data])
+            #expect(rotatedSigner.output == "l2 offline-license active, retired l1\n", "\(rotatedSigner.stderr)")
 
             let listed = try KASToolHarness.run(["keys", "list", "--data-dir", data])
             #expect(listed.status == 0)
             let rows = listed.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-            #expect(rows.map { $0.first ?? "" } == ["KID", "r1", "e1", "r2", "dev1"])
+            #expect(rows.map { $0.first ?? "" } == ["KID", "r1", "e1", "r2", "dev1", "l1", "l2"])
+            #expect(rows[5].prefix(3) == ["l1", "offline-license", "retired"] && rows[6].prefix(3) == ["l2", "offline-license", "active"])
             #expect(rows[1].prefix(3) == ["r1", "rsa:2048", "retired"])
             #expect(rows[3].prefix(3) == ["r2", "rsa:2048", "active"])
             #expect(rows[4].prefix(3) == ["dev1", "ES256", "token-issuer"])
 
             let json = try KASToolHarness.run(["keys", "list", "--json", "--data-dir", data])
             let entries = try #require(JSONParser.parse(json.stdout).array)
-            #expect(entries.compactMap { $0.object?["kid"]?.string } == ["r1", "e1", "r2", "dev1"])
+            #expect(entries.compactMap { $0.object?["kid"]?.string } == ["r1", "e1", "r2", "dev1", "l1", "l2"])
             #expect(entries.first?.object?["retired"]?.string != nil)
 
             let ring = try KeyRing.load(dataDirectory: data)
@@ -69,6 +73,10 @@ extension ToolTests {
             let active = try KASToolHarness.run(["keys", "remove", "r2", "--data-dir", data])
             #expect(active.status == 1)
             #expect(active.stderr.contains("active"))
+            #expect(try KASToolHarness.run(["keys", "remove", "l2", "--data-dir", data]).status == 1)
+            let removedSigner = try KASToolHarness.run(["keys", "remove", "l1", "--data-dir", data])
+            #expect(removedSigner.status == 0 && removedSigner.output == "l1 removed\n", "\(removedSigner.stderr)")
+            #expect(try KeyRing.load(dataDirectory: data).licenseSigners.map(\.kid) == ["l2"])
         }
 
         @Test func tokenPrintsOnlyATokenTheVerifierAccepts() throws {

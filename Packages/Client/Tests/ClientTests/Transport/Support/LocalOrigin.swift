@@ -93,6 +93,17 @@ final class LocalOrigin: @unchecked Sendable {
         return Hits(counts: counts, log: log.map { (method: $0.0, path: $0.1, authorization: $0.2) }, hangups: hangups)
     }
 
+    /// The GET requests in arrival order with their `Range` and `If-Range` headers.
+    func rangeLog(using client: HTTPClient) throws -> [(path: String, range: String?, ifRange: String?)] {
+        let response = try client.sendSynchronously(TransportRequest(url: url("/__hits")))
+        guard let object = try JSONParser.parse(response.body).object else { throw TestSupportError("hits are not an object") }
+        return try object.requireArray("log").compactMap { entry in
+            guard let e = entry.object else { throw TestSupportError("a log entry is not an object") }
+            guard try e.requireString("method") == "GET" else { return nil }
+            return (try e.requireString("path"), try e.optionalString("range"), try e.optionalString("ifRange"))
+        }
+    }
+
     /// Closing stdin stops the server even if SIGTERM were blocked in it.
     func stop() {
         try? input.fileHandleForWriting.close()

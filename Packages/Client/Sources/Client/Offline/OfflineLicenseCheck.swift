@@ -1,0 +1,80 @@
+import Foundation
+import MediaDRMCrypto
+import MediaDRMJOSE
+import MediaDRMJSON
+import MediaDRMMedia
+import MediaDRMOffline
+import MediaDRMTDF
+
+/// The player's checks of an offline licence, with no network (docs/offline.md), in this order:
+/// the signature against the kept licence-signing keys, the device thumbprint (`cnf.jkt`) against
+/// this library's key, the asset against the stored package, the clock against the licence's
+/// issue time, `exp`, and the playback window counted from the first offline play. `now` is
+/// already checked against the library's high-water mark (`OfflineLibrary.observeClock`).
+struct OfflineLicenseCheck {
+    let license: OfflineLicense
+
+    init(compact: String, signingKeys: JSONObject, deviceKey: P256.KeyAgreement.PrivateKey,
+         assetID: String) throws(OfflineError) {
+        let keys: JWKSet
+        do {
+            keys = try JWKSet(jsonObject: signingKeys, skippingUnsupportedKeys: true)
+        } catch {
+            throw OfflineError(.licenseSignature, "the kept licence-signing keys are damaged: run player license renew")
+        }
+        let license: OfflineLicense
+        do {
+            license = try OfflineLicense.verified(compact, signingKeys: keys)
+        } catch {
+            throw OfflineError(.licenseSignature, "the licence does not verify with the key service's licence-signing keys: "
+                               + "it was changed or signed by another key (\(error.reason))")
+        }
+        guard license.deviceThumbprint == (try? OfflineDeviceKey(deviceKey.publicKey))?.thumbprint else {
+            throw OfflineError(.licenseDevice, "the licence is bound to another device key: it was issued to another library; "
+                               + "download the title again in this one")
+        }
+        guard license.asset == assetID else {
+            throw OfflineError(.licenseAsset, "the licence is for another asset than the stored package")
+        }
+        self.license = license
+    }
+
+    /// Checks the licence's times at `now` (seconds since the epoch), given the first offline play.
+    func checkTimes(now: Int64, firstPlayedAt: Int64?) throws(OfflineError) {
+        if now + OfflineLibrary.clockTolerance < license.issuedAt {
+            throw OfflineError(.clockSetBack, "the system clock is earlier than the licence's issue time: set the clock right")
+        }
+        guard now < license.expiresAt else {
+            throw OfflineError(.licenseExpired, "the licence expired at \(OfflineTimestamp.rfc3339(OfflineTimestamp.date(numericDate: license.expiresAt))): "
+                               + "renew it online with player license renew")
+        }
+        if let window = license.playbackWindowSeconds, let first = firstPlayedAt, now >= first + window {
+            throw OfflineError(.playbackWindowOver, "the playback window of \(window) seconds from the first offline play is over")
+        }
+    }
+
+    /// Each component's content key, unwrapped with the device key (in memory only) and checked
+    /// against the package's `keyBinding` for that component (fps-v2 §5.3: HMAC-SHA256 of the
+    /// component id under the key), so a licence can only open the package it was issued for.
+    func contentKeys(deviceKey: P256.KeyAgreement.PrivateKey,
+                     components: [(kind: MediaComponentKind, keyBinding: String)]) throws(OfflineError) -> [String: SymmetricKey] {
+        var keys: [String: SymmetricKey] = [:]
+        for component in components {
+            let id = component.kind.id
+            guard let entry = license.key(for: component.kind) else {
+                throw OfflineError(.licenseAsset, "the licence has no key for the package's \(id) component")
+            }
+            let key: SymmetricKey
+            do {
+                key = try entry.unwrap(with: deviceKey)
+            } catch {
+                throw OfflineError(.licenseDevice, "the licence's \(id) key does not open with this library's device key")
+            }
+            guard TDFBinding.isValidKeyBinding(component.keyBinding, componentID: id, key: key) else {
+                throw OfflineError(.licenseAsset, "the licence's \(id) key is not the stored package's key")
+            }
+            keys[id] = key
+        }
+        return keys
+    }
+}

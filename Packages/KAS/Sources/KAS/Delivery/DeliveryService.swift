@@ -1,0 +1,162 @@
+import Foundation
+import MediaDRMCrypto
+import MediaDRMEncoding
+import MediaDRMJSON
+import MediaDRMMedia
+import MediaDRMTDF
+
+/// The delivery routes (docs/delivery.md): playbacks (`/media/v1/playback`: the description with
+/// a signed media URL, a media session, release, media-URL renewal), the FairPlay licence URL
+/// (raw SPC in, raw CKC out) and the JW-shaped description (`/v2/media/{assetId}`).
+///
+/// The decisions are the media service's: a playback's viewer is checked against the title's
+/// policy by `MediaRuleEvaluator` before any URL is handed out, its session is started by
+/// `MediaService.startSession` (stream limits included), and the licence URL's key comes from
+/// `MediaService.keyRequest`, the route `key-request` players call.
+public final class DeliveryService: Sendable {
+    let publicURL: String
+    let settings: KASConfiguration.DeliverySettings
+    public let catalog: SQLiteCatalog
+    let media: MediaService
+    let origin: OriginURLSigner?
+    let originURL: String?
+    let tokenKey: DeliveryTokenKey?
+    let licenses: LicenseURLSigner
+    let playbacks = PlaybackRegistry()
+    let authentication: any HTTPMiddleware
+    let clock: @Sendable () -> Date
+
+    /// Reads the origin and delivery secrets the configuration names; an unusable file is an error.
+    public init(configuration: KASConfiguration, catalog: SQLiteCatalog, media: MediaService,
+                authentication: any HTTPMiddleware, clock: @escaping @Sendable () -> Date = { Date() })
+        throws(KASApplicationError)
+    {
+        publicURL = configuration.publicURL
+        settings = configuration.delivery
+        self.catalog = catalog
+        self.media = media
+        self.authentication = authentication
+        self.clock = clock
+        originURL = settings.originURL
+        do {
+            if let url = settings.originURL, let file = settings.originSecretFile {
+                origin = OriginURLSigner(originURL: url, secret: try OriginSecret.load(path: file))
+            } else {
+                origin = nil
+            }
+        } catch {
+            throw KASApplicationError(error.reason)
+        }
+        do {
+            tokenKey = try settings.deliverySecretFile.map { path throws(DeliverySecretError) in try DeliveryTokenKey.load(path: path) }
+        } catch {
+            throw KASApplicationError(error.reason)
+        }
+        do {
+            licenses = try LicenseURLSigner()
+        } catch {
+            throw KASApplicationError("the system random generator is unavailable")
+        }
+    }
+
+    // MARK: Shared steps
+
+    /// The catalogued title; 404 when `assetId` is not one.
+    func entry(_ assetID: String?) throws(HTTPError) -> CatalogEntry {
+        guard let assetID, CanonicalUUID.isCanonical(assetID) else { throw HTTPError(.notFound, reason: "no such asset") }
+        let entry: CatalogEntry?
+        do {
+            entry = try catalog.entry(assetID: assetID)
+        } catch {
+            throw HTTPError(.serviceUnavailable, reason: "state store unavailable")
+        }
+        guard let entry else { throw HTTPError(.notFound, reason: "no such asset") }
+        return entry
+    }
+
+    /// The policy a catalog entry was read with (the package's, verified when it was added).
+    func policy(of entry: CatalogEntry) throws(HTTPError) -> AdmittedManifest {
+        do {
+            let policy = try TDFPolicy(parsing: entry.policyJSON)
+            let rules = try policy.media.map { value throws(MediaRulesError) in try MediaRules(json: value) }
+            return AdmittedManifest(digest: "", policyUUID: policy.uuid, dataAttributes: policy.body.dataAttributes.map(\.attribute),
+                                    dissem: policy.body.dissem, rules: rules, iv: Data(), components: [])
+        } catch {
+            throw HTTPError(.serviceUnavailable, reason: "catalog entry unreadable")
+        }
+    }
+
+    /// The title's policy for this viewer as far as it is known before a key request: the
+    /// entitlement, dissemination, rental and region rules of `MediaRuleEvaluator`. The device
+    /// and stream-limit rules are the key request's and the session start's, which follow.
+    func refusal(for policy: AdmittedManifest, viewer: MediaViewer, request: ServerRequest, now: Date) throws(HTTPError) -> MediaDenial? {
+        var rules = policy.rules
+        rules?.minSecurityLevel = nil
+        rules?.hdcp = nil
+        rules?.allowVirtualMachines = nil
+        rules?.maxConcurrentStreams = nil
+        let firstPlay: Date?
+        do {
+            firstPlay = try media.store.firstPlay(viewer: viewer.storeKey, asset: media.firstPlayKey(manifest: policy, viewer: viewer))
+        } catch {
+            throw HTTPError(.serviceUnavailable, reason: "state store unavailable")
+        }
+        return MediaRuleEvaluator.evaluate(MediaPolicyInput(
+            policyUUID: policy.policyUUID, dataAttributes: policy.dataAttributes, dissem: policy.dissem, rules: rules,
+            viewer: viewer, region: media.configuration.regionSource.region(for: request),
+            device: .software(reportedVirtualMachine: nil), firstPlay: firstPlay, playbackRank: nil, now: now))
+    }
+
+    /// The media URL of a title and when it stops working: the title's duration plus the margin.
+    func mediaURL(_ entry: CatalogEntry, now: Date) -> (url: String, expires: Date) {
+        let expires = now.addingTimeInterval(entry.duration.rounded(.up) + TimeInterval(settings.mediaURLMarginSeconds))
+        if let origin { return (origin.signedURL(for: entry.mediaPath, expires: expires), expires) }
+        return ((originURL ?? "") + entry.mediaPath.entryPath, expires)
+    }
+
+    /// RFC 3339 UTC, whole seconds: `2026-12-01T20:00:00Z`.
+    static func timestamp(_ date: Date) -> String {
+        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)).formatted(Date.ISO8601FormatStyle())
+    }
+
+    func audit(_ event: String, viewer: MediaViewer, asset: String?, component: String? = nil, decision: MediaAuditEvent.Decision,
+               reason: String, now: Date) {
+        media.audit?.record(MediaAuditEvent(time: now, event: event, viewerHash: viewer.viewerHash, asset: asset,
+                                            component: component, protocol: nil, decision: decision, reason: reason,
+                                            latencyMilliseconds: 0))
+    }
+
+    /// Calls one of the media service's handlers with a JSON body built here, as if the player
+    /// had sent it, and reads its JSON answer.
+    func callMedia(_ handler: (ServerRequest, inout RequestContext) throws(HTTPError) -> ServerResponse,
+                   path: String, body: [(String, JSONValue)], like request: ServerRequest,
+                   context: inout RequestContext) throws(HTTPError) -> JSONObject {
+        let inner = ServerRequest(method: .post, path: path, headers: request.headers,
+                                  body: Array(JSONWriter.write(.object(JSONObject(body)))), remoteAddress: request.remoteAddress)
+        let response = try handler(inner, &context)
+        guard let value = try? JSONParser.parse(response.body), case .object(let object) = value else {
+            throw HTTPError(.internalServerError, reason: "internal error")
+        }
+        return object
+    }
+
+    /// A new media session for `playbackID` (one per component for FairPlay, as players start them).
+    func startSession(assetID: String, protocol proto: MediaProtocol, component: String?, playbackID: String,
+                      like request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> String {
+        var body: [(String, JSONValue)] = [("assetId", .string(assetID)), ("protocol", .string(proto.rawValue)),
+                                           ("playbackId", .string(playbackID))]
+        if let component { body.append(("component", .string(component))) }
+        let answer = try callMedia(media.startSession, path: "/media/v1/session/start", body: body, like: request, context: &context)
+        guard case .string(let sessionID)? = answer["sessionId"] else { throw HTTPError(.internalServerError, reason: "internal error") }
+        return sessionID
+    }
+
+    /// 16 random bytes, base64url: a media-store playback id (`MediaService.isPlaybackID`).
+    static func makePlaybackID() throws(HTTPError) -> String {
+        do {
+            return Base64URL.encode(try SecureRandom.bytes(count: 16))
+        } catch {
+            throw HTTPError(.serviceUnavailable, reason: "random generator unavailable")
+        }
+    }
+}

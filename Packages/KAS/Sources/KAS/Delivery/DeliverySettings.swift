@@ -1,0 +1,30 @@
+extension KASConfiguration {
+    /// The delivery routes' settings (docs/delivery.md), the file's `delivery` section:
+    ///
+    /// ```json
+    /// "delivery": {"originURL": "https://media.example.com", "originSecretFile": "origin-secret.conf",
+    ///              "deliverySecretFile": "delivery.secret", "mediaURLMarginSeconds": 600, "licenseURLSeconds": 300}
+    /// ```
+    ///
+    /// | File key | Environment | Flag | Default |
+    /// |---|---|---|---|
+    /// | `originURL` | `KAS_ORIGIN_URL` | `--origin-url` | none: media URLs are the plain `publicURL`-less paths, unsigned |
+    /// | `originSecretFile` (nginx include, 0600) | `KAS_ORIGIN_SECRET_FILE` | `--origin-secret-file` | none (required with `originURL`) |
+    /// | `deliverySecretFile` (HS256 key, 0600, 32+ bytes) | `KAS_DELIVERY_SECRET_FILE` | `--delivery-secret-file` | none: `/v2/media` takes bearer tokens only |
+    /// | `mediaURLMarginSeconds` | `KAS_MEDIA_URL_MARGIN_SECONDS` | | 600 (1 ... 86400; below 600 only for tests) |
+    /// | `licenseURLSeconds` | `KAS_LICENSE_URL_SECONDS` | | 300 (1 ... 3600) |
+    public struct DeliverySettings: Sendable, Equatable {
+        /// Where nginx serves the catalogued packages: `scheme://host[:port]`.
+        public var originURL: String?
+        /// The origin secrets (`OriginSecret`), shared with nginx.
+        public var originSecretFile: String?
+        /// The HS256 key of delivery-API tokens (`GET /v2/media/{assetId}?token=`), used for nothing else.
+        public var deliverySecretFile: String?
+        /// A media URL lives the title's duration plus this.
+        public var mediaURLMarginSeconds: Int = 600
+        /// A FairPlay licence URL lives this long.
+        public var licenseURLSeconds: Int = 300
+
+        public init() {}
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import MediaDRMCrypto
+import MediaDRMEncoding
+
+/// The FairPlay licence URL's own authorization (docs/delivery.md#the-fairplay-licence-url):
+/// players post the raw SPC to it without any header (the JW iOS client does), so the URL
+/// carries `expires` and `sig`, the base64url HMAC-SHA256 of `playbackId`, component and expiry
+/// under a key the KAS draws at start-up and never writes anywhere. A URL is good for one
+/// playback's one component until it expires (and while the playback is not released).
+struct LicenseURLSigner: Sendable {
+    private let key: SymmetricKey
+
+    init() throws(HTTPError) {
+        do {
+            key = SymmetricKey(data: try SecureRandom.bytes(count: 32))
+        } catch {
+            throw HTTPError(.serviceUnavailable, reason: "random generator unavailable")
+        }
+    }
+
+    /// `?expires=...&sig=...` for the path of the licence route.
+    func query(playbackID: String, component: String, expires: Int64) -> String {
+        "expires=\(expires)&sig=\(signature(playbackID: playbackID, component: component, expires: expires))"
+    }
+
+    /// Whether `sig` signs these values; compared in constant time.
+    func isValid(_ sig: String, playbackID: String, component: String, expires: Int64) -> Bool {
+        guard let mac = try? Base64URL.decode(sig) else { return false }
+        return HMAC.isValidSHA256(mac, for: Self.message(playbackID, component, expires), key: key)
+    }
+
+    private func signature(playbackID: String, component: String, expires: Int64) -> String {
+        Base64URL.encode(HMAC.sha256(Self.message(playbackID, component, expires), key: key))
+    }
+
+    /// Newline-separated: neither a playback id nor a component id can hold one.
+    private static func message(_ playbackID: String, _ component: String, _ expires: Int64) -> Data {
+        Data("fairplay-license\n\(playbackID)\n\(component)\n\(expires)".utf8)
+    }
+}

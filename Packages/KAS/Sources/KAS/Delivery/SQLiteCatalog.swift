@@ -1,0 +1,123 @@
+import Foundation
+import MediaDRMEncoding
+
+/// The catalog (docs/delivery.md#catalog) in the KAS's SQLite file (`media.sqlite`), on its own
+/// connection with its own schema version (`delivery_schema_version`), so its migrations
+/// and the media store's never depend on each other. Also ends every media session of a released
+/// playback, which the media store's API (one session at a time) has no call for.
+///
+/// Concurrency and durability are the media store's (`SQLiteMediaStore`): one connection under a
+/// lock, WAL, every read-check-write in `BEGIN IMMEDIATE`.
+public final class SQLiteCatalog: @unchecked Sendable {
+    /// `migrations[i]` moves version i to i+1.
+    static let migrations: [[String]] = [
+        [
+            """
+            CREATE TABLE catalog_assets (
+                asset TEXT PRIMARY KEY NOT NULL,
+                title TEXT NOT NULL,
+                duration_ms INTEGER NOT NULL,
+                profile TEXT NOT NULL,
+                components TEXT NOT NULL,
+                media_path TEXT NOT NULL UNIQUE,
+                policy TEXT NOT NULL,
+                manifest TEXT,
+                added_ms INTEGER NOT NULL
+            )
+            """,
+        ],
+    ]
+
+    private let lock = NSLock()
+    private let database: SQLiteDatabase
+
+    public init(path: String) throws(StoreError) {
+        database = try SQLiteDatabase(path: path)
+        try database.migrate(versionTable: "delivery_schema_version", migrations: Self.migrations)
+    }
+
+    public func close() {
+        lock.withLock { database.close() }
+    }
+
+    private func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    // MARK: Assets
+
+    /// Adds or replaces the entry of `entry.assetID`; another asset at the same media path is an error.
+    public func put(_ entry: CatalogEntry, now: Date = Date()) throws(StoreError) {
+        try locked { () throws(StoreError) -> Void in
+            try database.transaction { () throws(StoreError) -> Void in
+                _ = try database.query("DELETE FROM catalog_assets WHERE asset = ?", [.text(entry.assetID)])
+                _ = try database.query(
+                    """
+                    INSERT INTO catalog_assets (asset, title, duration_ms, profile, components, media_path, policy, manifest, added_ms)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [.text(entry.assetID), .text(entry.title), .integer(Int64((entry.duration * 1000).rounded())),
+                     .text(entry.profile.rawValue), .text(entry.components.joined(separator: ",")),
+                     .text(entry.mediaPath.prefix), .text(Base64.encode(entry.policyJSON)),
+                     entry.manifest.map { .text(Base64.encode($0)) } ?? .null, .integer(SQLiteMediaStore.ms(now))])
+            }
+        }
+    }
+
+    public func entry(assetID: String) throws(StoreError) -> CatalogEntry? {
+        try locked { () throws(StoreError) -> CatalogEntry? in
+            try database.query("SELECT \(Self.columns) FROM catalog_assets WHERE asset = ?", [.text(assetID.lowercased())])
+                .first.flatMap(Self.entry)
+        }
+    }
+
+    /// Every entry, by title then asset id.
+    public func entries() throws(StoreError) -> [CatalogEntry] {
+        try locked { () throws(StoreError) -> [CatalogEntry] in
+            try database.query("SELECT \(Self.columns) FROM catalog_assets ORDER BY title, asset").compactMap(Self.entry)
+        }
+    }
+
+    /// False when the asset was not catalogued.
+    public func remove(assetID: String) throws(StoreError) -> Bool {
+        try locked { () throws(StoreError) -> Bool in
+            _ = try database.query("DELETE FROM catalog_assets WHERE asset = ?", [.text(assetID.lowercased())])
+            return database.changes == 1
+        }
+    }
+
+    private static let columns = "asset, title, duration_ms, profile, components, media_path, policy, manifest"
+
+    private static func entry(_ row: [SQLiteValue]) -> CatalogEntry? {
+        guard row.count == 8, case .text(let asset) = row[0], case .text(let title) = row[1],
+              case .integer(let durationMs) = row[2], case .text(let profileText) = row[3],
+              let profile = CatalogProfile(rawValue: profileText), case .text(let components) = row[4],
+              case .text(let pathText) = row[5], let path = try? TitlePath(pathText),
+              case .text(let policyText) = row[6], let policy = try? Base64.decode(policyText)
+        else { return nil }
+        var manifest: Data?
+        if case .text(let text) = row[7] { manifest = try? Base64.decode(text) }
+        return CatalogEntry(assetID: asset, title: title, duration: Double(durationMs) / 1000, profile: profile,
+                            components: components.split(separator: ",").map(String.init), mediaPath: path,
+                            policyJSON: Data(policy), manifest: manifest.map { Data($0) })
+    }
+
+    // MARK: Playbacks
+
+    /// Ends every live media session of one viewer's playback of an asset (`viewer` is
+    /// `MediaViewer.storeKey`, `playback` the media store's playback key); returns how many.
+    public func endSessions(viewer: String, asset: String, playback: String, now: Date) throws(StoreError) -> Int {
+        let nowMs = SQLiteMediaStore.ms(now)
+        return try locked { () throws(StoreError) -> Int in
+            _ = try database.query(
+                """
+                UPDATE media_sessions SET ended_ms = ?
+                WHERE viewer = ? AND asset = ? AND playback = ? AND ended_ms IS NULL AND expires_ms > ?
+                """,
+                [.integer(nowMs), .text(viewer), .text(asset), .text(playback), .integer(nowMs)])
+            return database.changes
+        }
+    }
+}

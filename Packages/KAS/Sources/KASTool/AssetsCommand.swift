@@ -1,0 +1,147 @@
+import Foundation
+import KAS
+import MediaDRMJSON
+import MediaDRMToolSupport
+
+/// `kas assets add | list | remove`: the catalog the delivery routes serve (docs/delivery.md#catalog).
+enum AssetsCommand {
+    static var tool: Tool {
+        Tool(name: "kas assets", version: KASCommand.version,
+             summary: """
+             Manage the catalog in <data-dir>/media.sqlite: each asset (a package's policy uuid) with its \
+             title, duration, profile, components and the path the origin serves it at.
+             """,
+             verbs: [add, list, remove])
+    }
+
+    static var add: ToolVerb {
+        ToolVerb("add", summary: "Catalog a package: read it with the players' readers and record where the origin serves it.",
+                 discussion: """
+                 PACKAGE is an fps-v2 file or directory, or a tdf-hls directory (holding master.m3u8). The \
+                 package must name a key service this KAS accepts (acceptedKASURLs, from --config, KAS_* \
+                 variables or --public-url, as for 'kas serve'). --path is where the origin serves it, one \
+                 entry directly under its root: /NAME for an fps-v2 file, /NAME/ for a tdf-hls directory; \
+                 one signed URL covers that prefix. Adding an asset again replaces its entry. Prints the \
+                 asset id.
+                 """,
+                 options: [
+                    ToolOption.single("path", valueName: "/name", help: "Where the origin serves the package.", required: true),
+                    ToolOption.single("title", valueName: "text", help: "The title. Default: the package's file name."),
+                    ToolOption.single("config", valueName: "file", help: "The JSON configuration file of 'kas serve'."),
+                    ToolOption.single("public-url", valueName: "url", help: "The KAS's public URL (the accepted key service)."),
+                    CommonOptions.dataDirectory,
+                 ],
+                 arguments: [ToolArgument("package", help: "The package file or directory.")]) { parsed, console in
+            let package = try parsed.requiredArgument("package")
+            let pathText = try parsed.requiredValue("path")
+            let mediaPath: TitlePath
+            do throws(TitlePathError) {
+                mediaPath = try TitlePath(pathText)
+            } catch {
+                throw UsageError("invalid value '\(pathText)' for '--path': \(error)")
+            }
+            if let title = parsed.value("title"), title.isEmpty || title.utf8.count > 256 {
+                throw UsageError("invalid value for '--title': expected 1 to 256 bytes of text")
+            }
+            let configuration = try loadConfiguration(parsed)
+            let entry: CatalogEntry
+            do throws(CatalogError) {
+                entry = try CatalogPackageReader.read(path: package, title: parsed.value("title"), mediaPath: mediaPath,
+                                                      acceptedKASURLs: configuration.acceptedKASURLs)
+            } catch {
+                throw ToolFailure(error.reason)
+            }
+            let catalog = try openCatalog(configuration.dataDirectory)
+            defer { catalog.close() }
+            do throws(StoreError) {
+                try catalog.put(entry)
+            } catch {
+                throw ToolFailure(error.code == .constraint
+                    ? "another asset is already served at '\(mediaPath)'; remove it first ('kas assets remove') or choose another --path"
+                    : "cannot write the catalog: \(error.reason)")
+            }
+            console.progress("catalogued \(entry.profile.rawValue) '\(entry.title)' (\(entry.components.joined(separator: ", ")), "
+                             + "\(Int(entry.duration.rounded())) s) at \(mediaPath)")
+            console.print(entry.assetID)
+        }
+    }
+
+    static var list: ToolVerb {
+        ToolVerb("list", summary: "List the catalog: asset id, profile, duration, path and title, one per line.",
+                 options: [CommonOptions.dataDirectory, ToolOption.json]) { parsed, console in
+            let catalog = try openCatalog(try CommonOptions.dataDirectory(parsed))
+            defer { catalog.close() }
+            let entries: [CatalogEntry]
+            do throws(StoreError) {
+                entries = try catalog.entries()
+            } catch {
+                throw ToolFailure("cannot read the catalog: \(error.reason)")
+            }
+            if parsed.flag("json") {
+                let items: [JSONValue] = entries.map { entry in
+                    .object(JSONObject([
+                        ("assetId", .string(entry.assetID)), ("title", .string(entry.title)),
+                        ("duration", .number(JSONNumber(entry.duration))), ("profile", .string(entry.profile.rawValue)),
+                        ("components", .array(entry.components.map(JSONValue.string))), ("path", .string(entry.mediaPath.prefix)),
+                    ]))
+                }
+                console.write(JSONWriter.write(.array(items), options: [.prettyPrinted]) + Data("\n".utf8))
+                return
+            }
+            for entry in entries {
+                console.print("\(entry.assetID) \(entry.profile.rawValue) \(Int(entry.duration.rounded()))s \(entry.mediaPath) \(entry.title)")
+            }
+        }
+    }
+
+    static var remove: ToolVerb {
+        ToolVerb("remove", summary: "Remove an asset from the catalog (the package files stay where they are).",
+                 options: [CommonOptions.dataDirectory],
+                 arguments: [ToolArgument("asset", help: "The asset id (policy uuid).")]) { parsed, console in
+            let asset = try parsed.requiredArgument("asset")
+            let catalog = try openCatalog(try CommonOptions.dataDirectory(parsed))
+            defer { catalog.close() }
+            let removed: Bool
+            do throws(StoreError) {
+                removed = try catalog.remove(assetID: asset)
+            } catch {
+                throw ToolFailure("cannot write the catalog: \(error.reason)")
+            }
+            guard removed else { throw ToolFailure("no asset '\(asset.prefix(64))' in the catalog; 'kas assets list' shows them") }
+            console.progress("removed \(asset)")
+        }
+    }
+
+    /// The configuration as `kas serve` would load it (file, environment, the given flags).
+    static func loadConfiguration(_ parsed: ParsedArguments, originURL: String? = nil,
+                                  deliverySecretFile: String? = nil) throws -> KASConfiguration {
+        let environment = ProcessInfo.processInfo.environment
+        do throws(KASConfigurationError) {
+            let flags = try KASConfiguration.flagOverrides(dataDirectory: parsed.value("data-dir"), publicURL: parsed.value("public-url"),
+                                                           deliverySecretFile: deliverySecretFile)
+            return try KASConfiguration.load(configFile: parsed.value("config"), environment: environment, flags: flags)
+        } catch {
+            throw ToolFailure(error.reason)
+        }
+    }
+
+    /// The catalog in the data directory's store file, which must exist ('kas serve' or
+    /// 'kas keys generate' made the directory).
+    static func openCatalog(_ dataDirectory: String) throws -> SQLiteCatalog {
+        let path = KASDataDirectory(dataDirectory).mediaStore
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ToolFailure("the data directory '\(dataDirectory)' does not exist; run 'kas keys generate --data-dir \(dataDirectory)' first")
+        }
+        if !FileManager.default.fileExists(atPath: path) {
+            // The store file is private from its first byte, as 'kas serve' makes it.
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd >= 0 { close(fd) }
+        }
+        do throws(StoreError) {
+            return try SQLiteCatalog(path: path)
+        } catch {
+            throw ToolFailure("cannot open the catalog '\(path)': \(error.reason)")
+        }
+    }
+}

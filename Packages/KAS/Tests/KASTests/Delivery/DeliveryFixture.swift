@@ -1,0 +1,144 @@
+import Foundation
+import MediaDRMCrypto
+import MediaDRMJSON
+import Testing
+@testable import KAS
+import KASTesting
+
+/// One delivery deployment for a suite, as an operator builds it with the tools: a key ring
+/// (`kas keys generate`), an origin secret and nginx block (`kas origin-config`) run by a real
+/// nginx on loopback, a delivery secret, a real `kas serve` with `--origin-url`,
+/// `--origin-secret-file` and `--delivery-secret-file`, a real fps-v2 package (at most one
+/// stream) made by the project's packager for that KAS and catalogued by `kas assets add`.
+/// `stop()` ends both servers and removes the directory.
+final class DeliveryFixture: @unchecked Sendable {
+    static let gold = "https://example.com/attr/tier/value/gold"
+
+    let work: String
+    let dataDirectory: String
+    let root: String
+    let originSecretFile: String
+    let deliverySecretFile: String
+    let kas: ServedKAS
+    let nginx: TestNginx
+    let assetID: String
+    /// The package as nginx serves it.
+    let packageBytes: Data
+
+    init(serveArguments: [String] = []) throws {
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("kas-delivery-\(UUID().uuidString.prefix(8))").path
+        dataDirectory = work + "/data"
+        root = work + "/origin"
+        originSecretFile = work + "/origin-secret.conf"
+        deliverySecretFile = work + "/delivery.secret"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try Self.tool(["keys", "generate", "--data-dir", dataDirectory])
+
+        let port = try TestNginx.freePort()
+        let block = try Self.tool(["origin-config", "--root", root, "--secret-file", originSecretFile,
+                                   "--listen", "127.0.0.1:\(port)"]).output
+        nginx = try TestNginx(serverBlock: block, port: port, prefix: work + "/nginx")
+        do {
+            let secret = try SecureRandom.bytes(count: 32)
+            _ = FileManager.default.createFile(atPath: deliverySecretFile, contents: Data(secret), attributes: [.posixPermissions: 0o600])
+            kas = try ServedKAS.start(["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--origin-url", nginx.url,
+                                       "--origin-secret-file", originSecretFile, "--delivery-secret-file", deliverySecretFile]
+                                      + serveArguments, in: work)
+        } catch {
+            nginx.stop()
+            throw error
+        }
+        do {
+            let publicKey = work + "/kas.pub.pem"
+            try Self.tool(["keys", "export-public", "--data-dir", dataDirectory]).stdout.write(to: URL(fileURLWithPath: publicKey))
+            let policy = work + "/policy.json"
+            try Data(#"{"arkavo:classification":{"filter":"passed","flagged":[],"v":1},"body":{"dataAttributes":[{"attribute":"\#(Self.gold)"}],"dissem":[]}}"#.utf8)
+                .write(to: URL(fileURLWithPath: policy))
+            try ProjectTools.check(runProcess(try ProjectTools.packager(), [
+                "package", try ProjectTools.clip(), "-o", root + "/talk.tdf", "--kas-url", kas.address,
+                "--kas-public-key", publicKey, "--policy", policy, "--segment-duration", "2", "--max-streams", "1", "--quiet",
+            ]), "packager")
+            packageBytes = try Data(contentsOf: URL(fileURLWithPath: root + "/talk.tdf"))
+            // A second file beside it: a signature for /talk.tdf must not open it.
+            try packageBytes.prefix(1000).write(to: URL(fileURLWithPath: root + "/other.tdf"))
+            assetID = try Self.tool(["assets", "add", root + "/talk.tdf", "--path", "/talk.tdf", "--title", "Talk",
+                                     "--data-dir", dataDirectory, "--public-url", kas.address]).output
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        } catch {
+            kas.stop()
+            nginx.stop()
+            throw error
+        }
+    }
+
+    func stop() {
+        kas.stop()
+        nginx.stop()
+        try? FileManager.default.removeItem(atPath: work)
+    }
+
+    /// Runs the built `kas`; a non-zero exit is an error naming its stderr.
+    @discardableResult
+    static func tool(_ arguments: [String]) throws -> KASToolHarness.Result {
+        let result = try KASToolHarness.run(arguments)
+        guard result.status == 0 else {
+            throw KASToolHarness.Failure(description: "kas \(arguments.first ?? "") exited \(result.status): \(result.stderr)")
+        }
+        return result
+    }
+
+    /// A dev-issuer token; `entitled` adds the package's attribute.
+    func token(_ subject: String, entitled: Bool = true) throws -> String {
+        var arguments = ["token", "--sub", subject, "--data-dir", dataDirectory]
+        if entitled { arguments += ["--claims", #"{"entitlements":["\#(Self.gold)"]}"#] }
+        return try Self.tool(arguments).output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    // MARK: HTTP
+
+    func post(_ path: String, token: String?, json members: [(String, JSONValue)]) throws -> CurlResult {
+        try request("POST", path, token: token, body: JSONWriter.write(.object(JSONObject(members))),
+                    headers: ["Content-Type: application/json"])
+    }
+
+    /// `path` on the KAS (a path) or a full URL.
+    func request(_ method: String, _ path: String, token: String? = nil, body: Data? = nil,
+                 headers: [String] = []) throws -> CurlResult {
+        var arguments = ["-X", method]
+        if body != nil { arguments += ["--data-binary", "@-"] }
+        for header in headers { arguments += ["-H", header] }
+        if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
+        return try Curl.run(arguments + [path.hasPrefix("http") ? path : kas.address + path], stdin: body)
+    }
+
+    /// A playback of the package; the answer's JSON object (nil when refused) and the result.
+    func startPlayback(token: String, drmSystem: String = "tdf") throws -> (JSONObject?, CurlResult) {
+        let result = try post("/media/v1/playback", token: token, json: [
+            ("assetId", .string(assetID)), ("drmSystem", .string(drmSystem)), ("manifestTypes", .array([.string("hls")])),
+            ("clientPlatform", .string("linux")),
+        ])
+        return (result.status == 200 ? (try JSONParser.parse(result.body)).object : nil, result)
+    }
+
+    /// The origin secret of `slot`, read from the file as nginx does (for signing URLs in tests).
+    func originSecret(slot: Int) throws -> String {
+        let text = try String(contentsOfFile: originSecretFile, encoding: .utf8)
+        for line in text.split(separator: "\n") where line.hasPrefix("set $origin_secret_\(slot) ") {
+            return String(line.split(separator: "\"")[1])
+        }
+        throw KASToolHarness.Failure(description: "no slot \(slot) in the origin secret file")
+    }
+
+    /// `md5` as nginx's secure_link_md5 computes it, by the openssl CLI: base64url(MD5(text)), unpadded.
+    static func nginxMD5(_ text: String) throws -> String {
+        let result = try runProcess("/bin/sh", ["-c", "openssl md5 -binary | openssl base64 -A | tr '+/' '-_' | tr -d '='"],
+                                    stdin: Data(text.utf8))
+        try ProjectTools.check(result, "openssl md5")
+        return String(decoding: result.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Everything the KAS wrote that an operator can read: its log and the audit log.
+    var writtenLogs: String {
+        kas.log + ((try? String(contentsOfFile: dataDirectory + "/audit.log", encoding: .utf8)) ?? "")
+    }
+}

@@ -31,12 +31,12 @@ public struct JWTClaims: Sendable {
         UUID(uuidString: policyUUID).flatMap { rentals[$0] }
     }
 
-    static func entitlements(in claims: JSONObject) throws(JOSEError) -> [String] {
+    public static func entitlements(in claims: JSONObject) throws(JOSEError) -> [String] {
         try claims.joseStringArray(
             "entitlements", JOSEError(.invalidClaim, "entitlements is not an array of strings")) ?? []
     }
 
-    static func rentals(in claims: JSONObject) throws(JOSEError) -> [UUID: Date] {
+    public static func rentals(in claims: JSONObject) throws(JOSEError) -> [UUID: Date] {
         guard let value = claims["rentals"] else { return [:] }
         let invalid = JOSEError(.invalidClaim, "rentals is not an object of uuid to purchase time")
         guard case .object(let object) = value else { throw invalid }

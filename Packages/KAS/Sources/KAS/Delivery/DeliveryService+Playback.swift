@@ -49,7 +49,7 @@ extension DeliveryService {
                                          playbackID: playbackID, like: request, context: &context)
         let signed = mediaURL(entry, now: now)
         guard let identity = context.identity else { throw HTTPError.unauthorized }
-        playbacks.insert(PlaybackRegistry.Playback(id: playbackID, identity: identity, viewer: viewer, assetID: entry.assetID,
+        playbacks.insert(PlaybackRegistry.Playback(id: playbackID, identity: identity, assetID: entry.assetID,
                                                    drmSystem: system, expires: signed.expires.addingTimeInterval(PlaybackRegistry.renewalGrace)),
                          now: now)
         audit("playback_start", viewer: viewer, asset: entry.assetID, decision: .allow, reason: "started", now: now)

@@ -79,8 +79,10 @@ public final class DeliveryService: Sendable {
         do {
             let policy = try TDFPolicy(parsing: entry.policyJSON)
             let rules = try policy.media.map { value throws(MediaRulesError) in try MediaRules(json: value) }
-            return AdmittedManifest(digest: "", policyUUID: policy.uuid, dataAttributes: policy.body.dataAttributes.map(\.attribute),
-                                    dissem: policy.body.dissem, rules: rules, iv: Data(), components: [])
+            return AdmittedManifest(digest: "", policy: MediaAssetPolicy(policyUUID: policy.uuid,
+                                                                         dataAttributes: policy.body.dataAttributes.map(\.attribute),
+                                                                         dissem: policy.body.dissem, rules: rules),
+                                    iv: Data(), components: [])
         } catch {
             throw HTTPError(.serviceUnavailable, reason: "catalog entry unreadable")
         }
@@ -89,7 +91,7 @@ public final class DeliveryService: Sendable {
     /// The title's policy for this viewer as far as it is known before a key request: the
     /// entitlement, dissemination, rental and region rules of `MediaRuleEvaluator`. The device
     /// and stream-limit rules are the key request's and the session start's, which follow.
-    func refusal(for policy: AdmittedManifest, viewer: MediaViewer, request: ServerRequest, now: Date) throws(HTTPError) -> MediaDenial? {
+    func refusal(for policy: AdmittedManifest, viewer: Identity, request: ServerRequest, now: Date) throws(HTTPError) -> MediaDenial? {
         var rules = policy.rules
         rules?.minSecurityLevel = nil
         rules?.hdcp = nil
@@ -97,7 +99,7 @@ public final class DeliveryService: Sendable {
         rules?.maxConcurrentStreams = nil
         let firstPlay: Date?
         do {
-            firstPlay = try media.store.firstPlay(viewer: viewer.storeKey, asset: media.firstPlayKey(manifest: policy, viewer: viewer))
+            firstPlay = try media.store.firstPlay(viewer: viewer.storeKey, asset: MediaAuthorizer.firstPlayKey(asset: policy.policy, viewer: viewer))
         } catch {
             throw HTTPError(.serviceUnavailable, reason: "state store unavailable")
         }
@@ -119,7 +121,7 @@ public final class DeliveryService: Sendable {
         Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)).formatted(Date.ISO8601FormatStyle())
     }
 
-    func audit(_ event: String, viewer: MediaViewer, asset: String?, component: String? = nil, decision: MediaAuditEvent.Decision,
+    func audit(_ event: String, viewer: Identity, asset: String?, component: String? = nil, decision: MediaAuditEvent.Decision,
                reason: String, now: Date) {
         media.audit?.record(MediaAuditEvent(time: now, event: event, viewerHash: viewer.viewerHash, asset: asset,
                                             component: component, protocol: nil, decision: decision, reason: reason,

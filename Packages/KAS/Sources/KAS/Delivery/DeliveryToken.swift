@@ -12,6 +12,8 @@ public struct DeliveryTokenKey: Sendable {
     public static let maximumLifetime: TimeInterval = 600
     /// Tolerated clock difference with the signer.
     static let clockSkew: TimeInterval = 60
+    /// The `Identity.issuer` of a delivery token's viewer: the KAS itself signed it.
+    static let issuer = "kas-delivery"
 
     private let signing: JWSSigningKey
     private let verification: JWSVerificationKey
@@ -51,7 +53,7 @@ public struct DeliveryTokenKey: Sendable {
     }
 
     /// The viewer of a valid token for `resource`; the error's reason is fixed text, never token data.
-    func verify(_ token: String, resource: String, now: Date) throws(HTTPError) -> AuthenticatedIdentity {
+    func verify(_ token: String, resource: String, now: Date) throws(HTTPError) -> Identity {
         let refused = HTTPError(.unauthorized, reason: "invalid delivery token")
         guard let (_, payload) = try? JWS.verify(token, key: verification),
               case .object(let claims)? = try? JSONParser.parse(payload),
@@ -65,6 +67,13 @@ public struct DeliveryTokenKey: Sendable {
         guard expires <= now + Self.maximumLifetime + Self.clockSkew else {
             throw HTTPError(.unauthorized, reason: "delivery token lives longer than 10 minutes")
         }
-        return AuthenticatedIdentity(subject: subject, claims: claims)
+        // The project's claims read as the bearer-token validator reads them: a malformed
+        // `entitlements` or `rentals` refuses the token rather than granting nothing silently.
+        guard let entitlements = try? JWTClaims.entitlements(in: claims),
+              let purchases = try? JWTClaims.rentals(in: claims)
+        else { throw refused }
+        return Identity(subject: subject, issuer: Self.issuer, entitlements: entitlements,
+                        rentals: purchases.mapValues { Int64($0.timeIntervalSince1970.rounded(.down)) },
+                        claims: claims, expiresAt: Date(timeIntervalSince1970: expires))
     }
 }

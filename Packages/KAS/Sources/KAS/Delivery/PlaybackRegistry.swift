@@ -4,18 +4,18 @@ import Synchronization
 /// The playbacks `POST /media/v1/playback` started, held in memory: who (the verified token's
 /// claims, which the FairPlay licence URL needs because its caller sends no token), which asset
 /// and DRM system, until when, and whether it was released. Not stored: the database never
-/// holds a subject (`MediaViewer.storeKey`), and a restarted KAS refuses the licence URLs and
+/// holds a subject (`Identity.storeKey`), and a restarted KAS refuses the licence URLs and
 /// renewals of earlier playbacks (players start a new one) while their media sessions run out
 /// on their own timeout.
 final class PlaybackRegistry: Sendable {
     struct Playback: Sendable {
         let id: String
-        let identity: AuthenticatedIdentity
-        let viewer: MediaViewer
+        let identity: Identity
         let assetID: String
         let drmSystem: DeliveryDRMSystem
         var expires: Date
         var released = false
+        var viewer: Identity { identity }
     }
 
     /// How long a playback outlives its newest media URL: a player learns that a URL expired

@@ -107,7 +107,7 @@ public final class SQLiteCatalog: @unchecked Sendable {
     // MARK: Playbacks
 
     /// Ends every live media session of one viewer's playback of an asset (`viewer` is
-    /// `MediaViewer.storeKey`, `playback` the media store's playback key); returns how many.
+    /// `Identity.storeKey`, `playback` the media store's playback key); returns how many.
     public func endSessions(viewer: String, asset: String, playback: String, now: Date) throws(StoreError) -> Int {
         let nowMs = SQLiteMediaStore.ms(now)
         return try locked { () throws(StoreError) -> Int in

@@ -6,7 +6,7 @@ import Foundation
 /// token, no subject (the viewer's store key, a hash).
 struct OfflineLicenseRecord: Sendable, Equatable {
     let id: String
-    /// `MediaViewer.storeKey`.
+    /// `Identity.storeKey`.
     let viewer: String
     /// The policy uuid.
     let asset: String

@@ -1,5 +1,8 @@
-"""Checks that two ladders (ours and Shaka Packager's) list the same variants (RESOLUTION) with the
-same video segment boundaries, read with the PyPI m3u8 package; prints one JSON line.
+"""Checks that two ladders (ours and Shaka Packager's) list the same variants with the same video
+segment boundaries, read with the PyPI m3u8 package; prints one JSON line. RESOLUTION heights
+must be equal and widths within one pixel: Shaka applies the sample aspect ratio ffmpeg's
+`scale=-2:480` writes (1280:1281, so 854 coded columns display as 853), we write the coded size
+as ffprobe reports it.
 usage: ladder_check.py OURS_MASTER SHAKA_MASTER"""
 import json
 import os
@@ -19,9 +22,12 @@ def ladder(path):
 
 
 ours, shaka = ladder(sys.argv[1]), ladder(sys.argv[2])
-same = [o["resolution"] for o in ours] == [s["resolution"] for s in shaka] and \
+same = len(ours) == len(shaka) and \
+    all(o["resolution"][1] == s["resolution"][1] and abs(o["resolution"][0] - s["resolution"][0]) <= 1 for o, s in zip(ours, shaka)) and \
     all(o["durations"] == s["durations"] for o, s in zip(ours, shaka))
 print(json.dumps({"kind": "ladder_check", "same": same, "variants": len(ours),
                   "segments": len(ours[0]["durations"]) if ours else 0,
-                  "ours_bandwidth": [o["bandwidth"] for o in ours], "shaka_bandwidth": [s["bandwidth"] for s in shaka]}))
+                  "ours_bandwidth": [o["bandwidth"] for o in ours], "shaka_bandwidth": [s["bandwidth"] for s in shaka],
+                  "ours_resolution": ["x".join(map(str, o["resolution"])) for o in ours],
+                  "shaka_resolution": ["x".join(map(str, s["resolution"])) for s in shaka]}))
 sys.exit(0 if same else 1)

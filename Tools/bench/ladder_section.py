@@ -46,8 +46,11 @@ def render(records, partial=False):
         out.append(f"| {name} | {statistics.median(walls):.3f} s | {min(walls):.3f}–{max(walls):.3f} | "
                    f"{med(rows, 'cpu_s'):.2f} s | {med(rows, 'rss_kb') / 1024:.0f} MiB | {size:,} |")
     out += ["", f"Wall-time ratio ours / Shaka (medians): **{ratio:.2f}**. Both ladders have "
-            f"{check['variants']} variants with the same RESOLUTION and the same {check['segments']} video segment "
+            f"{check['variants']} variants with the same heights and the same {check['segments']} video segment "
             f"boundaries (`Tools/bench/ladder_check.py`, PyPI m3u8: {'same' if check['same'] else 'DIFFERENT'}); "
+            f"RESOLUTION ours {', '.join(check['ours_resolution'])}, Shaka's {', '.join(check['shaka_resolution'])} "
+            "(Shaka applies the 1280:1281 sample aspect ratio ffmpeg's scale filter writes at 480p; we write the coded "
+            "size, as ffprobe reports it); "
             f"BANDWIDTH ours {', '.join(f'{b:,}' for b in check['ours_bandwidth'])} "
             f"(the `.tdf` bytes, audio included), Shaka's {', '.join(f'{b:,}' for b in check['shaka_bandwidth'])}.", "",
             "`--ladder` makes the rungs itself (libx264, an IDR forced every 2 s), timed apart from packaging "

@@ -24,8 +24,9 @@ extension HEVC {
             guard header.type == .sequenceParameterSet else {
                 throw CENCError(.invalidNALUnit, "NAL unit type \(header.typeCode) is not an SPS (33)")
             }
-            // The fields read here fit in the first 64 RBSP bytes with room to spare.
-            var reader = H264.BitReader(H264.RBSP(escaped: Array(nalUnit).dropFirst(2), limit: 64).bytes)
+            // The fields read here end within the first 128 RBSP bytes: 2 bytes of ids, at most
+            // 12 + 2 + 6 * 12 of profile_tier_level, then four exp-Golomb codes.
+            var reader = H264.BitReader(H264.RBSP(escaped: Array(nalUnit).dropFirst(2), limit: 128).bytes)
             videoParameterSetID = Int(try reader.readBits(4))
             maxSubLayersMinus1 = Int(try reader.readBits(3))
             guard maxSubLayersMinus1 <= 6 else {

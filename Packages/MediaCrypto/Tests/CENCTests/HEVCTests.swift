@@ -72,6 +72,24 @@ import MediaDRMMP4
         #expect(throws: CENCError(.invalidNALUnit, "")) { try HEVC.SequenceParameterSet(nalUnit: Self.pps) }
     }
 
+    /// Six sub-layers, each with its profile and level: 72 bytes of sub-layer fields before the
+    /// SPS id, read past.
+    @Test func sequenceParameterSetWithSubLayers() throws {
+        var bits = "0000" + "110" + "1"  // sps_video_parameter_set_id 0, sps_max_sub_layers_minus1 6, nesting
+        bits += "00" + "0" + "00001" + String(repeating: "0", count: 32) + String(repeating: "0", count: 48) + "01011101"  // level 93
+        bits += String(repeating: "11", count: 6) + "0000"  // profile and level present, reserved_zero_2bits
+        bits += String(repeating: "00010001", count: 6 * 12)  // sub-layer profiles and levels
+        bits += "1" + "010" + "00000000101000001" + "0000000" + "10111001" + "1"  // id 0, 4:2:0, 320, 184, stop bit
+        bits += String(repeating: "0", count: (8 - bits.count % 8) % 8)
+        let payload = stride(from: 0, to: bits.count, by: 8).map { i in
+            UInt8(bits[bits.index(bits.startIndex, offsetBy: i) ..< bits.index(bits.startIndex, offsetBy: i + 8)], radix: 2) ?? 0
+        }
+        let sps = try HEVC.SequenceParameterSet(nalUnit: [0x42, 0x01] + payload)
+        #expect(sps.maxSubLayersMinus1 == 6)
+        #expect(sps.profileTierLevel.levelIDC == 93)
+        #expect(sps.picWidthInLumaSamples == 320 && sps.picHeightInLumaSamples == 184)
+    }
+
     @Test func parameterSetsFromTheRecord() throws {
         let sets = try HEVC.ParameterSets(configuration: Self.configuration())
         #expect(sets.isComplete)

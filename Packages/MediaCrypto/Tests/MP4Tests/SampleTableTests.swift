@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func sampleDescription() throws {
-        let stsd = SampleDescriptionBox(entries: [VisualSampleEntry(width: 2, height: 2, children: []), UnknownBox(type: "hvc1", payload: [1])])
+        let stsd = SampleDescriptionBox(entries: [VisualSampleEntry(width: 2, height: 2, children: []), UnknownBox(type: "vp09", payload: [1])])
         let bytes = try roundTrip(stsd)
         checkEveryPrefix(of: bytes, as: SampleDescriptionBox.self)
     }

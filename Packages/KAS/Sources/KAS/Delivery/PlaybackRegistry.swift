@@ -11,11 +11,11 @@ final class PlaybackRegistry: Sendable {
     struct Playback: Sendable {
         let id: String
         let identity: Identity
-        let viewer: Identity
         let assetID: String
         let drmSystem: DeliveryDRMSystem
         var expires: Date
         var released = false
+        var viewer: Identity { identity }
     }
 
     /// How long a playback outlives its newest media URL: a player learns that a URL expired

@@ -190,7 +190,13 @@ class Fixture:
         self.limited = self.package("limited.tdf", "--max-streams", "1")
         self.rental = self.package("rental.tdf", "--rental-purchase-window", "3600", "--rental-playback-window", "3600")
         self.hls = self.package("talk-hls/", "--profile", "tdf-hls")
-        self.short_lease = self.package("short-lease.tdf", kas=self.short)
+        # The lease test plays a 20 s clip: its first renewal (3 s after the keys) must come
+        # while the page still plays, however late a loaded machine runs the renewal timer.
+        self.long_clip = os.path.join(self.dir, "clip-20s.mp4")
+        run("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "20", "-c:v", "libx264",
+            "-bf", "0", "-g", "25", "-pix_fmt", "yuv420p", "-c:a", "aac", "-ac", "2", "-movflags", "+faststart", self.long_clip)
+        self.short_lease = self.package("short-lease.tdf", kas=self.short, inputs=[self.long_clip])
         # A two-variant ladder for the ABR test: 320x180 at about 800 kbit/s and 160x90 at about
         # 100 kbit/s, 20 s, an IDR every second (aligned), video only.
         self.rungs = []

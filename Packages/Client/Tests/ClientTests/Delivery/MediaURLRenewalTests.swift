@@ -7,6 +7,8 @@ import Testing
 /// a read that meets the 403 renews through the playback API and goes on without a gap; a URL
 /// about to expire is renewed before it is used; `releaseUrl` is called, and renewal is refused
 /// after it. The real playback test plays the fixture's titles (real `kas serve`) through it.
+/// (That a playback ends its media sessions is PlaybackSessionTests'; the fixture's KAS is
+/// shared with suites running at the same time, so its live-session count is not asserted here.)
 @Suite(.serialized) struct MediaURLRenewalTests {
     let client: HTTPClient
     let credential: Credential
@@ -210,7 +212,6 @@ import Testing
         let log = try events(stub)
         #expect(log.first == "playback")
         #expect(log.last == "release")
-        #expect(fixture.liveSessionCount() == 0)
     }
 
     @Test func anFPSv2PackagePlaysBitExactThroughExpiringURLsAndItsSessionsJoinThePlayback() async throws {
@@ -227,7 +228,6 @@ import Testing
         #expect(log.last == "release")
         // The media sessions carried the playback's id (one stream slot for the playback).
         #expect(session.contentKeySession?.playbackID == delivered.grant.playbackID)
-        #expect(fixture.liveSessionCount() == 0)
     }
 }
 

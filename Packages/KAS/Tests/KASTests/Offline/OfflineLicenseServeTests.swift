@@ -148,13 +148,18 @@ extension OfflineTests {
                                          [ProjectPython.script("verify_offline_license.py"), jwksFile, forgedFile, deviceFile])
             #expect(refused.status != 0, "a changed licence does not verify")
 
-            // Renewal: the same licence id and keys, a new signature, an exp no earlier.
+            // Renewal: the same licence id and keys, a new signature, a later exp (the licence's
+            // duration from the renewal). The renewal is sent once the clock's second has moved
+            // past the issue's, so "later" is an order of events, not a measured duration.
+            let issuedSecond = Date(timeIntervalSince1970: TimeInterval(license.issuedAt + 1))
+            while Date() < issuedSecond { usleep(50_000) }
             let renewed = try served.request("POST", "/media/v1/offline-license/\(answer.licenseID)/renew", token: token,
                                              body: OfflinePlayReport().jsonValue)
             #expect(renewed.status == 200, "\(renewed.text)")
             let renewal = try OfflineLicense.verified(try Self.answer(renewed).license, signingKeys: jwks)
             #expect(renewal.licenseID == license.licenseID && renewal.keys == license.keys)
-            #expect(renewal.expiresAt >= license.expiresAt)
+            #expect(renewal.issuedAt > license.issuedAt && renewal.expiresAt > license.expiresAt, "renewal extends exp")
+            #expect(renewal.expiresAt - renewal.issuedAt == license.expiresAt - license.issuedAt)
             // Another viewer cannot renew or release it.
             let stranger = try served.token("stranger-\(UUID().uuidString)")
             #expect(try served.request("POST", "/media/v1/offline-license/\(answer.licenseID)/renew", token: stranger,

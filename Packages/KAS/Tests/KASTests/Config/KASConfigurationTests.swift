@@ -135,9 +135,9 @@ extension ConfigTests {
                 "KAS_AUDIT_MAX_BYTES": "4096", "KAS_AUDIT_KEEP_FILES": "2",
                 "KAS_FAIRPLAY_CERTIFICATE_FILE": "/fps.der", "KAS_FAIRPLAY_SDK_COMMAND": "/fps-sdk",
                 "KAS_FAIRPLAY_SDK_ARGUMENTS": #"["-v"]"#, "KAS_FAIRPLAY_TIMEOUT_SECONDS": "4",
-                "KAS_ORIGIN_URL": "https://cdn.example", "KAS_ORIGIN_SECRET_FILE": "/origin.secret",
-                "KAS_DELIVERY_SECRET_FILE": "/delivery.secret", "KAS_MEDIA_URL_MARGIN_SECONDS": "900",
-                "KAS_LICENSE_URL_SECONDS": "120",
+                "KAS_ORIGIN_URL": "http://127.0.0.1:8088", "KAS_ORIGIN_SECRET_FILE": "/origin.conf",
+                "KAS_DELIVERY_SECRET_FILE": "/delivery.secret", "KAS_MEDIA_URL_MARGIN_SECONDS": "30",
+                "KAS_LICENSE_URL_SECONDS": "60",
             ])
             // KAS_FAIRPLAY_SDK_URL excludes KAS_FAIRPLAY_SDK_COMMAND: FairPlayConfigurationTests reads it.
             #expect(configuration.fairPlay == .init(certificateFile: "/fps.der",
@@ -150,11 +150,11 @@ extension ConfigTests {
             #expect(configuration.limits.requestDeadlineSeconds == 4)
             #expect(configuration.limits.reservedConnections == 3)
             #expect(configuration.limits.rewrapRequestsPerMinute == 9)
-            #expect(configuration.delivery.originURL == "https://cdn.example")
-            #expect(configuration.delivery.originSecretFile == "/origin.secret")
+            #expect(configuration.delivery.originURL == "http://127.0.0.1:8088")
+            #expect(configuration.delivery.originSecretFile == "/origin.conf")
             #expect(configuration.delivery.deliverySecretFile == "/delivery.secret")
-            #expect(configuration.delivery.mediaURLMarginSeconds == 900)
-            #expect(configuration.delivery.licenseURLSeconds == 120)
+            #expect(configuration.delivery.mediaURLMarginSeconds == 30)
+            #expect(configuration.delivery.licenseURLSeconds == 60)
             #expect(KASConfiguration.environmentVariables.count == 34)
             #expect(configuration.listen == ListenAddress(host: "::1", port: 7000))
             #expect(configuration.listen.description == "[::1]:7000")

@@ -413,7 +413,12 @@ class LeaseTests(BrowserCase):
         self.assertTrue(result["ok"], result)
         allowed = lambda event: [e for e in kas.audit(viewer) if e["event"] == event and e["decision"] == "allow"]
         # Two keys at start, two more at the first renewal (one per component).
-        poll(lambda: len(allowed("key_request")) >= 4, "a renewal: four allowed key requests")
+        try:
+            poll(lambda: len(allowed("key_request")) >= 4, "a renewal: four allowed key requests")
+        except AssertionError as error:
+            seen = [(e["event"], e["decision"], e.get("reason")) for e in kas.audit(viewer)]
+            raise AssertionError(f"{error}; audit {seen}; page events {[e.get('type') for e in self.events(page)]}; "
+                                 f"console {self.console[-10:]}") from None
         poll(lambda: sum(r.get("viewer") == hash_ and r["route"].endswith("/heartbeat") and r["status"] == 200
                          for r in kas.requests()) >= 3, "three answered heartbeats")
         # A renewal ends the sessions it replaced once their successors have keys: between

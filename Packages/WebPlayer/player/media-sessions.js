@@ -58,6 +58,10 @@ export class MediaSessions {
   schedule(component, live) {
     const heartbeat = setInterval(() => {
       this.service.heartbeat(live.sessionId).catch((error) => {
+        // A session being renewed is replaced at the KAS by its successor's start (one live
+        // session per playback and component), so a heartbeat already in flight may come back
+        // 404: that is the renewal working, not the playback failing.
+        if (live.renewing) return;
         if (error?.status === 404 || error?.status === 401) this.fail(error);
       });
     }, live.heartbeatSeconds * 1000);
@@ -65,6 +69,7 @@ export class MediaSessions {
     if (live.leaseSeconds) {
       const renewal = setTimeout(async () => {
         this.timers.delete(renewal);
+        live.renewing = true;
         clearInterval(heartbeat);
         this.timers.delete(heartbeat);
         if (this.stopped) return;

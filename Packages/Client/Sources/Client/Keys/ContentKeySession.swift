@@ -58,6 +58,10 @@ public actor ContentKeySession {
 
     private var phase = Phase.idle
     private var live: [String: Live] = [:]
+    /// Components whose renewal is under way: the KAS replaces a component's session when its
+    /// successor starts (one live session per playback and component), so a heartbeat of the
+    /// session being renewed may come back 404 without anything having failed.
+    private var renewing: Set<String> = []
     private var openSessions: [String] = []
     private var timers: [Task<Void, Never>] = []
 
@@ -215,12 +219,15 @@ public actor ContentKeySession {
             guard phase == .delivered, !Task.isCancelled else { return }
             let previous = current.sessionID
             let renewed: Acquired
+            renewing.insert(component)
             do throws(PlaybackError) {
                 renewed = try await acquire(component)
             } catch {
+                renewing.remove(component)
                 await fail(error)
                 return
             }
+            renewing.remove(component)
             live[component] = Live(sessionID: renewed.grant.sessionID, heartbeatSeconds: renewed.grant.heartbeatSeconds,
                                    deliveredAt: renewed.deliveredAt, leaseSeconds: renewed.leaseSeconds)
             validity.setLeaseEnd(component, renewed.leaseSeconds.map { renewed.deliveredAt + Double($0) })
@@ -243,6 +250,8 @@ public actor ContentKeySession {
             do throws(PlaybackError) {
                 try await service.heartbeat(sessionID: session)
             } catch {
+                // The session was being renewed (or already was): its successor decides.
+                if renewing.contains(component) || live[component]?.sessionID != session { continue }
                 guard let failure = Self.heartbeatFailure(error) else { continue }
                 await fail(failure)
                 return

@@ -127,6 +127,12 @@ final class ScriptedKeyService: MediaKeyService, @unchecked Sendable {
     private var nextSession = 0
     var heartbeatSeconds = 100_000
     var heartbeatStatus: Int?
+    /// As the KAS does (one live session per playback and component): a session start replaces
+    /// the component's open session, whose heartbeats are then answered 404. A renewal's key
+    /// request is answered only once such a heartbeat has been (the race this scripts).
+    var replacesOnStart = false
+    private var replaced = Set<String>()
+    let heartbeatOfAReplacedSession = AsyncEvent()
 
     init(keys: [String: SymmetricKey], clock: any PlaybackClock, script: [String: [Answer]], answersAfter: [String: String] = [:]) {
         self.keys = keys
@@ -158,6 +164,12 @@ final class ScriptedKeyService: MediaKeyService, @unchecked Sendable {
         let id: String = lock.withLock {
             nextSession += 1
             let id = "session\(nextSession)"
+            if replacesOnStart {
+                for (other, component) in sessions where component == request.component && open.contains(other) {
+                    open.remove(other)
+                    replaced.insert(other)
+                }
+            }
             sessions[id] = request.component
             open.insert(id)
             return id
@@ -182,6 +194,9 @@ final class ScriptedKeyService: MediaKeyService, @unchecked Sendable {
                     cancelled.signal()
                 }
             }
+        }
+        if lock.withLock({ replacesOnStart && replaced.contains { sessions[$0] == request.component } }) {
+            await heartbeatOfAReplacedSession.wait("a heartbeat of the session this renewal replaced")
         }
         defer { returnedEvent(request.component).signal() }
         record("key", request.component)
@@ -209,6 +224,10 @@ final class ScriptedKeyService: MediaKeyService, @unchecked Sendable {
 
     func heartbeat(sessionID: String) async throws(PlaybackError) {
         record("heartbeat", lock.withLock { sessions[sessionID] ?? "?" })
+        if lock.withLock({ replaced.contains(sessionID) }) {
+            heartbeatOfAReplacedSession.signal()
+            throw PlaybackError.keyService(status: 404, route: "heartbeat")
+        }
         if let status = heartbeatStatus { throw PlaybackError.keyService(status: status, route: "heartbeat") }
     }
 
@@ -352,6 +371,31 @@ extension Playback {
         clock.advance(to: 30)
         await eventually("service.openSessions == 0") { service.openSessions == 0 }
         #expect(throws: PlaybackError(.sessionEnded, "")) { try session.validity.check() }
+    }
+
+    /// A renewal's new session replaces the old one at the KAS; a heartbeat of the old session
+    /// that the KAS answers 404 meanwhile is the renewal at work, not the end of the playback.
+    @Test func aHeartbeatOfTheSessionBeingRenewedAnswered404IsNotAFailure() async throws {
+        let clock = ManualClock()
+        let service = ScriptedKeyService(keys: try Self.keys(), clock: clock, script: [
+            "video": [.key(lease: nil)], "audio": [.key(lease: 200), .key(lease: 200)],
+        ])
+        service.heartbeatSeconds = 150
+        service.replacesOnStart = true
+        let delegate = RecordingDelegate()
+        let session = Self.session(service, clock: clock, delegate: delegate)
+        _ = try await session.start()
+        await eventually("clock.sleeperCount == 3") { clock.sleeperCount == 3 }   // audio's renewal, two heartbeats
+        clock.advance(to: 100)   // audio's renewal: its new session replaces the old one at the KAS
+        await eventually("the renewal's session start") { service.count("start") == 3 }
+        clock.advance(to: 150)   // the old audio session's heartbeat, while the renewal waits for its key
+        await eventually("the renewed audio key") { service.count("key") == 3 }
+        await eventually("the previous audio session ended") { service.calls.contains { $0.kind == "end" } }
+        let audioHeartbeats = service.calls.filter { $0.kind == "heartbeat" && $0.component == "audio" }
+        #expect(!audioHeartbeats.isEmpty, "the replaced session's heartbeat was answered 404 during the renewal")
+        try session.validity.check()
+        #expect(delegate.failures.isEmpty)
+        await session.stop()
     }
 
     /// The components' answers arrive in a set order (by events: the later one answers only after

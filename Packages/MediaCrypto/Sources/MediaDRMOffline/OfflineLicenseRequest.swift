@@ -16,7 +16,7 @@ public struct OfflineLicenseRequest: Sendable, Equatable {
     /// `manifest.json` exactly as packaged, sent as `tdfManifest` in base64 (as the key request).
     public var manifest: Data
     public var device: OfflineDeviceKey
-    /// A label the viewer chose for the device, shown back in audit records.
+    /// A label the viewer chose for the device, kept with the licence (never in audit records).
     public var deviceName: String?
 
     public init(assetID: String, manifest: Data, device: OfflineDeviceKey, deviceName: String? = nil) {

@@ -11,11 +11,11 @@ extension KeysTests {
             let dataDirectory = temp.appending("data")
             let now = Date(timeIntervalSince1970: 1_767_225_600)
             let change = try KeyRing.generate(dataDirectory: dataDirectory, now: now)
-            #expect(change.created == ["r1", "e1", "dev1"])
+            #expect(change.created == ["r1", "e1", "dev1", "l1"])
 
             #expect(fileMode(dataDirectory) == 0o700)
             #expect(fileMode(dataDirectory + "/keys") == 0o700)
-            for kid in ["r1", "e1", "dev1"] {
+            for kid in ["r1", "e1", "dev1", "l1"] {
                 #expect(fileMode(dataDirectory + "/keys/\(kid).pem") == 0o600, "\(kid).pem")
             }
             #expect(fileMode(dataDirectory + "/keys/index.json") == 0o600)
@@ -31,14 +31,19 @@ extension KeysTests {
             #expect(keys.first?.object?["created"] == .number(1_767_225_600))
             #expect(keys.first?.object?["retired"] == nil)
             #expect(root["devIssuer"]?.object?["algorithm"] == .string("ES256"))
+            #expect(root["licenseSigners"] == .object(JSONObject([
+                ("serial", .number(1)),
+                ("keys", .array([.object(JSONObject([("kid", .string("l1")), ("created", .number(1_767_225_600))]))])),
+            ])))
 
             let ring = change.ring
             #expect(ring.active(.rsa2048)?.rsaPrivateKey?.keySizeInBits == 2048)
             #expect(ring.active(.ecSecp256r1)?.ecPrivateKey != nil)
             #expect(ring.devIssuer?.kid == "dev1")
+            #expect(ring.activeLicenseSigner?.kid == "l1" && ring.licenseSigners.count == 1)
             // No temporary files are left behind by the atomic writes.
             let names = try FileManager.default.contentsOfDirectory(atPath: dataDirectory + "/keys").sorted()
-            #expect(names == [".lock", "dev1.pem", "e1.pem", "index.json", "r1.pem"])
+            #expect(names == [".lock", "dev1.pem", "e1.pem", "index.json", "l1.pem", "r1.pem"])
         }
 
         @Test func generateOnACompleteRingChangesNothing() throws {
@@ -240,6 +245,30 @@ extension KeysTests {
             try Data("{".utf8).write(to: URL(fileURLWithPath: temp.path + "/keys/index.json"))
             #expect(throws: KeyRingError(.corruptIndex, "")) { try holder.reload() }
             #expect(holder.current.active(.rsa2048)?.kid == "r2")
+        }
+
+        /// A ring from before offline licences gains its signing key on `generate`; an index whose
+        /// licence signers are not exactly one active key is refused.
+        @Test func licenceSignersAreAddedToOlderRingsAndCheckedOnLoad() throws {
+            let temp = try TemporaryDirectory()
+            try KeyRing.generate(dataDirectory: temp.path)
+            let indexPath = temp.path + "/keys/index.json"
+            var root = try #require(try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: indexPath))).object)
+            root["licenseSigners"] = nil
+            try JSONWriter.write(.object(root)).write(to: URL(fileURLWithPath: indexPath))
+            #expect(try KeyRing.load(dataDirectory: temp.path).licenseSigners.isEmpty)
+            let added = try KeyRing.generate(dataDirectory: temp.path)
+            #expect(added.created == ["l1"] && added.ring.activeLicenseSigner?.kid == "l1")
+
+            root = try #require(try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: indexPath))).object)
+            let twoActive = JSONValue.object(JSONObject([
+                ("serial", .number(2)),
+                ("keys", .array([.object(JSONObject([("kid", .string("l1")), ("created", .number(1))])),
+                                 .object(JSONObject([("kid", .string("l2")), ("created", .number(1))]))])),
+            ]))
+            root["licenseSigners"] = twoActive
+            try JSONWriter.write(.object(root)).write(to: URL(fileURLWithPath: indexPath))
+            #expect(throws: KeyRingError(.corruptIndex, "")) { try KeyRing.load(dataDirectory: temp.path) }
         }
 
         @Test func concurrentRotationsAreSerializedByTheLock() async throws {

@@ -205,6 +205,33 @@ extension OfflineTests {
             #expect(all.filter { $0 == 429 }.count == 18, "\(all)")
         }
 
+        /// An expired licence frees its slot: with one device allowed and one-second licences, a
+        /// second device is admitted (a bounded poll on the answer, its bound only limits a
+        /// failure), and never before the first licence's `exp`.
+        @Test func anExpiredLicenceFreesItsSlot() throws {
+            let served = try Served()
+            let package = try served.package(MediaRules(offline: true, offlineLicenseDurationSeconds: 1, maxOfflineDevices: 1))
+            let token = try served.token("expiry-\(UUID().uuidString)")
+            let jwks = try served.signingKeys()
+            let first = try OfflineLicense.verified(
+                try Self.answer(try served.issue(package, device: try P256.KeyAgreement.PrivateKey(), token: token)).license,
+                signingKeys: jwks)
+            let other = try P256.KeyAgreement.PrivateKey()
+            var admitted: CurlResult?
+            var refusals: [String?] = []
+            let deadline = Date().addingTimeInterval(60)
+            while admitted == nil, Date() < deadline {
+                let result = try served.issue(package, device: other, token: token)
+                if result.status == 200 { admitted = result } else { refusals.append(Self.reason(result)) }
+                // The poll's pace, well under the viewer's rate limit of 60 requests a minute.
+                if admitted == nil { usleep(250_000) }
+            }
+            let second = try #require(admitted, "the slot was never freed: \(refusals.suffix(3))")
+            #expect(refusals.allSatisfy { $0 == "offline_device_limit" }, "\(Set(refusals.map { $0 ?? "nil" }))")
+            let license = try OfflineLicense.verified(try Self.answer(second).license, signingKeys: jwks)
+            #expect(license.issuedAt >= first.expiresAt, "admitted only once the first licence had expired")
+        }
+
         /// A rental: the licence never outlives it; the reported first offline play starts its
         /// playback window; a rental over is refused with the rental reason.
         @Test func renewNeverPastTheRental() throws {

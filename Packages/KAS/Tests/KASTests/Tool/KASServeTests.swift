@@ -75,7 +75,10 @@ extension ToolTests {
             """)
             _ = (certificateFile, keyFile)
             try KeyRing.generate(dataDirectory: temp.path + "/state")
-            let (process, address, log) = try start(["--config", config], in: "/")
+            // Run from another directory than the config's: its relative paths are the config's.
+            let elsewhere = temp.appending("elsewhere")
+            try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+            let (process, address, log) = try start(["--config", config], in: elsewhere)
             #expect(address.hasPrefix("https://127.0.0.1:"))
             #expect(log().contains(#""publicURL":"https://kas.example.com""#))
             let health = try Curl.run(["--cacert", certificate.certificatePath, address + "/healthz"])

@@ -24,29 +24,10 @@ final class DeliveryStub: @unchecked Sendable {
     }
 
     init(arguments: [String] = []) throws {
-        let process = Process()
-        let python = ProcessInfo.processInfo.environment["MEDIADRM_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/bin/python3"
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [repositoryRoot.appendingPathComponent("Tools/python/delivery_stub.py").path] + arguments
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(0x0a) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let text = String(data: line, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
-              let port = Int(text), port > 0 else {
-            process.terminate()
-            throw TestSupportError("the delivery stub did not print its port")
-        }
-        self.port = port
-        self.process = process
-        self.input = input
+        let server = try LoopbackScript("delivery_stub.py", arguments: arguments, role: "the delivery stub")
+        self.port = server.port
+        self.process = server.process
+        self.input = server.input
     }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }

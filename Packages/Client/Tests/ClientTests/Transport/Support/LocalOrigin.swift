@@ -20,28 +20,23 @@ func makeTemporaryDirectory() throws -> URL {
     return url
 }
 
-/// `Tools/python/range_server.py` on 127.0.0.1, stopped when this object goes away (and by the
-/// server itself when our end of its stdin closes).
-final class LocalOrigin: @unchecked Sendable {
+/// A project Python script that serves on 127.0.0.1 and prints its port as its first line:
+/// started with the project's venv Python (`MEDIADRM_PYTHON`, else `python3`), stdin kept as a
+/// pipe (the script stops when our end closes), stderr dropped.
+struct LoopbackScript {
+    let process: Process
+    let input: Pipe
     let port: Int
-    let scheme: String
-    let root: URL
-    private let process: Process
-    private let input: Pipe
 
-    init(root: URL, certificate: URL? = nil, key: URL? = nil, arguments: [String] = []) throws {
-        self.root = root
-        let python = ProcessInfo.processInfo.environment["MEDIADRM_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
+    init(_ script: String, arguments: [String], role: String) throws {
         let process = Process()
-        var args = [repositoryRoot.appendingPathComponent("Tools/python/range_server.py").path, "--root", root.path]
-        if let certificate, let key { args += ["--cert", certificate.path, "--key", key.path] }
-        args += arguments
-        if let python {
+        let path = repositoryRoot.appendingPathComponent("Tools/python/\(script)").path
+        if let python = ProcessInfo.processInfo.environment["MEDIADRM_PYTHON"].flatMap({ $0.isEmpty ? nil : $0 }) {
             process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = args
+            process.arguments = [path] + arguments
         } else {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3"] + args
+            process.arguments = ["python3", path] + arguments
         }
         let input = Pipe(), output = Pipe()
         process.standardInput = input
@@ -57,12 +52,32 @@ final class LocalOrigin: @unchecked Sendable {
         guard let text = String(data: line, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
               let port = Int(text), port > 0 else {
             process.terminate()
-            throw TestSupportError("the test origin did not print its port")
+            throw TestSupportError("\(role) did not print its port")
         }
-        self.port = port
-        self.scheme = certificate == nil ? "http" : "https"
         self.process = process
         self.input = input
+        self.port = port
+    }
+}
+
+/// `Tools/python/range_server.py` on 127.0.0.1, stopped when this object goes away (and by the
+/// server itself when our end of its stdin closes).
+final class LocalOrigin: @unchecked Sendable {
+    let port: Int
+    let scheme: String
+    let root: URL
+    private let process: Process
+    private let input: Pipe
+
+    init(root: URL, certificate: URL? = nil, key: URL? = nil, arguments: [String] = []) throws {
+        self.root = root
+        var args = ["--root", root.path]
+        if let certificate, let key { args += ["--cert", certificate.path, "--key", key.path] }
+        let server = try LoopbackScript("range_server.py", arguments: args + arguments, role: "the test origin")
+        self.port = server.port
+        self.scheme = certificate == nil ? "http" : "https"
+        self.process = server.process
+        self.input = server.input
     }
 
     func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }

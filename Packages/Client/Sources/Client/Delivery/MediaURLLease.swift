@@ -51,6 +51,9 @@ public final class MediaURLLease: RenewableURL, @unchecked Sendable {
 
     public var url: String { state.withLock { $0.url } }
 
+    /// When the current URL is due for renewal (infinity: only after a 403).
+    var renewAt: Double { state.withLock { $0.renewAt } }
+
     /// Seconds until the current URL is due for renewal (0 when due), nil when it is renewed only
     /// after a 403.
     public var secondsUntilRenewal: Double? {

@@ -1,4 +1,5 @@
 import Foundation
+import MediaDRMEncoding
 
 /// The two time forms of the offline messages (docs/offline.md): NumericDate (RFC 7519 §2, whole
 /// seconds since the epoch) inside the licence, RFC 3339 in UTC (`2026-12-01T18:00:00Z`) in the
@@ -10,20 +11,10 @@ public enum OfflineTimestamp {
     public static func date(numericDate seconds: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
 
     /// RFC 3339 in UTC, whole seconds.
-    public static func rfc3339(_ date: Date) -> String {
-        formatter(fractional: false).string(from: Self.date(numericDate: numericDate(date)))
-    }
+    public static func rfc3339(_ date: Date) -> String { RFC3339Timestamp.string(seconds: numericDate(date)) }
 
-    /// An RFC 3339 date-time with a `Z` or numeric offset, with or without fractional seconds.
+    /// An RFC 3339 UTC date-time (`Z`), with or without fractional seconds (`RFC3339Timestamp`).
     public static func date(rfc3339 text: String) -> Date? {
-        guard text.utf8.count <= 64 else { return nil }
-        return formatter(fractional: false).date(from: text) ?? formatter(fractional: true).date(from: text)
-    }
-
-    /// A new formatter per call: ISO8601DateFormatter is not Sendable, and these messages are rare.
-    private static func formatter(fractional: Bool) -> ISO8601DateFormatter {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = fractional ? [.withInternetDateTime, .withFractionalSeconds] : [.withInternetDateTime]
-        return formatter
+        RFC3339Timestamp.seconds(text).map { Date(timeIntervalSince1970: $0) }
     }
 }

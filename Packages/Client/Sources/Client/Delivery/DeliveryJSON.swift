@@ -1,5 +1,6 @@
 import Foundation
 import MediaDRMJSON
+import MediaDRMEncoding
 
 /// The one way a delivery answer (playback answer, media-URL renewal, delivery description,
 /// DRM-X session) is read: the project's strict JSON parser, a size limit, and errors that name

@@ -1,4 +1,5 @@
 import Foundation
+import MediaDRMEncoding
 import Testing
 @testable import Client
 

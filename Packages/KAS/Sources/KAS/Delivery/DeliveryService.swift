@@ -115,9 +115,9 @@ public final class DeliveryService: Sendable {
         return ((originURL ?? "") + entry.mediaPath.entryPath, expires)
     }
 
-    /// RFC 3339 UTC, whole seconds: `2026-12-01T20:00:00Z`.
+    /// RFC 3339 UTC, whole seconds rounded down: `2026-12-01T20:00:00Z` (the form the Client reads).
     static func timestamp(_ date: Date) -> String {
-        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)).formatted(Date.ISO8601FormatStyle())
+        RFC3339Timestamp.string(seconds: Int64(date.timeIntervalSince1970.rounded(.down)))
     }
 
     func audit(_ event: String, viewer: Identity, asset: String?, component: String? = nil, decision: MediaAuditEvent.Decision,

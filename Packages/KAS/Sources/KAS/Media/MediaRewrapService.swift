@@ -36,18 +36,12 @@ public final class MediaRewrapService: Sendable {
         event.protocol = MediaProtocol.tdf.rawValue
         do {
             let (response, delivered) = try deliverKeys(request, viewer: viewer, event: &event)
-            event.decision = .allow
-            event.reason = "keys_delivered"
-            event.latencyMilliseconds = MediaService.milliseconds(since: began)
-            media.audit?.record(event)
+            media.finish(&event, .allow, reason: "keys_delivered", since: began)
             media.metrics?.increment("media_keys_delivered_total", help: "Content keys delivered, by protocol.",
                                      labels: [("protocol", "tdf-hls")], by: delivered)
             return response
         } catch {
-            event.decision = error.decision
-            event.reason = error.reason
-            event.latencyMilliseconds = MediaService.milliseconds(since: began)
-            media.audit?.record(event)
+            media.finish(&event, error.decision, reason: error.reason, since: began)
             media.countDenial(error.reason)
             throw error.error
         }

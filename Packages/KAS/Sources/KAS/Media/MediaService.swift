@@ -175,6 +175,15 @@ public final class MediaService: Sendable {
                            help: "Media sessions ended by a newer session of the same playback and component.", by: count)
     }
 
+    /// Closes an audited request: its decision, reason and latency, then its audit line.
+    func finish(_ event: inout MediaAuditEvent, _ decision: MediaAuditEvent.Decision, reason: String,
+                since began: ContinuousClock.Instant) {
+        event.decision = decision
+        event.reason = reason
+        event.latencyMilliseconds = Self.milliseconds(since: began)
+        audit?.record(event)
+    }
+
     func countDenial(_ reason: String) {
         metrics?.increment("media_denials_total", help: "Media requests refused, by reason.", labels: [("reason", reason)])
     }

@@ -292,18 +292,12 @@ public final class OfflineLicenseService: Sendable {
         event.protocol = MediaProtocol.tdf.rawValue
         do {
             let response = try body(&event)
-            event.decision = .allow
-            event.reason = success
-            event.latencyMilliseconds = MediaService.milliseconds(since: began)
-            media.audit?.record(event)
+            media.finish(&event, .allow, reason: success, since: began)
             media.metrics?.increment("media_offline_licenses_total", help: "Offline licence operations that succeeded, by operation.",
                                      labels: [("operation", success)])
             return response
         } catch {
-            event.decision = error.decision
-            event.reason = error.auditReason
-            event.latencyMilliseconds = MediaService.milliseconds(since: began)
-            media.audit?.record(event)
+            media.finish(&event, error.decision, reason: error.auditReason, since: began)
             media.countDenial(error.auditReason)
             throw error.httpError
         }

@@ -39,7 +39,7 @@ enum CatalogPackageDownload {
                     throw CatalogError("\(uri.prefix(64)) is not a media playlist: \(error)")
                 }
                 if let first = segments.segments.first?.uri {
-                    _ = try download(try sibling(first, of: components), to: try localName(first, in: local))
+                    try download(try sibling(first, of: components), to: try localName(first, in: local), keep: false)
                 }
             }
             return local
@@ -78,7 +78,8 @@ enum CatalogPackageDownload {
         }
     }
 
-    /// GETs `url` into the file `path`; returns its bytes unless `keep` is false (a large package).
+    /// GETs `url` into the file `path`; returns its bytes (a playlist, read only when it is within
+    /// the HLS parser's byte limit) unless `keep` is false (a package or a segment, left on disk).
     @discardableResult
     private static func download(_ url: URL, to path: String, keep: Bool = true) throws(CatalogError) -> Data {
         let done = DispatchSemaphore(value: 0)
@@ -97,6 +98,10 @@ enum CatalogPackageDownload {
             throw CatalogError("\(shown) redirected elsewhere; give the package's own URL")
         }
         guard keep else { return Data() }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        guard let size, size <= HLSLimits.default.maxBytes else {
+            throw CatalogError("\(shown) is larger than a playlist may be (\(HLSLimits.default.maxBytes) bytes)")
+        }
         guard let data = FileManager.default.contents(atPath: path) else { throw CatalogError("cannot read what \(shown) answered") }
         return data
     }

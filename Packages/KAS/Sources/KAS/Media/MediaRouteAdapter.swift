@@ -82,6 +82,7 @@ struct MediaRouteAdapter: Sendable {
     static func answer(_ failure: MediaFailure) -> HTTPError {
         switch failure {
         case .malformed(_, let message): HTTPError(.badRequest, reason: message)
+        case .tooLarge(_, let message): HTTPError(.payloadTooLarge, reason: message)
         case .noSuchSession: HTTPError(.notFound, reason: "no such session")
         case .noCertificate: HTTPError(.notFound, reason: "no certificate")
         case .rateLimited(let retryAfter):

@@ -22,12 +22,8 @@ struct MediaRouteAdapter: Sendable {
         let viewer = try Self.viewer(&context)
         do {
             let started = try service.startSession(Self.sessionStart(request), viewer: viewer)
-            return .json(.object(JSONObject([
-                ("status", .string("started")),
-                ("sessionId", .string(started.sessionID)),
-                ("heartbeatSeconds", .number(JSONNumber(started.heartbeatSeconds))),
-                ("expiresAt", .number(JSONNumber(Int64(started.expiresAt.timeIntervalSince1970)))),
-            ])))
+            return .json(MediaSessionAnswer(sessionID: started.sessionID, heartbeatSeconds: Int64(started.heartbeatSeconds),
+                                            expiresAt: Int64(started.expiresAt.timeIntervalSince1970)).jsonValue)
         } catch {
             throw Self.answer(error)
         }

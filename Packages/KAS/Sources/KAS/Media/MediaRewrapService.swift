@@ -1,6 +1,5 @@
 import MediaDRMCrypto
 import Foundation
-import MediaDRMJSON
 import MediaDRMMedia
 import MediaDRMTDF
 

@@ -9,6 +9,8 @@ import statistics
 import sys
 import time
 
+from doc_sections import replace_section
+
 BEGIN, END = "<!-- ladder:begin -->", "<!-- ladder:end -->"
 
 
@@ -69,12 +71,7 @@ def splice(results, doc):
     if not lines:
         sys.exit("ladder_section: the results hold no ladder runs")
     text = open(doc).read()
-    section = "\n".join(lines)
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + section + text[text.index(END) + len(END):]
-    else:
-        anchor = "## 2. Playback"
-        text = text.replace(anchor, section + "\n\n" + anchor, 1) if anchor in text else text.rstrip("\n") + "\n\n" + section + "\n"
+    text = replace_section(text, BEGIN, END, "\n".join(lines), "## 2. Playback")
     open(doc, "w").write(text)
 
 

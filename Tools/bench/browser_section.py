@@ -5,11 +5,10 @@ targets table, into the existing docs/benchmarks.md:
 
     browser_section.py RESULTS.jsonl docs/benchmarks.md
 """
-import json
 import sys
 import time
 
-from doc_sections import replace_section
+from doc_sections import spliced
 
 BEGIN, END = "<!-- browser:begin -->", "<!-- browser:end -->"
 TARGET = "Browser load() → first playing < 300 ms (median of 5 cold pages, loopback)"
@@ -47,12 +46,8 @@ def render(records, partial=False):
 
 
 def splice(results, doc):
-    records = [json.loads(line) for line in open(results) if line.strip()]
-    lines, target = render(records, partial=True)
-    if not lines:
-        sys.exit("browser_section: the results hold no browser_first_playing figures")
-    text = open(doc).read()
-    text = replace_section(text, BEGIN, END, "\n".join(lines), "## 3. Key delivery")
+    text, target = spliced(results, doc, render, BEGIN, END, "## 3. Key delivery",
+                           "browser_section: the results hold no browser_first_playing figures")
     row = "| " + " | ".join(target) + " |"
     rows = text.split("\n")
     mine = [i for i, line in enumerate(rows) if line.startswith(f"| {TARGET} |")]

@@ -3,7 +3,7 @@
 // code of ours for refusals the page decides itself (`package_refused` with `check`).
 
 /** An error of the player: `code`, optional `reason`, `status`, `check` and `retryAfter` (the
- * seconds of a 429's `Retry-After`); never key material. */
+ * seconds of a rate limit's `Retry-After`: a 429 without a refusal code); never key material. */
 export class PlayerError extends Error {
   constructor(code, message, { reason, status, check, retryAfter } = {}) {
     super(message);

@@ -65,7 +65,9 @@ export class KeyService {
       const reason = given ?? derivedReason(response.status, error);
       throw new PlayerError(response.status === 429 ? "limit" : response.status === 401 ? "unauthorized" : response.status >= 500 ? "transient" : "denied",
         `the key service refused ${route}: ${response.status} ${error ?? ""}`.trim(),
-        { reason, status: response.status, retryAfter: response.status === 429 ? retryAfterSeconds(response.headers) : undefined });
+        // A 429 without a refusal code is the viewer's request budget running dry (a rate
+        // limit, docs/protocol.md): its Retry-After says when to ask again.
+        { reason, status: response.status, retryAfter: response.status === 429 && !given ? retryAfterSeconds(response.headers) : undefined });
     }
     if (!isObject(object)) throw malformed(`the key service's ${route} answer is not a JSON object`);
     return object;

@@ -5,8 +5,8 @@
 // without media rules goes to the OpenTDF rewrap (a signed request token, docs/protocol.md
 // "OpenTDF routes"); a policy with `arkavo:media` only to the media rewrap (`POST
 // /media/v1/rewrap`) through the playback's media session, started with the first batch and
-// kept by MediaSessions, in batches within the KAS's per-request limits. A 429 with
-// Retry-After is waited out and the request made again (`onRateLimited`). Each segment is verified and
+// kept by MediaSessions, in batches within the KAS's per-request limits. A rate limit (429 with
+// Retry-After, no refusal code) is waited out and the request made again (`onRateLimited`). Each segment is verified and
 // decrypted with WebCrypto (TDFArchive) before its clear fragment reaches MediaSource. A
 // ladder's video variants are all opened (playlists and inits only); the next segment's variant
 // is chosen by the ABR rule (abr.js) from the bandwidth measured on segment downloads.
@@ -24,10 +24,11 @@ const MEDIA_RULES_KEY = "arkavo:media";
 // The media rewrap's limits per request (docs/protocol.md, `POST /media/v1/rewrap`).
 const MEDIA_REWRAP_MAX_OBJECTS = 512;
 const MEDIA_REWRAP_MAX_POLICIES = 4;
-// A 429's Retry-After is waited out this many times in a row, each wait at most this long;
-// past either the rate limit is reported as the error it is.
-const MAX_RATE_LIMIT_RETRIES = 8;
-const MAX_RETRY_AFTER_SECONDS = 120;
+// A rate limit's Retry-After is waited out as the Swift client's RateLimitWait does
+// (docs/protocol.md): at most this many sends of one request, each wait at most this long;
+// past either the 429 is the playback's error.
+const MAX_RATE_LIMITED_SENDS = 4;
+const MAX_RETRY_AFTER_SECONDS = 60;
 const MAX_SEGMENT_BYTES = 64 << 20;
 const MAX_INIT_BYTES = 1 << 20;
 
@@ -264,16 +265,16 @@ export class TDFHLSStream {
     return unwrapResults(await this.service.mediaRewrap(sessionId, publicKeyPEM, requests), requests, privateKey);
   }
 
-  /** Runs `request` again after a 429's `Retry-After` (a rate limit, not a refusal of the
-   * viewer), emitting `onRateLimited` before each wait; anything else is thrown. */
+  /** Runs `request` (a new request, with a new key, each time) again after a rate limit's
+   * `Retry-After`, emitting `onRateLimited` before each wait; anything else is thrown. */
   async withRetryAfter(request) {
-    for (let attempt = 0; ; attempt++) {
+    for (let send = 1; ; send++) {
       try {
         return await request();
       } catch (error) {
-        const seconds = error?.status === 429 && error.reason !== "concurrent_streams" ? error.retryAfter : undefined;
-        if (!seconds || seconds > MAX_RETRY_AFTER_SECONDS || attempt >= MAX_RATE_LIMIT_RETRIES) throw error;
-        this.onRateLimited?.({ retryAfter: seconds, attempt: attempt + 1 });
+        const seconds = error?.retryAfter;
+        if (!seconds || seconds > MAX_RETRY_AFTER_SECONDS || send >= MAX_RATE_LIMITED_SENDS) throw error;
+        this.onRateLimited?.({ retryAfter: seconds, attempt: send });
         await delay(seconds * 1000, this.signal);
       }
     }

@@ -6,8 +6,9 @@
 // "OpenTDF routes"); a policy with `arkavo:media` only to the media rewrap (`POST
 // /media/v1/rewrap`) through the playback's media session, started with the first batch and
 // kept by MediaSessions, in batches within the KAS's per-request limits. A rate limit (429 with
-// Retry-After, no refusal code) is waited out and the request made again (`onRateLimited`). Each segment is verified and
-// decrypted with WebCrypto (TDFArchive) before its clear fragment reaches MediaSource. A
+// Retry-After, no refusal code) is waited out and the request made again (`onRateLimited`).
+// Each segment is verified and decrypted with WebCrypto (TDFArchive) before its clear fragment
+// reaches MediaSource. A
 // ladder's video variants are all opened (playlists and inits only); the next segment's variant
 // is chosen by the ABR rule (abr.js) from the bandwidth measured on segment downloads.
 import { BandwidthMeter, chooseVariant } from "./abr.js";

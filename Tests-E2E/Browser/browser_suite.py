@@ -450,6 +450,20 @@ class MediaRulesTDFHLSTests(BrowserCase):
             return ok
         poll(plays_again, "the stream slot to be free after the first page closed")
 
+    def test_a_lapsed_rental_is_refused_with_its_reason_and_the_session_is_ended(self):
+        viewer = "viewer-hls-rules-lapsed"
+        token = fixture.short.token(viewer, rentals={fixture.hls_rules_uuid: int(time.time()) - 7200})
+        page = self.open()
+        result = self.start(page, fixture.hls_rules, token, kas=fixture.short)
+        self.assertFalse(result["ok"], result)
+        self.assertEqual(result["reason"], "rental_purchase_window_closed")
+        poll(lambda: page.inner_text("#reason") == "rental_purchase_window_closed", "the reason in the page")
+        self.assertNotIn("keysdelivered", [e["type"] for e in self.events(page)])
+        # The refusal ends the playback's media session (the player's error path).
+        poll(lambda: [(e["event"], e["decision"], e["reason"]) for e in fixture.short.audit(viewer)]
+             == [("session_start", "allow", "started"), ("media_rewrap", "deny", "rental_purchase_window_closed"),
+                 ("session_end", "allow", "ended")], "the session started, refused its key and ended, in order")
+
     def test_a_rate_limited_media_rewrap_is_asked_again_after_retry_after(self):
         """The page's first media rewrap is held (Playwright routing) while the test empties the
         viewer's key-request bucket at the KAS (60 a minute by default; a rewrap of an empty

@@ -8,7 +8,10 @@
 # Test media is generated once by ffmpeg and cached in out/bench/media (git-ignored).
 # BENCH_RUNS (default 7) sets the alternating runs per tool; BENCH_LOAD_SECONDS (default 10) the
 # length of each key-delivery phase. BENCH_PART=ladder runs only the bitrate-ladder packaging
-# (Tools/bench/ladder.sh) and replaces that section of docs/benchmarks.md.
+# (Tools/bench/ladder.sh) and replaces that section of docs/benchmarks.md. BENCH_PART=redis runs
+# only the key-request load on one node with SQLite, one with Redis and two nodes on one Redis
+# behind nginx (Tools/bench/redis.sh) and replaces that section. A whole run keeps the sections
+# it does not measure itself (marked <!-- NAME:begin --> ... <!-- NAME:end -->, Tools/bench/kept_sections.py).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SCRATCH="$ROOT/.build"
@@ -18,7 +21,7 @@ HERE="$ROOT/Tools/bench"
 RUNS="${BENCH_RUNS:-7}"
 LOAD_SECONDS="${BENCH_LOAD_SECONDS:-10}"
 PART="${BENCH_PART:-all}"
-[ "$PART" = all ] || [ "$PART" = ladder ] || { echo "bench: BENCH_PART must be all or ladder" >&2; exit 64; }
+case "$PART" in all|ladder|redis) ;; *) echo "bench: BENCH_PART must be all, ladder or redis" >&2; exit 64 ;; esac
 export PATH="/opt/swift/usr/bin:$PATH"
 
 WORK="$(mktemp -d /tmp/mediadrm-bench.XXXXXX)"
@@ -81,10 +84,8 @@ build() {   # PACKAGE_PATH PRODUCT; one shared scratch path, the plan dropped fi
 }
 build "$ROOT/Packages/Packager" packager
 build "$ROOT/Packages/KAS" kas
-if [ "$PART" = all ]; then
-    build "$ROOT/Packages/Client" player
-    build "$ROOT/Tools/loadgen" loadgen
-fi
+if [ "$PART" = all ]; then build "$ROOT/Packages/Client" player; fi
+if [ "$PART" != ladder ]; then build "$ROOT/Tools/loadgen" loadgen; fi
 PACKAGER="$SCRATCH/release/packager"
 PLAYER="$SCRATCH/release/player"
 KAS="$SCRATCH/release/kas"
@@ -134,6 +135,16 @@ if [ "$PART" = ladder ]; then
     mkdir -p "$ROOT/out/bench"
     cp "$RESULTS" "$ROOT/out/bench/results-ladder.jsonl"
     echo "bench: the ladder section of docs/benchmarks.md written ($(( $(date +%s) - BEGAN )) s; raw figures in out/bench/results-ladder.jsonl)"
+    exit 0
+fi
+
+if [ "$PART" = redis ]; then
+    record "{\"kind\":\"load\",\"when\":\"start-redis\",\"loadavg\":\"$(loadavg)\"}"
+    source "$HERE/redis.sh"
+    "$PY" "$HERE/redis_section.py" "$RESULTS" "$ROOT/docs/benchmarks.md"
+    mkdir -p "$ROOT/out/bench"
+    cp "$RESULTS" "$ROOT/out/bench/results-redis.jsonl"
+    echo "bench: the Redis section of docs/benchmarks.md written ($(( $(date +%s) - BEGAN )) s; raw figures in out/bench/results-redis.jsonl)"
     exit 0
 fi
 
@@ -340,6 +351,7 @@ record "{\"kind\":\"load\",\"when\":\"end\",\"loadavg\":\"$(loadavg)\",\"elapsed
 "$PY" "$HERE/report.py" "$RESULTS" > "$WORK/benchmarks.md"
 mkdir -p "$ROOT/out/bench"
 cp "$RESULTS" "$ROOT/out/bench/results.jsonl"
+"$PY" "$HERE/kept_sections.py" "$ROOT/docs/benchmarks.md" "$WORK/benchmarks.md"
 mv "$WORK/benchmarks.md" "$ROOT/docs/benchmarks.md"
 echo "bench: docs/benchmarks.md written ($ELAPSED s; raw figures in out/bench/results.jsonl)"
 [ "$ELAPSED" -le 600 ] || echo "bench: WARNING: the run took $ELAPSED s, over the 10-minute budget" >&2

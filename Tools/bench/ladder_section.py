@@ -9,6 +9,8 @@ import statistics
 import sys
 import time
 
+import kept_sections
+
 BEGIN, END = "<!-- ladder:begin -->", "<!-- ladder:end -->"
 
 
@@ -68,13 +70,8 @@ def splice(results, doc):
     lines, _ = render(records, partial=True)
     if not lines:
         sys.exit("ladder_section: the results hold no ladder runs")
-    text = open(doc).read()
     section = "\n".join(lines)
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + section + text[text.index(END) + len(END):]
-    else:
-        anchor = "## 2. Playback"
-        text = text.replace(anchor, section + "\n\n" + anchor, 1) if anchor in text else text.rstrip("\n") + "\n\n" + section + "\n"
+    text = kept_sections.replace_block(open(doc).read(), BEGIN, END, section, "## 2. Playback")
     open(doc, "w").write(text)
 
 

@@ -8,7 +8,7 @@ import MediaDRMEncoding
 ///
 /// Concurrency and durability are the media store's (`SQLiteMediaStore`): one connection under a
 /// lock, WAL, every read-check-write in `BEGIN IMMEDIATE`.
-public final class SQLiteCatalog: @unchecked Sendable {
+public final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
     /// `migrations[i]` moves version i to i+1.
     static let migrations: [[String]] = [
         [
@@ -49,7 +49,7 @@ public final class SQLiteCatalog: @unchecked Sendable {
     // MARK: Assets
 
     /// Adds or replaces the entry of `entry.assetID`; another asset at the same media path is an error.
-    public func put(_ entry: CatalogEntry, now: Date = Date()) throws(StoreError) {
+    public func put(_ entry: CatalogEntry, now: Date) throws(StoreError) {
         try locked { () throws(StoreError) -> Void in
             try database.transaction { () throws(StoreError) -> Void in
                 _ = try database.query("DELETE FROM catalog_assets WHERE asset = ?", [.text(entry.assetID)])

@@ -155,7 +155,7 @@ extension ConfigTests {
             #expect(configuration.delivery.deliverySecretFile == "/delivery.secret")
             #expect(configuration.delivery.mediaURLMarginSeconds == 30)
             #expect(configuration.delivery.licenseURLSeconds == 60)
-            #expect(KASConfiguration.environmentVariables.count == 35)
+            #expect(KASConfiguration.environmentVariables.count == 40)
             #expect(configuration.keyRingDirectory == "/shared" && configuration.keyRingHome == "/shared")
             #expect(try KASConfiguration.load().keyRingHome == KASConfiguration.defaultDataDirectory)
             #expect(configuration.listen == ListenAddress(host: "::1", port: 7000))

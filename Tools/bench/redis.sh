@@ -97,7 +97,9 @@ cpu_of() { local total=0 pid; for pid in "$@"; do total=$(( total + $(awk '{prin
 # server process of the configuration (nodes, nginx, redis-server) around it.
 redis_phase() {
     local config=$1 name=$2 rate=$3 connections=$4 port=$5 cpu0 cpu1 t0 t1 out pids
-    pids=("${NODE_PIDS[@]}" ${NGINX_PID:+"$NGINX_PID"} "${REDIS_PIDS[@]}")
+    # nginx's work is done by its worker, a child of the master.
+    pids=("${NODE_PIDS[@]}" "${REDIS_PIDS[@]}")
+    if [ -n "$NGINX_PID" ]; then pids+=("$NGINX_PID" $(pgrep -P "$NGINX_PID")); fi
     cpu0=$(cpu_of "${pids[@]}"); t0=$(date +%s%N)
     out=$("$LOADGEN" --port "$port" --requests "$WORK/pool-$config-warm.bin" --rate "$rate" --duration "$LOAD_SECONDS" \
           --connections "$connections" --expect '"success"') || die "loadgen failed in $config/$name"

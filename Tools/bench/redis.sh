@@ -112,6 +112,10 @@ run_config() {
     local config=$1 port=$2
     "$PY" "$HERE/keypool.py" "$port" "$WORK/pkg" "$WORK/tokens.txt" "$WORK/pool-$config" \
         --warm $(( 1000 * LOAD_SECONDS + 1000 )) --cold 1 --sessions-per-viewer 8 --expect-video "$VIDEO_KEY" > /dev/null
+    # The sessions must be in this configuration's Redis, or the run would measure something else.
+    if [ "${#REDIS_PIDS[@]}" -gt 0 ] && [ "$(redis-cli -p "$REDIS_PORT" dbsize)" -eq 0 ]; then
+        die "$config: the nodes wrote nothing to redis-server on port $REDIS_PORT"
+    fi
     redis_phase "$config" warm-1000 1000 32 "$port"
     redis_phase "$config" warm-saturation 0 16 "$port"
     redis_cleanup

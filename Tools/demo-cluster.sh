@@ -148,7 +148,7 @@ ffmpeg -nostdin -loglevel error -y -f lavfi -i testsrc2=size=320x180:rate=30 \
 "$BIN/kas" keys export-public --data-dir "$DEMO/shared" >"$DEMO/kas-public.pem" || fail "kas keys export-public"
 echo '{"body":{"dataAttributes":[{"attribute":"https://example.com/attr/tier/value/premium"}],"dissem":[]}}' >"$DEMO/policy.json"
 "$BIN/packager" package "$DEMO/sample.mp4" -o "$DEMO/sample.tdf" --kas-url "$LB_URL" --kas-public-key "$DEMO/kas-public.pem" \
-    --policy "$DEMO/policy.json" --classification '{"filter":"passed","flagged":[],"v":1}' --max-streams 2 --quiet \
+    --policy "$DEMO/policy.json" --classification '{"filter":"passed","flagged":[],"v":1}' --max-streams 2 --quiet >"$DEMO/logs/packager.out" \
     2>"$DEMO/logs/packager.log" || { cat "$DEMO/logs/packager.log" >&2; fail "packager package"; }
 echo "   $DEMO/sample.tdf ($(stat -c %s "$DEMO/sample.tdf") bytes)"
 

@@ -69,4 +69,23 @@ import Testing
             _ = try KASConfiguration.fileOverrides(bytes: Array(#"{"store": {"uri": "redis://h"}}"#.utf8), file: "k.json", baseDirectory: "/")
         }
     }
+
+    @Test func kasServePrintsTheStoreRedactedAndRefusesABadURLByName() throws {
+        let temp = try TemporaryDirectory()
+        let printed = try KASToolHarness.run(
+            ["serve", "--data-dir", temp.appending("data"), "--store", "redis://kas:flag-secret@127.0.0.1:7000/2",
+             "--node", "edge-1", "--print-config"],
+            environment: ["KAS_STORE_PASSWORD": "env-secret"])
+        #expect(printed.status == 0, "\(printed.stderr)")
+        let root = try #require(JSONParser.parse(printed.stdout).object)
+        #expect(root["store"]?.object?["url"] == .string("redis://kas:***@127.0.0.1:7000/2"))
+        #expect(root["node"] == .string("edge-1"))
+        #expect(!printed.output.contains("secret") && !printed.stderr.contains("secret"))
+
+        let refused = try KASToolHarness.run(["serve", "--data-dir", temp.appending("data"),
+                                              "--store", "redis://:flag-secret@127.0.0.1:notaport", "--print-config"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("--store") && refused.stderr.contains("port"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("flag-secret") && refused.output.isEmpty)
+    }
 }

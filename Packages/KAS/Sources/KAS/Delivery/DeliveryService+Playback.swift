@@ -94,7 +94,7 @@ extension DeliveryService {
         let ended: Int
         do {
             // The media store keys a playback the player named as "client:<id>" (`MediaService.startSession`).
-            ended = try catalog.endSessions(viewer: viewer.storeKey, asset: playback.assetID, playback: "client:" + id, now: now)
+            ended = try media.store.endPlaybackSessions(viewer: viewer.storeKey, asset: playback.assetID, playback: "client:" + id, now: now)
         } catch {
             throw HTTPError(.serviceUnavailable, reason: "state store unavailable")
         }

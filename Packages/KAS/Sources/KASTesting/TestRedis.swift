@@ -2,7 +2,8 @@ import Foundation
 import KAS
 
 /// Debian's `redis-server` (`make deps` installs it, its system service disabled) for tests: its
-/// own temporary directory and free loopback port, in the foreground as a child of the test
+/// own temporary directory and free loopback port (on 127.0.0.1, and on ::1 where the host has
+/// IPv6), in the foreground as a child of the test
 /// process, never port 6379 or a system-wide instance. `stop()` ends it (the tests must);
 /// `kill9()` simulates a crash; `restart()` starts it again on the same port and directory, so
 /// an append-only file written with `appendFsyncAlways` carries the data across.
@@ -40,7 +41,7 @@ public final class TestRedis: @unchecked Sendable {
         self.password = password
         url = RedisURL(host: "127.0.0.1", port: port, password: password)
         var arguments = [
-            "--port", String(port), "--bind", "127.0.0.1", "--dir", directory, "--daemonize", "no",
+            "--port", String(port), "--bind", "127.0.0.1", "-::1", "--dir", directory, "--daemonize", "no",
             "--logfile", directory + "/redis.log", "--save", "", "--maxmemory-policy", maxmemoryPolicy,
             "--appendonly", appendFsyncAlways ? "yes" : "no",
             // DEBUG SLEEP makes a slow reply for the timeout tests; loopback clients only.

@@ -36,6 +36,29 @@ import Testing
         #expect(try client.command("PING") == .simple("PONG"))
     }
 
+    @Test func ipv6AndHostNamesConnectAndBadAddressesAreUnreachable() throws {
+        let redis = try TestRedis()
+        defer { redis.stop() }
+        for host in ["::1", "localhost", "127.0.0.1"] {
+            var url = redis.url
+            url.host = host
+            let client = RedisClient(url: url, poolSize: 1)
+            defer { client.close() }
+            #expect(try client.command("CLIENT", "INFO").string?.contains(host == "::1" ? "addr=[::1]" : "addr=127.0.0.1") == true,
+                    "\(host)")
+        }
+        for url in [RedisURL(host: "127.0.0.1", port: try TestNginx.freePort()), RedisURL(host: "no-such-host.invalid")] {
+            let client = RedisClient(url: url, poolSize: 1)
+            defer { client.close() }
+            do {
+                _ = try client.command("PING")
+                Issue.record("\(url) answered")
+            } catch {
+                #expect(error.code == .unreachable && error.reason.contains(url.redacted), "\(error)")
+            }
+        }
+    }
+
     @Test func evaluateLoadsTheScriptAgainAfterTheCacheIsFlushed() throws {
         let redis = try TestRedis()
         defer { redis.stop() }

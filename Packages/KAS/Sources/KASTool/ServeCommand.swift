@@ -32,6 +32,10 @@ enum ServeCommand {
                                       help: "The origin secret file of 'kas origin-config': media URLs are signed with it."),
                     ToolOption.single("delivery-secret-file", valueName: "file",
                                       help: "The HS256 key of /v2/media delivery tokens (0600, 32+ bytes)."),
+                    ToolOption.single("store", valueName: "redis-url",
+                                      help: "Keep the state in Redis (redis://[user:password@]host:port/db; docs/kas.md) "
+                                      + "instead of SQLite in the data directory. Prefer KAS_STORE_PASSWORD for the password."),
+                    ToolOption.single("node", valueName: "name", help: "This node's name in the audit log. Default: the host name."),
                     ToolOption.flag("print-config", help: "Print the effective configuration as JSON and exit."),
                  ]) { parsed, console in
             let environment = ProcessInfo.processInfo.environment
@@ -41,7 +45,8 @@ enum ServeCommand {
                     listen: parsed.value("listen"), dataDirectory: parsed.value("data-dir"),
                     publicURL: parsed.value("public-url"), tlsCertificateFile: parsed.value("tls-cert"),
                     tlsKeyFile: parsed.value("tls-key"), originURL: parsed.value("origin-url"),
-                    originSecretFile: parsed.value("origin-secret-file"), deliverySecretFile: parsed.value("delivery-secret-file"))
+                    originSecretFile: parsed.value("origin-secret-file"), deliverySecretFile: parsed.value("delivery-secret-file"),
+                    store: parsed.value("store"), node: parsed.value("node"))
             } catch {
                 throw UsageError(error.reason)
             }

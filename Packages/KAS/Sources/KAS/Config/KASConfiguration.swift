@@ -35,6 +35,11 @@ import Foundation
 /// | `fairplay.sdkURL` (service wrapping the SDK; https, or http to loopback) | `KAS_FAIRPLAY_SDK_URL` | | none |
 /// | `fairplay.timeoutSeconds` (one SDK call) | `KAS_FAIRPLAY_TIMEOUT_SECONDS` | | 10 (1 ... 300) |
 /// | `delivery.*` (origin, its secret, delivery tokens) | `KAS_ORIGIN_URL`, ... | `--origin-url`, ... | see `DeliverySettings` |
+/// | `store.url` `redis://[user:password@]host:port/db` | `KAS_STORE_URL` | `--store` | none: SQLite in the data directory |
+/// | (the store's password, overriding the URL's) | `KAS_STORE_PASSWORD` | | the URL's |
+/// | `store.poolSize` | `KAS_STORE_POOL_SIZE` | | the HTTP worker threads (1 ... 1024) |
+/// | `store.timeoutSeconds` | `KAS_STORE_TIMEOUT_SECONDS` | | 2 (1 ... 60) |
+/// | `node` (this node's name in the audit log) | `KAS_NODE` | `--node` | the host name |
 ///
 /// FairPlay is on when any `fairplay` setting is given; then `certificateFile` and exactly one
 /// of `sdkCommand` and `sdkURL` are required (after merging the layers: a file `sdkCommand` and
@@ -80,6 +85,10 @@ public struct KASConfiguration: Sendable, Equatable {
     public var web: WebSettings
     /// The catalog's origin, its signing secret and the delivery-API token key (docs/delivery.md).
     public var delivery: DeliverySettings
+    /// Where sessions, first plays, licenses and the rest of the state live (SQLite or Redis).
+    public var store: StoreSettings
+    /// This node's name in the audit log.
+    public var node: String
 
     public struct TLSFiles: Sendable, Equatable {
         /// PEM certificate chain, leaf first.
@@ -163,6 +172,8 @@ public struct KASConfiguration: Sendable, Equatable {
         fairPlay = nil
         web = WebSettings()
         delivery = DeliverySettings()
+        store = StoreSettings()
+        node = Self.defaultNode
     }
 
     /// `http(s)://host:port` of the listen address; a wildcard host becomes the loopback address.

@@ -155,7 +155,7 @@ extension ConfigTests {
             #expect(configuration.delivery.deliverySecretFile == "/delivery.secret")
             #expect(configuration.delivery.mediaURLMarginSeconds == 30)
             #expect(configuration.delivery.licenseURLSeconds == 60)
-            #expect(KASConfiguration.environmentVariables.count == 34)
+            #expect(KASConfiguration.environmentVariables.count == 39)
             #expect(configuration.listen == ListenAddress(host: "::1", port: 7000))
             #expect(configuration.listen.description == "[::1]:7000")
             #expect(configuration.dataDirectory == "/d")

@@ -2,7 +2,8 @@ import Foundation
 import KAS
 
 /// Debian's `redis-server` (`make deps` installs it, its system service disabled) for tests: its
-/// own temporary directory and free loopback port, in the foreground as a child of the test
+/// own temporary directory and free loopback port (on 127.0.0.1, and on ::1 where the host has
+/// IPv6), in the foreground as a child of the test
 /// process, never port 6379 or a system-wide instance. `stop()` ends it (the tests must);
 /// `kill9()` simulates a crash; `restart()` starts it again on the same port and directory, so
 /// an append-only file written with `appendFsyncAlways` carries the data across.
@@ -40,9 +41,11 @@ public final class TestRedis: @unchecked Sendable {
         self.password = password
         url = RedisURL(host: "127.0.0.1", port: port, password: password)
         var arguments = [
-            "--port", String(port), "--bind", "127.0.0.1", "--dir", directory, "--daemonize", "no",
+            "--port", String(port), "--bind", "127.0.0.1", "-::1", "--dir", directory, "--daemonize", "no",
             "--logfile", directory + "/redis.log", "--save", "", "--maxmemory-policy", maxmemoryPolicy,
             "--appendonly", appendFsyncAlways ? "yes" : "no",
+            // DEBUG SLEEP makes a slow reply for the timeout tests; loopback clients only.
+            "--enable-debug-command", "local",
         ]
         if appendFsyncAlways { arguments += ["--appendfsync", "always"] }
         if let password { arguments += ["--requirepass", password] }
@@ -61,9 +64,14 @@ public final class TestRedis: @unchecked Sendable {
         try start()
     }
 
-    /// Stops the server (SIGTERM, then SIGKILL past a bound) and waits for it.
+    /// Stops the server cleanly (the `SHUTDOWN` command, which fsyncs the append-only file),
+    /// then SIGKILL past a bound, and waits for it. Not SIGTERM: a child started from a test
+    /// thread inherits that thread's blocked signals, and Swift's test runner blocks SIGTERM, so
+    /// redis-server would never see it.
     public func stop() {
-        end(signal: SIGTERM)
+        guard isRunning else { return end(signal: SIGKILL) }
+        _ = try? redisCLI("SHUTDOWN")
+        end(signal: nil)
     }
 
     /// Kills the server with SIGKILL: no shutdown, nothing flushed beyond what was fsynced.
@@ -122,9 +130,10 @@ public final class TestRedis: @unchecked Sendable {
         throw Failure(description: "redis-server did not start on port \(port): \(log.suffix(2000))")
     }
 
-    private func end(signal: Int32) {
+    /// Sends `signal` (if any), waits for the exit within the bound, then kills.
+    private func end(signal: Int32?) {
         guard let process = lock.withLock({ self.process }) else { return }
-        if process.isRunning { kill(process.processIdentifier, signal) }
+        if let signal, process.isRunning { kill(process.processIdentifier, signal) }
         let deadline = Date().addingTimeInterval(Self.startBound)
         while process.isRunning, Date() < deadline { usleep(20_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }

@@ -96,7 +96,7 @@ extension DeliveryService {
         let ended: Int
         do {
             // The media store keys a playback the player named as "client:<id>" (`MediaService.startSession`).
-            ended = try (catalog as? SQLiteCatalog)?.endSessions(viewer: viewer.storeKey, asset: playback.assetID, playback: "client:" + id, now: now) ?? 0
+            ended = try media.store.endPlaybackSessions(viewer: viewer.storeKey, asset: playback.assetID, playback: "client:" + id, now: now)
         } catch {
             throw HTTPError(.serviceUnavailable, reason: "state store unavailable")
         }

@@ -15,7 +15,8 @@ import MediaDRMMedia
 public final class MediaService: Sendable {
     /// The settings the service was made with.
     public let configuration: MediaServiceConfiguration
-    /// Sessions, first plays, stream limits and rate buckets (`SQLiteMediaStore` in `kas serve`).
+    /// Sessions, first plays, stream limits and rate buckets (`SQLiteMediaStore` in `kas serve`, or
+    /// `RedisMediaStore` shared by the nodes with `store.url`).
     public let store: any MediaStore
     let keyCache: ContentKeyCache
     let admission: ManifestAdmission

@@ -58,7 +58,7 @@ final class RedisCatalogStore: CatalogStore {
             "title", entry.title, "duration_ms", String(Int64((entry.duration * 1000).rounded())),
             "profile", entry.profile.rawValue, "components", entry.components.joined(separator: ","),
             "media_path", entry.mediaPath.prefix, "policy", Base64.encode(entry.policyJSON),
-            "added_ms", String(SQLiteMediaStore.ms(now)),
+            "added_ms", String(MediaStoreTime.ms(now)),
         ]
         if let manifest = entry.manifest { fields += ["manifest", Base64.encode(manifest)] }
         let stored = try RedisStoreCalls.evaluate(client, Self.putScript,

@@ -204,6 +204,6 @@ final class RedisOfflineLicenseStore: OfflineLicenseStore {
             firstPlayed: date(f["first_played_ms"]))
     }
 
-    private static func ms(_ date: Date) -> String { String(SQLiteMediaStore.ms(date)) }
-    private static func date(_ text: String?) -> Date? { text.flatMap { Int64($0) }.map(SQLiteMediaStore.date) }
+    private static func ms(_ date: Date) -> String { String(MediaStoreTime.ms(date)) }
+    private static func date(_ text: String?) -> Date? { text.flatMap { Int64($0) }.map(MediaStoreTime.date) }
 }

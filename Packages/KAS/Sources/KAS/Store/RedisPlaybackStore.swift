@@ -97,7 +97,7 @@ final class RedisPlaybackStore: PlaybackStore {
         let key = key(playback.id)
         let sealed = try PlaybackSeal.seal(playback, storageKey: key)
         _ = try RedisStoreCalls.evaluate(client, Self.insertScript, keys: [key], arguments: [
-            sealed, String(SQLiteMediaStore.ms(playback.expires)), Self.timeToLive(until: playback.expires, now: now),
+            sealed, String(MediaStoreTime.ms(playback.expires)), Self.timeToLive(until: playback.expires, now: now),
         ])
     }
 
@@ -107,7 +107,7 @@ final class RedisPlaybackStore: PlaybackStore {
         guard let sealed = fields["sealed"], let expiresMs = fields["expires_ms"].flatMap({ Int64($0) }),
               fields["released_ms"] == nil
         else { return nil }
-        let playback = try PlaybackSeal.open(sealed, id: id, storageKey: key, expires: SQLiteMediaStore.date(expiresMs))
+        let playback = try PlaybackSeal.open(sealed, id: id, storageKey: key, expires: MediaStoreTime.date(expiresMs))
         return playback.isLive(at: now) ? playback : nil
     }
 
@@ -116,7 +116,7 @@ final class RedisPlaybackStore: PlaybackStore {
         // liveness again (another node may have released it in between).
         guard var playback = try live(id, now: now), playback.viewer.storeKey == viewer else { return nil }
         let released = try RedisStoreCalls.evaluate(client, Self.releaseScript, keys: [key(id)],
-                                                    arguments: [String(SQLiteMediaStore.ms(now))])
+                                                    arguments: [String(MediaStoreTime.ms(now))])
         guard released.int == 1 else { return nil }
         playback.released = true
         return playback
@@ -124,7 +124,7 @@ final class RedisPlaybackStore: PlaybackStore {
 
     func extend(_ id: String, to expires: Date, now: Date) throws(StoreError) {
         _ = try RedisStoreCalls.evaluate(client, Self.extendScript, keys: [key(id)], arguments: [
-            String(SQLiteMediaStore.ms(expires)), Self.timeToLive(until: expires, now: now),
+            String(MediaStoreTime.ms(expires)), Self.timeToLive(until: expires, now: now),
         ])
     }
 

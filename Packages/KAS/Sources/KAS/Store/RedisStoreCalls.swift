@@ -21,14 +21,21 @@ enum RedisStoreCalls {
         }
     }
 
-    /// `HGETALL` as a dictionary; empty when the key is absent. Fields or values that are not
-    /// UTF-8 are left out (the stores write only text).
+    /// `HGETALL` as a dictionary; empty when the key is absent.
     static func hash(_ client: RedisClient, _ key: String) throws(StoreError) -> [String: String] {
-        let items = try command(client, ["HGETALL", key]).array ?? []
+        try command(client, ["HGETALL", key]).hashFields
+    }
+}
+
+extension RESPValue {
+    /// An `HGETALL` reply (name, value, …) as a dictionary; empty for an empty or nil array.
+    /// Names or values that are not UTF-8 are left out (the stores write only text).
+    var hashFields: [String: String] {
+        let items = array ?? []
         var fields: [String: String] = [:]
         var index = 0
         while index + 1 < items.count {
-            if let field = items[index].string, let value = items[index + 1].string { fields[field] = value }
+            if let name = items[index].string, let value = items[index + 1].string { fields[name] = value }
             index += 2
         }
         return fields

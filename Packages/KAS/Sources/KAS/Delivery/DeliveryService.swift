@@ -32,7 +32,13 @@ public final class DeliveryService: Sendable {
                             authentication: any HTTPMiddleware, clock: @escaping @Sendable () -> Date = { Date() })
         throws(KASApplicationError)
     {
-        try self.init(configuration: configuration, catalog: catalog, playbacks: InMemoryPlaybackStore(), media: media,
+        let playbacks: InMemoryPlaybackStore
+        do {
+            playbacks = try InMemoryPlaybackStore()
+        } catch {
+            throw KASApplicationError(error.reason)
+        }
+        try self.init(configuration: configuration, catalog: catalog, playbacks: playbacks, media: media,
                       authentication: authentication, clock: clock)
     }
 
@@ -63,9 +69,9 @@ public final class DeliveryService: Sendable {
             throw KASApplicationError(error.reason)
         }
         do {
-            licenses = try LicenseURLSigner()
+            licenses = LicenseURLSigner(key: try playbacks.licenseURLKey())
         } catch {
-            throw KASApplicationError("the system random generator is unavailable")
+            throw KASApplicationError("cannot read the licence URL key from the playback store: \(error.reason)")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MediaDRMCrypto
 import Synchronization
 
 /// The playbacks of a single node, in memory (the SQLite mode's `PlaybackStore`). Not stored on
@@ -9,6 +10,17 @@ final class InMemoryPlaybackStore: PlaybackStore {
     /// Playbacks held at once; the oldest-expiring are dropped first beyond it.
     static let capacity = 100_000
     private let playbacks = Mutex<[String: PlaybackRecord]>([:])
+    /// Drawn when the store is made and never written anywhere: a restart invalidates every
+    /// licence URL, as it forgets every playback.
+    private let urlKey: SymmetricKey
+
+    init() throws(StoreError) {
+        do {
+            urlKey = try LicenseURLSigner.randomKey()
+        } catch {
+            throw StoreError(.unavailable, "the system random generator is unavailable")
+        }
+    }
 
     func insert(_ playback: PlaybackRecord, now: Date) {
         playbacks.withLock { all in
@@ -45,6 +57,8 @@ final class InMemoryPlaybackStore: PlaybackStore {
             all[id] = playback
         }
     }
+
+    func licenseURLKey() -> SymmetricKey { urlKey }
 
     func close() {}
 }

@@ -34,7 +34,24 @@ public struct KASStateStores: Sendable {
     /// is a start-up error naming it (a Redis by its redacted URL, never its password).
     public static func open(_ configuration: KASConfiguration, layout: KASDataDirectory,
                             poolSize: Int) throws(KASApplicationError) -> KASStateStores {
-        try openSQLite(layout)
+        guard let url = configuration.store.url else { return try openSQLite(layout) }
+        return try openRedis(url, poolSize: configuration.store.poolSize ?? poolSize,
+                             timeout: TimeInterval(configuration.store.timeoutSeconds))
+    }
+
+    /// The shared stores in one Redis, after `checkServer` (reachable, password accepted,
+    /// `maxmemory-policy noeviction`: an evicting Redis would silently drop first-play records).
+    static func openRedis(_ url: RedisURL, poolSize: Int, timeout: TimeInterval) throws(KASApplicationError) -> KASStateStores {
+        let client = RedisClient(url: url, poolSize: max(1, poolSize), timeout: timeout)
+        do {
+            try client.checkServer()
+        } catch {
+            client.close()
+            throw KASApplicationError("cannot use the state store \(url.redacted): \(error.reason)")
+        }
+        return KASStateStores(media: RedisMediaStore(client: client), catalog: RedisCatalogStore(client: client),
+                              offline: RedisOfflineLicenseStore(client: client), playbacks: RedisPlaybackStore(client: client),
+                              location: url.redacted, closers: [client.close])
     }
 
     /// The single-node stores in the data directory.
@@ -54,14 +71,16 @@ public struct KASStateStores: Sendable {
             throw KASApplicationError("cannot open the catalog in '\(layout.mediaStore)': \(error.reason)")
         }
         let offline: SQLiteOfflineStore
+        let playbacks: InMemoryPlaybackStore
         do {
             offline = try SQLiteOfflineStore(path: layout.offlineStore)
+            playbacks = try InMemoryPlaybackStore()
         } catch {
             catalog.close()
             media.close()
             throw KASApplicationError("cannot open the offline store '\(layout.offlineStore)': \(error.reason)")
         }
-        return KASStateStores(media: media, catalog: catalog, offline: offline, playbacks: InMemoryPlaybackStore(),
+        return KASStateStores(media: media, catalog: catalog, offline: offline, playbacks: playbacks,
                               location: layout.path, closers: [catalog.close, offline.close, media.close])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MediaDRMCrypto
 
 /// The playbacks `POST /media/v1/playback` started (docs/delivery.md#playbacks): who (the
 /// verified token's claims, which the FairPlay licence URL needs because its caller sends no
@@ -18,6 +19,9 @@ protocol PlaybackStore: Sendable {
     func release(_ id: String, viewer: String, now: Date) throws(StoreError) -> PlaybackRecord?
     /// Moves a playback's end to at least `expires` unless it was released.
     func extend(_ id: String, to expires: Date, now: Date) throws(StoreError)
+    /// The key of the FairPlay licence URLs' signatures (`LicenseURLSigner`): the same on every
+    /// node that shares this store, so a URL one node handed out works on every other.
+    func licenseURLKey() throws(StoreError) -> SymmetricKey
     func close()
 }
 

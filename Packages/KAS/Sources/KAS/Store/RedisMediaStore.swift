@@ -202,12 +202,7 @@ public final class RedisMediaStore: MediaStore {
     /// A session from its hash as HGETALL returns it (name, value, …); nil when empty or nil.
     private static func record(idHash: String, _ reply: RESPValue) throws(StoreError) -> MediaSessionRecord? {
         guard let flat = reply.array, !flat.isEmpty else { return nil }
-        var fields: [String: String] = [:]
-        var index = 0
-        while index + 1 < flat.count {
-            if let name = flat[index].string, let value = flat[index + 1].string { fields[name] = value }
-            index += 2
-        }
+        let fields = reply.hashFields
         func ms(_ name: String) -> Int64? { fields[name].flatMap { Int64($0) } }
         guard let viewer = fields["viewer"], let asset = fields["asset"],
               let proto = fields["protocol"].flatMap(MediaProtocol.init(rawValue:)), let playback = fields["playback"],

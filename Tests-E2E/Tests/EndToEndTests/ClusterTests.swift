@@ -201,6 +201,9 @@ import Testing
                     "a session acknowledged by \(entry.node) did not survive the restart")
         }
         // The first play of the key delivered before the outage survived it.
+        let client = RedisClient(url: cluster.redis.url, poolSize: 1)
+        defer { client.close() }
+        #expect(try RedisMediaStore(client: client).firstPlay(viewer: Identity.storeKey(subject: "cluster-restart"), asset: asset) != nil)
 
     }
 

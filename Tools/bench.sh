@@ -139,7 +139,7 @@ if [ "$PART" = ladder ]; then
 fi
 
 if [ "$PART" = redis ]; then
-    record "{\"kind\":\"load\",\"when\":\"start-redis\",\"loadavg\":\"$(loadavg)\"}"
+    record "{\"kind\":\"load\",\"when\":\"start-redis\",\"time\":$(date +%s),\"loadavg\":\"$(loadavg)\"}"
     source "$HERE/redis.sh"
     "$PY" "$HERE/redis_section.py" "$RESULTS" "$ROOT/docs/benchmarks.md"
     mkdir -p "$ROOT/out/bench"

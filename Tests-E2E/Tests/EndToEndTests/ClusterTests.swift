@@ -97,7 +97,14 @@ import Testing
     }
 
     @Test func aWrongPasswordStopsStartUpNamingTheStoreAndNeverThePassword() throws {
-        let (cluster, _, _) = try Shared.get()
+        let (cluster, a, b) = try Shared.get()
+        // The running nodes name their store redacted and their node, and never print the right password.
+        let rightPassword = try #require(cluster.redis.url.password)
+        for node in [a, b] {
+            let listening = try #require(node.events("listening").first)
+            #expect((listening["mediaStore"] as? String)?.hasPrefix("redis://") == true && listening["node"] as? String == node.name)
+            #expect(!node.output.contains(rightPassword))
+        }
         let password = "wrong-\(UUID().uuidString)"
         let url = "redis://default:\(password)@\(cluster.redis.url.host):\(cluster.redis.url.port)/0"
         let result = try Self.serveUntilExit(["serve", "--listen", "127.0.0.1:0", "--data-dir", cluster.work + "/wrong",

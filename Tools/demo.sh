@@ -107,7 +107,7 @@ NGINX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0
 ORIGIN_URL="http://127.0.0.1:$NGINX_PORT"
 mkdir -p "$DEMO/nginx/logs" "$DEMO/nginx/tmp"
 "$BIN/kas" origin-config --root "$DEMO/www" --secret-file "$DEMO/nginx/origin-secret.conf" \
-    --listen "127.0.0.1:$NGINX_PORT" >"$DEMO/nginx/server.conf" 2>"$DEMO/logs/origin-config.log" \
+    --listen "127.0.0.1:$NGINX_PORT" --access-log "$DEMO/nginx/logs/access.log" >"$DEMO/nginx/server.conf" 2>"$DEMO/logs/origin-config.log" \
     || { cat "$DEMO/logs/origin-config.log" >&2; fail "kas origin-config"; }
 {
     echo "daemon off;"

@@ -52,12 +52,12 @@ import posixpath
 import socket
 import re
 import select
-import signal
 import ssl
-import sys
 import threading
 import time
 import urllib.parse
+
+from loopback_server import allow_termination, exit_when_stdin_closes
 
 SERVER_TEXT = b"internal detail from the server: do-not-echo-this-text\n"
 
@@ -382,17 +382,7 @@ def main():
     parser.add_argument("--stall", action="store_true")
     parser.add_argument("--cors", action="store_true")
     args = parser.parse_args()
-    # A parent that spawns from a thread with signals blocked passes its mask on; undo that so
-    # SIGTERM and SIGINT stop the server.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
-
-    def watch_stdin():
-        try:
-            while sys.stdin.buffer.read(4096):
-                pass
-        finally:
-            os._exit(0)
+    allow_termination()
 
     if args.stall:
         listener = socket.socket()
@@ -410,7 +400,7 @@ def main():
             fillers.append(filler)
         time.sleep(0.2)
         print(port, flush=True)
-        watch_stdin()
+        exit_when_stdin_closes(block=True)
         return
 
     server = Server(("127.0.0.1", args.port), Handler)
@@ -425,7 +415,7 @@ def main():
         server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
 
     print(server.server_address[1], flush=True)
-    threading.Thread(target=watch_stdin, daemon=True).start()
+    exit_when_stdin_closes()
     server.serve_forever()
 
 

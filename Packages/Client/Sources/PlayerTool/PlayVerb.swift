@@ -234,6 +234,8 @@ enum PlayVerb {
             return "key delivered: \(component) in \(milliseconds(seconds)) ms"
         case .segmentKeysDelivered(let count, let seconds):
             return "segment keys delivered: \(count) in one rewrap, \(milliseconds(seconds)) ms"
+        case .rateLimited(let seconds):
+            return "rate limited by the key service: sending the rewrap again in \(seconds) s"
         case .firstClearByte(let seconds):
             return "first clear byte after \(milliseconds(seconds)) ms"
         case .finished(let bytes, let seconds):

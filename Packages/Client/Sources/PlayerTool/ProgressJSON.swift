@@ -18,6 +18,8 @@ enum ProgressJSON {
             return encode(["event": "key-delivered", "component": component, "ms": PlayVerb.milliseconds(seconds)])
         case .segmentKeysDelivered(let count, let seconds):
             return encode(["event": "segment-keys-delivered", "count": count, "ms": PlayVerb.milliseconds(seconds)])
+        case .rateLimited(let seconds):
+            return encode(["event": "rate-limited", "retryAfter": seconds])
         case .firstClearByte(let seconds):
             return encode(["event": "first-clear-byte", "ms": PlayVerb.milliseconds(seconds)])
         case .finished(let bytes, let seconds):

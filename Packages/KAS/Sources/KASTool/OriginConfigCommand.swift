@@ -2,14 +2,15 @@ import Foundation
 import KAS
 import MediaDRMToolSupport
 
-/// `kas origin-config --root DIR --secret-file F --listen HOST:PORT`: the nginx block for signed
-/// media URLs (docs/delivery.md#nginx).
+/// `kas origin-config --root DIR --secret-file F --listen HOST:PORT [--access-log FILE]`: the
+/// nginx block for signed media URLs (docs/delivery.md#nginx).
 enum OriginConfigCommand {
     static var verb: ToolVerb {
         ToolVerb("origin-config", summary: "Print the nginx server block that serves the catalog with signed URLs.",
                  discussion: """
                  Prints a server { } block for Debian's nginx (secure_link, Range, CORS for --cors-origin, \
-                 caching headers) serving --root on --listen. The block includes --secret-file, which holds \
+                 caching headers) serving --root on --listen, logging to --access-log without query strings \
+                 (a signed URL is a credential until it expires). The block includes --secret-file, which holds \
                  the two origin secrets; when the file does not exist it is created (0600) with fresh ones. \
                  --rotate puts a fresh secret into the slot not signing and makes it the signing slot: \
                  reload nginx first, then restart 'kas serve'; URLs signed before stay valid until the next \
@@ -20,18 +21,21 @@ enum OriginConfigCommand {
                     ToolOption.single("secret-file", valueName: "file", help: "The origin secret file (nginx include).", required: true),
                     ToolOption.single("listen", valueName: "host:port", help: "Where nginx listens.", required: true),
                     ToolOption.repeated("cors-origin", valueName: "origin", help: "A web page origin allowed to read media."),
+                    ToolOption.single("access-log", valueName: "file",
+                                      help: "The block's access log (default \(OriginConfig.defaultAccessLog))."),
                     ToolOption.flag("rotate", help: "Rotate the origin secret (see above)."),
                  ]) { parsed, console in
             let root = try parsed.requiredValue("root")
             let secretFile = try parsed.requiredValue("secret-file")
             let listen = try parsed.requiredValue("listen")
-            for (name, value) in [("root", root), ("secret-file", secretFile), ("listen", listen)] {
+            let accessLog = parsed.value("access-log") ?? OriginConfig.defaultAccessLog
+            for (name, value) in [("root", root), ("secret-file", secretFile), ("listen", listen), ("access-log", accessLog)] {
                 guard OriginConfig.isQuotable(value), !value.contains(" "), !value.contains(";") else {
                     throw UsageError("invalid value for '--\(name)': spaces, quotes, '\\', '$', ';', braces and control characters cannot go into the nginx block")
                 }
             }
-            guard root.hasPrefix("/"), secretFile.hasPrefix("/") else {
-                throw UsageError("'--root' and '--secret-file' must be absolute paths (nginx resolves relative ones against its prefix)")
+            guard root.hasPrefix("/"), secretFile.hasPrefix("/"), accessLog.hasPrefix("/") else {
+                throw UsageError("'--root', '--secret-file' and '--access-log' must be absolute paths (nginx resolves relative ones against its prefix)")
             }
             guard ListenAddress(listen) != nil else { throw UsageError("invalid value '\(listen)' for '--listen': expected host:port") }
             let origins = parsed.values("cors-origin")
@@ -48,7 +52,8 @@ enum OriginConfigCommand {
             } catch {
                 throw ToolFailure(error.reason)
             }
-            console.write(Data(OriginConfig(root: root, secretFile: secretFile, listen: listen, corsOrigins: origins).serverBlock.utf8))
+            console.write(Data(OriginConfig(root: root, secretFile: secretFile, listen: listen, corsOrigins: origins,
+                                                   accessLog: accessLog).serverBlock.utf8))
         }
     }
 }

@@ -31,7 +31,7 @@ final class DeliveryDeployment: @unchecked Sendable {
         try Self.kasTool(["keys", "generate", "--data-dir", dataDirectory])
         let port = try TestNginx.freePort()
         let block = try Self.kasTool(["origin-config", "--root", root, "--secret-file", originSecretFile,
-                                      "--listen", "127.0.0.1:\(port)"]).stdoutText
+                                      "--listen", "127.0.0.1:\(port)", "--access-log", work + "/nginx/logs/access.log"]).stdoutText
         nginx = try TestNginx(serverBlock: block, port: port, prefix: work + "/nginx", httpDirectives: httpDirectives)
         let tls = try TestCA.material.get()
         caFile = tls.caFile
@@ -131,13 +131,13 @@ final class DeliveryDeployment: @unchecked Sendable {
     func originRequests() -> [(status: Int, path: String)] {
         let text = (try? String(contentsOfFile: nginx.prefix + "/logs/access.log", encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { line in
-            // combined format: ... "GET /path?query HTTP/1.1" STATUS SIZE ...
+            // the block's format: ... "GET /path HTTP/1.1" STATUS SIZE ... (never the query)
             let parts = line.split(separator: "\"")
             guard parts.count > 2 else { return nil }
             let request = parts[1].split(separator: " ")
             let status = Int(parts[2].split(separator: " ").first ?? "") ?? 0
             guard request.count > 1 else { return nil }
-            return (status, String(request[1].split(separator: "?").first ?? ""))
+            return (status, String(request[1]))
         }
     }
 

@@ -19,8 +19,9 @@ import MediaDRMTDF
 /// Each request makes a fresh ephemeral P-256 key: its public half is the request's
 /// `clientPublicKey`. Objects are grouped by their policy text; every answer is unwrapped with
 /// ECDH against `sessionPublicKey` + HKDF (salt SHA-256("TDF")) + AES-GCM. Statuses map by
-/// fps-v2 §10.5; a `fail` result is a denial (a `bad request` one malformed). The token
-/// travels only as the bearer credential.
+/// fps-v2 §10.5; a `fail` result is a denial (a `bad request` one malformed). A rate-limited
+/// request is sent again after the server's `Retry-After` (`RateLimitWait`). The token travels
+/// only as the bearer credential.
 struct OpenTDFRewrapClient: Sendable {
     struct Item: Sendable {
         let id: String
@@ -31,13 +32,15 @@ struct OpenTDFRewrapClient: Sendable {
     let baseURL: String
     let client: HTTPClient
     let credential: Credential
+    let rateLimit: RateLimitWait
 
-    init(baseURL: String, client: HTTPClient, credential: Credential) {
+    init(baseURL: String, client: HTTPClient, credential: Credential, rateLimit: RateLimitWait = RateLimitWait()) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
         self.client = client
         self.credential = credential
+        self.rateLimit = rateLimit
     }
 
     enum Route: Sendable, Equatable {
@@ -53,17 +56,15 @@ struct OpenTDFRewrapClient: Sendable {
         while start < items.endIndex {
             let end = min(start + MediaRewrapBody.maximumKeyAccessObjects, items.endIndex)
             let chunk = Array(items[start..<end])
-            let privateKey = try Self.ephemeralKey()
-            let body = MediaRewrapBody(sessionID: sessionID, clientPublicKeyPEM: privateKey.publicKey.pemRepresentation,
-                                       requests: Self.bulkRequests(chunk))
-            let response: TransportResponse
-            do {
-                response = try client.sendSynchronously(TransportRequest(
+            let (response, privateKey) = try rateLimit.run { () throws(PlaybackError) -> (TransportResponse, P256.KeyAgreement.PrivateKey) in
+                let privateKey = try Self.ephemeralKey()
+                let body = MediaRewrapBody(sessionID: sessionID, clientPublicKeyPEM: privateKey.publicKey.pemRepresentation,
+                                           requests: Self.bulkRequests(chunk))
+                return (try send(TransportRequest(
                     method: .post, url: baseURL + MediaRewrapBody.path, headers: ["Content-Type": "application/json"],
                     body: JSONWriter.write(body.jsonValue, options: [.sortedKeys]), credential: credential,
-                    maxResponseBytes: 4 << 20, extraAcceptedStatuses: KASMediaService.refusalStatuses))
-            } catch {
-                throw PlaybackError.from(error, route: "media rewrap")
+                    maxResponseBytes: 4 << 20, extraAcceptedStatuses: KASMediaService.refusalStatuses), route: "media rewrap"),
+                        privateKey)
             }
             let answer = try KASMediaService.refuseIfRefusal(response, route: "media rewrap")
             keys.merge(try Self.keys(from: answer.body, ids: chunk.map(\.id), privateKey: privateKey)) { $1 }
@@ -101,7 +102,19 @@ struct OpenTDFRewrapClient: Sendable {
 
     private func rewrapOpenTDF(_ items: [Item]) throws(PlaybackError) -> [String: SymmetricKey] {
         guard !items.isEmpty else { return [:] }
-        let privateKey = try Self.ephemeralKey()
+        let (response, privateKey) = try rateLimit.run { () throws(PlaybackError) -> (TransportResponse, P256.KeyAgreement.PrivateKey) in
+            let privateKey = try Self.ephemeralKey()
+            return (try send(signedRewrapRequest(items, privateKey: privateKey), route: "rewrap"), privateKey)
+        }
+        if response.status == 429 {
+            throw PlaybackError.keyService(status: 429, route: "rewrap", refusal: PlaybackError.Refusal(
+                status: 429, headers: response.headers, body: response.body))
+        }
+        return try Self.keys(from: response.body, ids: items.map(\.id), privateKey: privateKey)
+    }
+
+    /// The OpenTDF v2 rewrap request, its token signed with the request's ephemeral key.
+    private func signedRewrapRequest(_ items: [Item], privateKey: P256.KeyAgreement.PrivateKey) throws(PlaybackError) -> TransportRequest {
         let signingKey: P256.Signing.PrivateKey
         do {
             signingKey = try P256.Signing.PrivateKey(rawRepresentation: privateKey.rawRepresentation)
@@ -122,15 +135,17 @@ struct OpenTDFRewrapClient: Sendable {
             throw PlaybackError(.invalidArgument, "the signed request token could not be made")
         }
         let body = JSONWriter.write(.object(JSONObject([("signedRequestToken", .string(token))])), options: [.sortedKeys])
-        let response: TransportResponse
+        return TransportRequest(method: .post, url: baseURL + "/kas/v2/rewrap", headers: ["Content-Type": "application/json"],
+                                body: body, credential: credential, maxResponseBytes: 4 << 20, extraAcceptedStatuses: [429])
+    }
+
+    /// One send; a transport failure or an unexpected status becomes the route's `PlaybackError`.
+    private func send(_ request: TransportRequest, route: String) throws(PlaybackError) -> TransportResponse {
         do {
-            response = try client.sendSynchronously(TransportRequest(
-                method: .post, url: baseURL + "/kas/v2/rewrap", headers: ["Content-Type": "application/json"],
-                body: body, credential: credential, maxResponseBytes: 4 << 20))
+            return try client.sendSynchronously(request)
         } catch {
-            throw PlaybackError.from(error, route: "rewrap")
+            throw PlaybackError.from(error, route: route)
         }
-        return try Self.keys(from: response.body, ids: items.map(\.id), privateKey: privateKey)
     }
 
     static func keys(from body: Data, ids: [String], privateKey: P256.KeyAgreement.PrivateKey) throws(PlaybackError) -> [String: SymmetricKey] {

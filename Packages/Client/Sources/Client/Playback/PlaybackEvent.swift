@@ -13,6 +13,9 @@ public enum PlaybackEvent: Sendable, Equatable {
     case keyDelivered(component: String, seconds: Double)
     /// A bulk OpenTDF rewrap delivered `count` segment keys.
     case segmentKeysDelivered(count: Int, seconds: Double)
+    /// The key service's rate limit held a bulk rewrap back; it is sent again in `seconds`
+    /// (the server's `Retry-After`).
+    case rateLimited(seconds: Int)
     /// The first clear byte was written, `seconds` after the playback began.
     case firstClearByte(seconds: Double)
     /// Every segment was written.

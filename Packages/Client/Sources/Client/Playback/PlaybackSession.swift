@@ -219,7 +219,8 @@ public final class PlaybackSession: @unchecked Sendable {
         let keys = TDFSegmentKeys(
             loader: stream.loader, components: stream.components.map { .init(id: $0.id, segments: $0.segments) } + (subtitleKeys.map { [$0] } ?? []),
             rewrap: OpenTDFRewrapClient(baseURL: configuration.keyServiceURL, client: configuration.client,
-                                        credential: configuration.credential),
+                                        credential: configuration.credential,
+                                        rateLimit: RateLimitWait(announce: { [progress] in progress?(.rateLimited(seconds: $0)) })),
             keyServiceURL: configuration.keyServiceURL, lookahead: configuration.segmentKeyLookahead,
             clock: configuration.clock, progress: progress)
         var media: TDFHLSMediaSession?

@@ -269,7 +269,7 @@ struct CurlTransfer {
         let headers = TransportHeaders(state.fields)
         guard (200..<300).contains(status) || request.extraAcceptedStatuses.contains(status) else {
             throw TransportError(.httpStatus, "the server answered HTTP \(status) for \(url.displayPath)", status: status,
-                                 retryAfterSeconds: status == 429 || status == 503 ? Self.retryAfter(headers) : nil)
+                                 retryAfterSeconds: status == 429 || status == 503 ? headers.retryAfterSeconds : nil)
         }
         return TransportResponse(status: status, headers: headers, body: state.body)
     }
@@ -295,12 +295,6 @@ struct CurlTransfer {
         default:
             return TransportError(.protocolError, "the transfer failed", curlCode: number)
         }
-    }
-
-    private static func retryAfter(_ headers: TransportHeaders) -> Int? {
-        guard let value = headers["retry-after"], (1...6).contains(value.count),
-              value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let seconds = Int(value) else { return nil }
-        return min(seconds, 86_400)
     }
 
     /// The list may hold the bearer token: overwrite every string before freeing it.

@@ -38,6 +38,14 @@ public struct TransportHeaders: Sendable, Equatable, Sequence, ExpressibleByDict
 
     public var count: Int { fields.count }
 
+    /// Whole seconds from a numeric `Retry-After` field (RFC 9110 §10.2.3; the HTTP-date form is
+    /// not read), capped at a day; nil when absent or not 1 to 6 digits.
+    public var retryAfterSeconds: Int? {
+        guard let value = self["retry-after"], (1...6).contains(value.utf8.count),
+              value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let seconds = Int(value) else { return nil }
+        return Swift.min(seconds, 86_400)
+    }
+
     public func makeIterator() -> IndexingIterator<[HTTPHeaderField]> { fields.makeIterator() }
 }
 

@@ -65,7 +65,7 @@ import Testing
 
 /// A `kas serve` of the built binary with a fresh data directory and default limits on
 /// 127.0.0.1, for one test; `stop()` ends it (SIGTERM, then SIGKILL past a bound).
-private final class OwnKAS {
+final class OwnKAS {
     let directory: URL
     private(set) var url = ""
     let token: String

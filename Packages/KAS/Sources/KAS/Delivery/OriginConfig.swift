@@ -2,7 +2,9 @@
 /// from the origin root, every request checked by `secure_link` against the title's signed
 /// prefix (`TitlePath`) with the secret of the URL's slot (either of two: the rotation window,
 /// `OriginSecret`), Range requests, CORS for the web player, and caching headers. The secret
-/// stays in its 0600 file, which the block `include`s; it is never printed.
+/// stays in its 0600 file, which the block `include`s; it is never printed. Requests are logged
+/// without their query string: a signed URL's `md5` and `expires` let whoever holds them read the
+/// title until it expires, so they stay out of the access log like any other credential.
 public struct OriginConfig: Sendable {
     public var root: String
     public var secretFile: String
@@ -10,12 +12,27 @@ public struct OriginConfig: Sendable {
     public var listen: String
     /// Origins allowed to read media from a web page (the web player's); empty allows none.
     public var corsOrigins: [String]
+    /// The block's access log (absolute), written in `logFormatName`'s format.
+    public var accessLog: String
 
-    public init(root: String, secretFile: String, listen: String, corsOrigins: [String] = []) {
+    /// Debian's nginx log directory; a file of our own in it.
+    public static let defaultAccessLog = "/var/log/nginx/mediadrm-origin.access.log"
+
+    public init(root: String, secretFile: String, listen: String, corsOrigins: [String] = [],
+                accessLog: String = OriginConfig.defaultAccessLog) {
         self.root = root
         self.secretFile = secretFile
         self.listen = listen
         self.corsOrigins = corsOrigins
+        self.accessLog = accessLog
+    }
+
+    /// nginx's `combined` format with `$uri` (the path, no query) in place of `$request`. Named
+    /// after the listen address, so two blocks in one nginx never define one name twice.
+    var logFormatName: String {
+        "mediadrm_origin_" + String(listen.unicodeScalars.map {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) ? Character($0) : "_"
+        })
     }
 
     /// The block. `kas origin-config` refuses paths that `isQuotable` refuses, so the quoting
@@ -23,9 +40,13 @@ public struct OriginConfig: Sendable {
     public var serverBlock: String {
         """
         # Signed media URLs for the KAS delivery routes (docs/delivery.md), written by kas origin-config.
+        # Logged without the query: a URL's md5 and expires are a credential until it expires.
+        log_format \(logFormatName) '$remote_addr - $remote_user [$time_local] "$request_method $uri $server_protocol" '
+                                     '$status $body_bytes_sent "$http_referer" "$http_user_agent"';
         server {
             listen \(listen);
             root "\(root)";
+            access_log "\(accessLog)" \(logFormatName);
             # Sets $origin_secret_1 and $origin_secret_2 (a 0600 file; never printed).
             include "\(secretFile)";
             # The URL's unsigned slot parameter picks the secret: either is valid (rotation).

@@ -36,7 +36,7 @@ final class DeliveryFixture: @unchecked Sendable {
 
         let port = try TestNginx.freePort()
         let block = try Self.tool(["origin-config", "--root", root, "--secret-file", originSecretFile,
-                                   "--listen", "127.0.0.1:\(port)"]).output
+                                   "--listen", "127.0.0.1:\(port)", "--access-log", Self.accessLog(work)]).output
         nginx = try TestNginx(serverBlock: block, port: port, prefix: work + "/nginx")
         do {
             let secret = try SecureRandom.bytes(count: 32)
@@ -76,6 +76,9 @@ final class DeliveryFixture: @unchecked Sendable {
         nginx.stop()
         try? FileManager.default.removeItem(atPath: work)
     }
+
+    /// The origin block's access log (`kas origin-config --access-log`).
+    static func accessLog(_ work: String) -> String { work + "/nginx/logs/origin.access.log" }
 
     /// Runs the built `kas`; a non-zero exit is an error naming its stderr.
     @discardableResult

@@ -106,6 +106,11 @@ extension DeliveryTests {
             #expect(try fixture.request("GET", otherPath, headers: ["Range: bytes=0-9"]).status == 403)
             #expect(try fixture.request("GET", base + "/talk.tdf", headers: ["Range: bytes=0-9"]).status == 403)
             #expect(try fixture.request("GET", base + "/other.tdf").status == 403)
+            // nginx logged every request above by its path, never its signature (a credential
+            // until it expires).
+            let accessLog = try String(contentsOfFile: DeliveryFixture.accessLog(fixture.work), encoding: .utf8)
+            #expect(accessLog.contains("\"GET /talk.tdf HTTP/1.1\" 206 1000"), "\(accessLog)")
+            #expect(!accessLog.contains(md5) && !accessLog.contains("md5=") && !accessLog.contains("expires="), "\(accessLog)")
 
             // Rotation: a fresh secret in slot 2, nginx reloaded; URLs of slot 1 stay valid and
             // slot 2 signs too.

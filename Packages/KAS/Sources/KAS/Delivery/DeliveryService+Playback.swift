@@ -95,8 +95,8 @@ extension DeliveryService {
         else { throw HTTPError(.notFound, reason: "no such playback") }
         let ended: Int
         do {
-            // The media store keys a playback the player named as "client:<id>" (`MediaService.startSession`).
-            ended = try media.store.endPlaybackSessions(viewer: viewer.storeKey, asset: playback.assetID, playback: "client:" + id, now: now)
+            ended = try media.store.endPlaybackSessions(viewer: viewer.storeKey, asset: playback.assetID,
+                                                        playback: MediaSessionID.playbackKey(clientPlaybackID: id), now: now)
         } catch {
             throw HTTPError(.serviceUnavailable, reason: "state store unavailable")
         }

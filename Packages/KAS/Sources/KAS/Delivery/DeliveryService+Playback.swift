@@ -46,7 +46,7 @@ extension DeliveryService {
         }
         let playbackID = try Self.makePlaybackID()
         let sessionID = try startSession(assetID: entry.assetID, protocol: system == .fairplay ? .fairplay : .tdf, component: nil,
-                                         playbackID: playbackID, like: request, context: &context)
+                                         playbackID: playbackID, viewer: viewer)
         let signed = mediaURL(entry, now: now)
         guard let identity = context.identity else { throw HTTPError.unauthorized }
         try playbackStore { () throws(StoreError) in
@@ -95,8 +95,8 @@ extension DeliveryService {
         else { throw HTTPError(.notFound, reason: "no such playback") }
         let ended: Int
         do {
-            // The media store keys a playback the player named as "client:<id>" (`MediaService.startSession`).
-            ended = try media.store.endPlaybackSessions(viewer: viewer.storeKey, asset: playback.assetID, playback: "client:" + id, now: now)
+            ended = try media.store.endPlaybackSessions(viewer: viewer.storeKey, asset: playback.assetID,
+                                                        playback: MediaSessionID.playbackKey(clientPlaybackID: id), now: now)
         } catch {
             throw HTTPError(.serviceUnavailable, reason: "state store unavailable")
         }

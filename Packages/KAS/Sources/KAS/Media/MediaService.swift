@@ -107,7 +107,7 @@ public final class MediaService: Sendable {
     private func admitSession(_ start: MediaSessionStart, viewer: Identity) throws(MediaFailure) -> SessionStarted {
         let sessionID = try MediaSessionID.make()
         let idHash = MediaSessionID.hash(sessionID)
-        let playback = start.playbackID.map { "client:" + $0 } ?? "session:" + idHash
+        let playback = start.playbackID.map(MediaSessionID.playbackKey(clientPlaybackID:)) ?? "session:" + idHash
         let device = start.device.map { JSONWriter.string($0.jsonValue, options: [.sortedKeys]) }
         let now = clock()
         let outcome: SessionStartOutcome

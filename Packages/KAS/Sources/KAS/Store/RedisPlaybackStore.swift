@@ -35,9 +35,9 @@ final class RedisPlaybackStore: PlaybackStore {
 
     func close() {}
 
-    /// `playback:` + SHA-256 (hex) of the id.
+    /// `playback:` + SHA-256 (hex) of the id, as the media store keys the playback's sessions.
     func key(_ id: String) -> String {
-        keyPrefix + "playback:" + Hex.encode(SHA256.hash(data: Data(id.utf8)))
+        keyPrefix + "playback:" + MediaSessionID.hash(id)
     }
 
     /// KEYS: playback hash. ARGV: sealed, expires, TTL in milliseconds.

@@ -100,27 +100,38 @@ import KASTesting
         let package = try cluster.catalogue(MediaRules(maxConcurrentStreams: 2))
         let subject = "cluster-viewer-\(UUID().uuidString)"
         let token = try cluster.a.token(sub: subject, entitlements: [MediaFixture.attribute])
+        func start(on node: KASTestHarness, _ drmSystem: String) throws -> CurlResult {
+            try node.post("/media/v1/playback", token: token, json: [("assetId", .string(package.uuid)), ("drmSystem", .string(drmSystem))])
+        }
 
-        // Node A starts the playback (its session counted in Redis) ...
-        let started = try cluster.a.post("/media/v1/playback", token: token, json: [
-            ("assetId", .string(package.uuid)), ("drmSystem", .string("fairplay")),
-        ])
-        #expect(started.status == 200, "\(started.text)")
-        let playback = try #require(Self.object(started))
-        let playbackID = try #require(playback["playbackId"]?.string)
-        let sessionID = try #require(playback["sessionId"]?.string)
-        let licenseURL = try #require(playback["licenseUrls"]?.object?["video"]?.string)
-
-        // ... node B delivers its keys over the open path, for the session A started ...
-        for component in package.components {
+        // Node A starts an open-path playback (its session counted in Redis) ...
+        let open = try start(on: cluster.a, "tdf")
+        #expect(open.status == 200, "\(open.text)")
+        let openPlayback = try #require(Self.object(open))
+        let openID = try #require(openPlayback["playbackId"]?.string)
+        let sessionID = try #require(openPlayback["sessionId"]?.string)
+        // ... node B delivers the video key for the session A started and the audio key for a
+        // session of the same playback it starts itself (no second stream), takes heartbeats and
+        // renews the media URL.
+        let audioSession = try #require(try cluster.b.startSession(token: token, asset: package.uuid,
+                                                                   extra: [("playbackId", .string(openID))]))
+        for (component, session) in zip(package.components, [sessionID, audioSession]) {
             let (result, clientKey) = try cluster.b.openKeyRequest(token: token, asset: package.uuid, component: component.id,
-                                                                   sessionId: sessionID, manifest: try package.manifest())
+                                                                   sessionId: session, manifest: try package.manifest())
             #expect(result.status == 200, "\(component.id): \(result.text)")
             #expect(try MediaHarness.unwrap(result, with: clientKey) == component.key, "\(component.id): the packaged key")
         }
-        // ... takes its heartbeats, accepts A's licence URL (the SPC then reaches the FairPlay
-        // step, absent here: 503) and refuses one with another signature ...
         #expect(try cluster.b.post("/media/v1/session/\(sessionID)/heartbeat", token: token, json: []).status == 200)
+        let renewed = try cluster.b.post("/media/v1/playback/\(openID)/media-url", token: token, json: [])
+        #expect(renewed.status == 200, "\(renewed.text)")
+
+        // A FairPlay playback started on A: B accepts its licence URL (the SPC then reaches the
+        // FairPlay step, absent here: 503) and refuses the URL with another signature.
+        let fairplay = try start(on: cluster.a, "fairplay")
+        #expect(fairplay.status == 200, "\(fairplay.text)")
+        let fairplayPlayback = try #require(Self.object(fairplay))
+        let fairplayID = try #require(fairplayPlayback["playbackId"]?.string)
+        let licenseURL = try #require(fairplayPlayback["licenseUrls"]?.object?["video"]?.string)
         let spc = Data("spc".utf8)
         let licensed = try Curl.run(["-X", "POST", "--data-binary", "@-", "-H", "Content-Type: application/octet-stream",
                                      try Self.on(cluster.b, licenseURL)], stdin: spc)
@@ -128,26 +139,46 @@ import KASTesting
         let forged = try Self.on(cluster.b, licenseURL).replacingOccurrences(of: "sig=", with: "sig=A")
         let refused = try Curl.run(["-X", "POST", "--data-binary", "@-", forged], stdin: spc)
         #expect(refused.status == 403 && Self.reason(refused) == "license_url_invalid", "\(refused.text)")
-        // ... renews its media URL, and releases it.
-        let renewed = try cluster.b.post("/media/v1/playback/\(playbackID)/media-url", token: token, json: [])
-        #expect(renewed.status == 200, "\(renewed.text)")
-        let stranger = try cluster.a.token(sub: "stranger-\(UUID().uuidString)", entitlements: [MediaFixture.attribute])
-        #expect(try cluster.b.post("/media/v1/playback/\(playbackID)", token: stranger, body: Data(), method: "DELETE").status == 404)
-        #expect(try cluster.b.post("/media/v1/playback/\(playbackID)", token: token, body: Data(), method: "DELETE").status == 204)
 
-        // Node A sees the release: the playback, its licence URL and its session are over.
-        #expect(try cluster.a.post("/media/v1/playback/\(playbackID)", token: token, body: Data(), method: "DELETE").status == 404)
-        #expect(try cluster.a.post("/media/v1/playback/\(playbackID)/media-url", token: token, json: []).status == 404)
+        // The title's two streams are taken, whichever node counts.
+        #expect(try start(on: cluster.b, "tdf").status == 429)
+
+        // B releases both (another viewer cannot) ...
+        let stranger = try cluster.a.token(sub: "stranger-\(UUID().uuidString)", entitlements: [MediaFixture.attribute])
+        #expect(try cluster.b.post("/media/v1/playback/\(openID)", token: stranger, body: Data(), method: "DELETE").status == 404)
+        for id in [openID, fairplayID] {
+            #expect(try cluster.b.post("/media/v1/playback/\(id)", token: token, body: Data(), method: "DELETE").status == 204)
+        }
+        // ... and A sees it: the playbacks, their licence URL and their sessions are over, the streams free.
+        #expect(try cluster.a.post("/media/v1/playback/\(openID)", token: token, body: Data(), method: "DELETE").status == 404)
+        #expect(try cluster.a.post("/media/v1/playback/\(openID)/media-url", token: token, json: []).status == 404)
+        #expect(try cluster.a.post("/media/v1/session/\(sessionID)/heartbeat", token: token, json: []).status == 404)
         let ended = try Curl.run(["-X", "POST", "--data-binary", "@-", try Self.on(cluster.a, licenseURL)], stdin: spc)
         #expect(ended.status == 403 && Self.reason(ended) == "playback_ended", "\(ended.text)")
-        #expect(try cluster.a.post("/media/v1/session/\(sessionID)/heartbeat", token: token, json: []).status != 200)
+        let again = try start(on: cluster.a, "tdf")
+        #expect(again.status == 200, "\(again.text)")
+        let againID = try #require(Self.object(again)?["playbackId"]?.string)
 
         // A copy of Redis names neither the viewer nor the playback nor the session.
         let dump = try cluster.dump()
         #expect(dump.contains("playback:"), "the dump holds the playback record")
-        for secret in [subject, playbackID, sessionID, token] {
-            #expect(!dump.contains(secret), "the dump holds a secret in the clear")
+        for (name, secret) in [("subject", subject), ("playback id", openID), ("playback id", fairplayID), ("playback id", againID),
+                               ("session id", sessionID), ("token", token)] {
+            #expect(!dump.contains(secret), "the dump holds the \(name) in the clear")
         }
+    }
+
+    /// The key-request rate limit is a media-store bucket: one window for both nodes.
+    @Test func theKeyRequestRateLimitCountsRequestsToBothNodes() throws {
+        let cluster = try Cluster { $0.rateLimits.keyRequestsPerMinute = 3 }
+        defer { cluster.stop() }
+        let token = try cluster.a.token(sub: "limited-\(UUID().uuidString)")
+        // A malformed request still takes its token (the limit comes first): 400 until the
+        // viewer's three are spent, on whichever node, then 429.
+        let statuses = try [cluster.a, cluster.b, cluster.a, cluster.b].map { node in
+            try node.post("/media/v1/key-request", token: token, json: []).status
+        }
+        #expect(statuses == [400, 400, 400, 429])
     }
 
     @Test func parallelOfflineIssuesOnBothNodesAdmitExactlyTheDeviceLimit() throws {

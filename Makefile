@@ -10,7 +10,7 @@ SCRATCH   := $(ROOT)/.build
 VENV      := $(ROOT)/.venv
 PACKAGES  := MediaCrypto Packager KAS Client
 APT_PACKAGES := libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev \
-                pkg-config ffmpeg python3-venv openssl unzip time linux-perf curl chromium nginx
+                pkg-config ffmpeg python3-venv openssl unzip time linux-perf curl chromium nginx redis-server
 CONFIG    ?= debug
 
 export PATH := /opt/swift/usr/bin:$(PATH)
@@ -23,11 +23,12 @@ export MEDIADRM_PYTHON := $(VENV)/bin/python
 # whose inputs did not change.
 DROP_PLAN := rm -f $(SCRATCH)/$(CONFIG).yaml $(SCRATCH)/$(CONFIG)/description.json
 
-.PHONY: help deps apt venv build test unit consumer replay e2e demo bench fuzz clean
+.PHONY: help deps apt venv build test unit consumer replay e2e demo demo-cluster bench fuzz clean
 
 help:
 	@echo "make demo    install what is missing, build, and run the demonstration"
 	@echo "make test    install what is missing, build, run every package's tests and the end-to-end suite"
+	@echo "make demo-cluster  two KAS nodes on one Redis store behind nginx, a playback through it (docs/kas.md)"
 	@echo "make deps | build | unit | consumer | replay | e2e | bench | clean"
 	@echo "make fuzz    libFuzzer + ASan on every parser, FUZZ_SECONDS each (default 60); FUZZ_TARGET=name for one"
 
@@ -43,7 +44,7 @@ apt:
 	  if [ ! -e $$policy ]; then printf '#!/bin/sh\nexit 101\n' > $$policy && chmod 755 $$policy && made=1; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; status=$$?; \
 	  if [ -n "$$made" ]; then rm -f $$policy; fi; \
-	  if command -v systemctl >/dev/null 2>&1; then systemctl disable --now nginx >/dev/null 2>&1 || true; fi; \
+	  if command -v systemctl >/dev/null 2>&1; then systemctl disable --now nginx redis-server >/dev/null 2>&1 || true; fi; \
 	  [ $$status -eq 0 ] || exit $$status; \
 	else echo "deps: Debian packages present"; fi
 	@command -v swift >/dev/null || { echo "deps: the Swift toolchain (/opt/swift) is missing" >&2; exit 1; }
@@ -103,6 +104,11 @@ e2e: deps
 
 demo: deps
 	@Tools/demo.sh
+
+# Two `kas serve` nodes sharing one redis-server and one key ring behind nginx (docs/kas.md,
+# "Scale-out with Redis").
+demo-cluster: deps
+	@Tools/demo-cluster.sh
 
 bench: deps
 	@Tools/bench.sh

@@ -10,9 +10,11 @@
 # length of each key-delivery phase. BENCH_PART=ladder runs only the bitrate-ladder packaging
 # (Tools/bench/ladder.sh) and replaces that section of docs/benchmarks.md; BENCH_PART=browser
 # runs only the browser's load() → first playing step (the 1080p clip packaged once, kas serve,
-# Tools/bench/browser_first_playing.py) and replaces that section and its targets row.
-# Sections of docs/benchmarks.md between kept:begin and kept:end markers are hand-written and
-# carried over by a whole run.
+# Tools/bench/browser_first_playing.py) and replaces that section and its targets row;
+# BENCH_PART=redis runs only the key-request load on one node with SQLite, one with Redis and two
+# nodes on one Redis behind nginx (Tools/bench/redis.sh) and replaces that section. A whole run
+# keeps the sections it does not measure itself (marked <!-- NAME:begin --> ... <!-- NAME:end -->,
+# hand-written ones included; Tools/bench/doc_sections.py).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SCRATCH="$ROOT/.build"
@@ -22,7 +24,7 @@ HERE="$ROOT/Tools/bench"
 RUNS="${BENCH_RUNS:-7}"
 LOAD_SECONDS="${BENCH_LOAD_SECONDS:-10}"
 PART="${BENCH_PART:-all}"
-case "$PART" in all|ladder|browser) ;; *) echo "bench: BENCH_PART must be all, ladder or browser" >&2; exit 64 ;; esac
+case "$PART" in all|ladder|browser|redis) ;; *) echo "bench: BENCH_PART must be all, ladder, browser or redis" >&2; exit 64 ;; esac
 export PATH="/opt/swift/usr/bin:$PATH"
 
 WORK="$(mktemp -d /tmp/mediadrm-bench.XXXXXX)"
@@ -85,10 +87,8 @@ build() {   # PACKAGE_PATH PRODUCT; one shared scratch path, the plan dropped fi
 }
 build "$ROOT/Packages/Packager" packager
 build "$ROOT/Packages/KAS" kas
-if [ "$PART" = all ]; then
-    build "$ROOT/Packages/Client" player
-    build "$ROOT/Tools/loadgen" loadgen
-fi
+if [ "$PART" = all ]; then build "$ROOT/Packages/Client" player; fi
+if [ "$PART" != ladder ]; then build "$ROOT/Tools/loadgen" loadgen; fi
 PACKAGER="$SCRATCH/release/packager"
 PLAYER="$SCRATCH/release/player"
 KAS="$SCRATCH/release/kas"
@@ -185,6 +185,16 @@ if [ "$PART" = browser ]; then
     mkdir -p "$ROOT/out/bench"
     cp "$RESULTS" "$ROOT/out/bench/results-browser.jsonl"
     echo "bench: the browser section of docs/benchmarks.md written ($(( $(date +%s) - BEGAN )) s; raw figures in out/bench/results-browser.jsonl)"
+    exit 0
+fi
+
+if [ "$PART" = redis ]; then
+    record "{\"kind\":\"load\",\"when\":\"start-redis\",\"time\":$(date +%s),\"loadavg\":\"$(loadavg)\"}"
+    source "$HERE/redis.sh"
+    "$PY" "$HERE/redis_section.py" "$RESULTS" "$ROOT/docs/benchmarks.md"
+    mkdir -p "$ROOT/out/bench"
+    cp "$RESULTS" "$ROOT/out/bench/results-redis.jsonl"
+    echo "bench: the Redis section of docs/benchmarks.md written ($(( $(date +%s) - BEGAN )) s; raw figures in out/bench/results-redis.jsonl)"
     exit 0
 fi
 
@@ -371,9 +381,10 @@ record "{\"kind\":\"command\",\"name\":\"profile\",\"command\":\"perf record -e 
 step "report"
 ELAPSED=$(( $(date +%s) - BEGAN ))
 record "{\"kind\":\"load\",\"when\":\"end\",\"loadavg\":\"$(loadavg)\",\"elapsed_s\":$ELAPSED}"
-"$PY" "$HERE/report.py" "$RESULTS" "$ROOT/docs/benchmarks.md" > "$WORK/benchmarks.md"
+"$PY" "$HERE/report.py" "$RESULTS" > "$WORK/benchmarks.md"
 mkdir -p "$ROOT/out/bench"
 cp "$RESULTS" "$ROOT/out/bench/results.jsonl"
+"$PY" "$HERE/doc_sections.py" "$ROOT/docs/benchmarks.md" "$WORK/benchmarks.md"
 mv "$WORK/benchmarks.md" "$ROOT/docs/benchmarks.md"
 echo "bench: docs/benchmarks.md written ($ELAPSED s; raw figures in out/bench/results.jsonl)"
 [ "$ELAPSED" -le 600 ] || echo "bench: WARNING: the run took $ELAPSED s, over the 10-minute budget" >&2

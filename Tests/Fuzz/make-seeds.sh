@@ -36,7 +36,7 @@ chmod 700 "$RING" "$RING/keys"; chmod 600 "$RING"/keys/*
 "$BIN/kas" keys export-public --data-dir "$RING" --algorithm ec:secp256r1 >"$WORK/kas-ec.pem"
 
 rm -rf "$FUZZ/corpus"
-mkdir -p "$FUZZ"/corpus/{json,zip,tdf-manifest,tdf-archive,jose,pem,mp4,demux,h264,hevc,webvtt,hls,fpsv2-admission,kas-proto,kas-manifest,kas-media-routes}
+mkdir -p "$FUZZ"/corpus/{json,zip,tdf-manifest,tdf-archive,jose,pem,mp4,demux,h264,hevc,webvtt,hls,fpsv2-admission,kas-proto,kas-manifest,kas-media-routes,resp}
 C="$FUZZ/corpus"
 
 # Clips: tiny, so that a package is a few tens of KB and fuzzing stays fast.
@@ -252,6 +252,16 @@ claims = base64.urlsafe_b64decode(srt.split(b".")[1] + b"==")
 put("json", "token-claims.json", claims)
 put("json", "jwks.json", json.dumps({"keys": [rsa_jwk, ec_jwk]}).encode())
 put("json", "escapes.json", '{"a":"\\u00e9\\ud83d\\ude00\\n","b":[1,-0.5e-3,true,false,null,{}],"c":1e308}'.encode())
+# Redis replies (RESP2) as a server sends them to the KAS's client: status, error, integer,
+# binary bulk, nulls, nested arrays (a script's answer), INFO text, and a pipeline of several.
+info = b"# Memory\r\nused_memory:1000000\r\nmaxmemory_policy:noeviction\r\n"
+put("resp", "status.resp", b"+PONG\r\n")
+put("resp", "error.resp", b"-NOSCRIPT No matching script. Please use EVAL.\r\n")
+put("resp", "integers.resp", b":0\r\n:-9223372036854775808\r\n:9223372036854775807\r\n")
+put("resp", "bulk-binary.resp", b"$6\r\n\x00\r\n\xff*\r\r\n$0\r\n\r\n$-1\r\n*-1\r\n")
+put("resp", "info.resp", b"$%d\r\n%s\r\n" % (len(info), info))
+put("resp", "script-rows.resp", b"*3\r\n:1\r\n*2\r\n$7\r\nsession\r\n*1\r\n:1700000000\r\n-ERR nested\r\n")
+put("resp", "pipeline.resp", b"+OK\r\n*2\r\n$1\r\na\r\n$1\r\nb\r\n:42\r\n*0\r\n")
 PY
 
 # HEVC and WebVTT seeds (Tests/Fuzz/make-media-seeds.sh, also run alone).

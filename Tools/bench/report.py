@@ -1,9 +1,9 @@
 """Renders docs/benchmarks.md from the JSON lines Tools/bench.sh recorded in one run.
-Every figure printed here was measured in that run; nothing is carried over from another,
-except the hand-written sections of the previous file (between KEPT_BEGIN and KEPT_END),
-appended unchanged when that file is given:
+Every figure printed here was measured in that run; Tools/bench.sh then carries over the marked
+sections of the previous file that this run did not render (hand-written ones, and the part-runs
+it does not measure: Tools/bench/doc_sections.py):
 
-    report.py RESULTS.jsonl [PREVIOUS docs/benchmarks.md] > benchmarks.md
+    report.py RESULTS.jsonl > benchmarks.md
 """
 import json
 import statistics
@@ -13,7 +13,6 @@ import time
 import browser_section
 import ladder_section
 
-KEPT_BEGIN, KEPT_END = "<!-- kept:begin -->", "<!-- kept:end -->"
 records = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 
 
@@ -466,23 +465,4 @@ out[insert_at:insert_at] = summary
 
 
 
-def kept_sections(path):
-    """The hand-written blocks of the previous docs/benchmarks.md, markers included."""
-    try:
-        text = open(path).read()
-    except FileNotFoundError:
-        return []
-    blocks = []
-    while KEPT_BEGIN in text and KEPT_END in text[text.index(KEPT_BEGIN):]:
-        begin = text.index(KEPT_BEGIN)
-        end = text.index(KEPT_END, begin) + len(KEPT_END)
-        blocks.append(text[begin:end])
-        text = text[end:]
-    return blocks
-
-
-if len(sys.argv) > 2:
-    for block in kept_sections(sys.argv[2]):
-        w("")
-        w(block)
 print("\n".join(out).replace("\n\n\n", "\n\n"))

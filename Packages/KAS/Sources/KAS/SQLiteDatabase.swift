@@ -1,9 +1,11 @@
 import CSQLite
 import Foundation
 
-/// Failures of the embedded store, compared by code. Reasons name the operation, never the data.
+/// Failures of a state store (SQLite or Redis), compared by code. Reasons name the operation,
+/// never the data. `.unavailable` is a store that cannot be reached or answered wrongly (Redis
+/// down, timed out, refused the credentials): the KAS answers 503 `state store unavailable`.
 public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable { case open, prepare, step, bind, constraint, closed }
+    public enum Code: String, Sendable { case open, prepare, step, bind, constraint, closed, unavailable }
     public let code: Code
     public let reason: String
     public init(_ code: Code, _ reason: String) { self.code = code; self.reason = reason }

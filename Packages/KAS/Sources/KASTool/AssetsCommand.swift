@@ -8,8 +8,9 @@ enum AssetsCommand {
     static var tool: Tool {
         Tool(name: "kas assets", version: KASCommand.version,
              summary: """
-             Manage the catalog in <data-dir>/media.sqlite: each asset (a package's policy uuid) with its \
-             title, duration, profile, components and the path the origin serves it at.
+             Manage the catalog in <data-dir>/media.sqlite, or in the Redis that store.url names (--config, \
+             KAS_STORE_URL): each asset (a package's policy uuid) with its title, duration, profile, \
+             components and the path the origin serves it at.
              """,
              verbs: [add, list, remove])
     }
@@ -28,7 +29,7 @@ enum AssetsCommand {
                  options: [
                     ToolOption.single("path", valueName: "/name", help: "Where the origin serves the package.", required: true),
                     ToolOption.single("title", valueName: "text", help: "The title. Default: the package's file name."),
-                    ToolOption.single("config", valueName: "file", help: "The JSON configuration file of 'kas serve'."),
+                    configOption,
                     ToolOption.single("public-url", valueName: "url", help: "The KAS's public URL (the accepted key service)."),
                     CommonOptions.dataDirectory,
                  ],
@@ -52,10 +53,10 @@ enum AssetsCommand {
             } catch {
                 throw ToolFailure(error.reason)
             }
-            let catalog = try openCatalog(configuration.dataDirectory)
-            defer { catalog.close() }
+            let stores = try openStores(configuration)
+            defer { stores.close() }
             do throws(StoreError) {
-                try catalog.put(entry)
+                try stores.catalog.put(entry)
             } catch {
                 throw ToolFailure(error.code == .constraint
                     ? "another asset is already served at '\(mediaPath)'; remove it first ('kas assets remove') or choose another --path"
@@ -69,12 +70,12 @@ enum AssetsCommand {
 
     static var list: ToolVerb {
         ToolVerb("list", summary: "List the catalog: asset id, profile, duration, path and title, one per line.",
-                 options: [CommonOptions.dataDirectory, ToolOption.json]) { parsed, console in
-            let catalog = try openCatalog(try CommonOptions.dataDirectory(parsed))
-            defer { catalog.close() }
+                 options: [configOption, CommonOptions.dataDirectory, ToolOption.json]) { parsed, console in
+            let stores = try openStores(try loadConfiguration(parsed))
+            defer { stores.close() }
             let entries: [CatalogEntry]
             do throws(StoreError) {
-                entries = try catalog.entries()
+                entries = try stores.catalog.entries()
             } catch {
                 throw ToolFailure("cannot read the catalog: \(error.reason)")
             }
@@ -97,14 +98,14 @@ enum AssetsCommand {
 
     static var remove: ToolVerb {
         ToolVerb("remove", summary: "Remove an asset from the catalog (the package files stay where they are).",
-                 options: [CommonOptions.dataDirectory],
+                 options: [configOption, CommonOptions.dataDirectory],
                  arguments: [ToolArgument("asset", help: "The asset id (policy uuid).")]) { parsed, console in
             let asset = try parsed.requiredArgument("asset")
-            let catalog = try openCatalog(try CommonOptions.dataDirectory(parsed))
-            defer { catalog.close() }
+            let stores = try openStores(try loadConfiguration(parsed))
+            defer { stores.close() }
             let removed: Bool
             do throws(StoreError) {
-                removed = try catalog.remove(assetID: asset)
+                removed = try stores.catalog.remove(assetID: asset)
             } catch {
                 throw ToolFailure("cannot write the catalog: \(error.reason)")
             }
@@ -126,23 +127,20 @@ enum AssetsCommand {
         }
     }
 
-    /// The catalog in the data directory's store file, which must exist ('kas serve' or
-    /// 'kas keys generate' made the directory).
-    static func openCatalog(_ dataDirectory: String) throws -> SQLiteCatalog {
-        let path = KASDataDirectory(dataDirectory).mediaStore
+    static let configOption = ToolOption.single("config", valueName: "file", help: "The JSON configuration file of 'kas serve'.")
+
+    /// The stores `kas serve` would use (`KASStateStores`): the data directory's files, which must
+    /// exist ('kas serve' or 'kas keys generate' made the directory), or the configured Redis.
+    static func openStores(_ configuration: KASConfiguration) throws -> KASStateStores {
+        let dataDirectory = configuration.dataDirectory
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ToolFailure("the data directory '\(dataDirectory)' does not exist; run 'kas keys generate --data-dir \(dataDirectory)' first")
         }
-        if !FileManager.default.fileExists(atPath: path) {
-            // The store file is private from its first byte, as 'kas serve' makes it.
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if fd >= 0 { close(fd) }
-        }
-        do throws(StoreError) {
-            return try SQLiteCatalog(path: path)
+        do throws(KASApplicationError) {
+            return try KASStateStores.open(configuration, layout: KASDataDirectory(dataDirectory), poolSize: 1)
         } catch {
-            throw ToolFailure("cannot open the catalog '\(path)': \(error.reason)")
+            throw ToolFailure(error.reason)
         }
     }
 }

@@ -22,6 +22,8 @@ enum ServeCommand {
                     ToolOption.single("config", valueName: "file", help: "The JSON configuration file."),
                     ToolOption.single("listen", valueName: "host:port", help: "Address to listen on. Default: 127.0.0.1:8443."),
                     CommonOptions.dataDirectory,
+                    ToolOption.single("key-ring-dir", valueName: "dir",
+                                      help: "Read the key ring from <dir>/keys instead of the data directory (nodes sharing one ring)."),
                     ToolOption.single("public-url", valueName: "url",
                                       help: "The URL packagers write into key access objects, and the default accepted KAS URL."),
                     ToolOption.single("tls-cert", valueName: "pem", help: "Serve HTTPS with this PEM certificate chain (with --tls-key)."),
@@ -32,6 +34,10 @@ enum ServeCommand {
                                       help: "The origin secret file of 'kas origin-config': media URLs are signed with it."),
                     ToolOption.single("delivery-secret-file", valueName: "file",
                                       help: "The HS256 key of /v2/media delivery tokens (0600, 32+ bytes)."),
+                    ToolOption.single("store", valueName: "redis-url",
+                                      help: "Keep the state in Redis (redis://[user:password@]host:port/db; docs/kas.md) "
+                                      + "instead of SQLite in the data directory. Prefer KAS_STORE_PASSWORD for the password."),
+                    ToolOption.single("node", valueName: "name", help: "This node's name in the audit log. Default: the host name."),
                     ToolOption.flag("print-config", help: "Print the effective configuration as JSON and exit."),
                  ]) { parsed, console in
             let environment = ProcessInfo.processInfo.environment
@@ -41,7 +47,8 @@ enum ServeCommand {
                     listen: parsed.value("listen"), dataDirectory: parsed.value("data-dir"),
                     publicURL: parsed.value("public-url"), tlsCertificateFile: parsed.value("tls-cert"),
                     tlsKeyFile: parsed.value("tls-key"), originURL: parsed.value("origin-url"),
-                    originSecretFile: parsed.value("origin-secret-file"), deliverySecretFile: parsed.value("delivery-secret-file"))
+                    originSecretFile: parsed.value("origin-secret-file"), deliverySecretFile: parsed.value("delivery-secret-file"),
+                    store: parsed.value("store"), node: parsed.value("node"), keyRingDirectory: parsed.value("key-ring-dir"))
             } catch {
                 throw UsageError(error.reason)
             }
@@ -58,7 +65,8 @@ enum ServeCommand {
                 console.write(JSONWriter.write(configuration.jsonValue, options: [.prettyPrinted]) + Data("\n".utf8))
                 return
             }
-            let ring = try loadOrGenerateRing(configuration.dataDirectory, console: console)
+            let ring = try configuration.keyRingDirectory.map { directory in try KeyRing.load(dataDirectory: directory) }
+                ?? loadOrGenerateRing(configuration.dataDirectory, console: console)
             let verifier: BearerTokenVerifier
             do throws(KASConfigurationError) {
                 verifier = try BearerTokenVerifier(configuration: configuration, keyRing: ring, environment: environment)

@@ -17,6 +17,7 @@ public enum FuzzTargets {
         KASTargets.proto,
         KASTargets.manifest,
         KASTargets.mediaRoutes,
+        RESPTarget.target,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

@@ -1,8 +1,9 @@
 import Foundation
 import MediaDRMJSON
 
-/// The whole KAS for one (bound) configuration: the media state (SQLite store and audit log in
-/// the data directory), the media service, and the router with every route. `KASInstance` binds
+/// The whole KAS for one (bound) configuration: the state stores (`KASStateStores`: SQLite in the
+/// data directory, or a shared Redis), the audit log in the data directory, the media service,
+/// and the router with every route. `KASInstance` binds
 /// a server and runs one of these; `kas serve` and the in-process harness both go through it.
 ///
 /// Public routes: /healthz, /metrics, the OpenTDF public-key and well-known routes and
@@ -14,21 +15,27 @@ public final class KASApplication: Sendable {
     public let configuration: KASConfiguration
     public let keyRing: KeyRingHolder
     public let metrics: Metrics
-    public let store: SQLiteMediaStore
+    /// Every state store (`KASStateStores`: SQLite in the data directory, or the shared Redis).
+    public let stores: KASStateStores
+    /// The media store (`stores.media`).
+    public var store: any MediaStore { stores.media }
     public let auditLog: MediaAuditLog
     public let media: MediaService
     /// The catalog, playbacks and delivery routes (docs/delivery.md).
     public let delivery: DeliveryService
-    /// The offline licences (docs/offline.md), in `<dataDir>/offline.sqlite`.
+    /// The offline licences (docs/offline.md), in `stores.offline`.
     public let offline: OfflineLicenseService
     /// Every route, as the server runs them.
     public let responder: HTTPResponder
 
-    /// Opens (creating when absent) `<dataDir>/media.sqlite` and `<dataDir>/audit.log` and
-    /// builds the routes. Nothing listens yet. `configuration.fairPlay` supplies the certificate
-    /// and the SDK module (`fairPlay`, when given, replaces the configured module).
+    /// Opens the state stores (`KASStateStores`: the SQLite files in the data directory, created
+    /// when absent, or the configured Redis) and `<dataDir>/audit.log`, and builds the routes.
+    /// Nothing listens yet. `configuration.fairPlay` supplies the certificate and the SDK module
+    /// (`fairPlay`, when given, replaces the configured module). `storePoolSize` is the HTTP
+    /// worker threads, the Redis pool's default size.
     public init(configuration: KASConfiguration, keyRing: KeyRingHolder, verifier: BearerTokenVerifier,
                 metrics: Metrics, sink: any LogSink, fairPlay: (any FairPlayKeyModule)? = nil,
+                storePoolSize: Int? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() }) throws(KASApplicationError) {
         guard var mediaConfiguration = MediaServiceConfiguration(kas: configuration) else {
             throw KASApplicationError("trustedProxies holds an entry that is neither an IP address nor a CIDR block")
@@ -49,68 +56,52 @@ public final class KASApplication: Sendable {
         let webPlayer = try WebPlayerFiles.load(configuration.web)
         let layout = KASDataDirectory(configuration.dataDirectory)
         try layout.prepare()
-        let store: SQLiteMediaStore
-        do {
-            store = try SQLiteMediaStore(path: layout.mediaStore)
-        } catch {
-            throw KASApplicationError("cannot open the media store '\(layout.mediaStore)': \(error.reason)")
-        }
+        let stores = try KASStateStores.open(configuration, layout: layout,
+                                             poolSize: storePoolSize ?? HTTPServerConfiguration().threadPoolSize)
         let auditLog: MediaAuditLog
         do {
             auditLog = try MediaAuditLog(path: layout.auditLog, maxBytes: configuration.media.auditMaxBytes,
-                                         keepFiles: configuration.media.auditKeepFiles)
+                                         keepFiles: configuration.media.auditKeepFiles, node: configuration.node)
         } catch {
-            store.close()
+            stores.close()
             throw KASApplicationError("cannot open the audit log '\(layout.auditLog)': \(error.reason)")
         }
         let media: MediaService
-        do {
-            media = try MediaService(configuration: mediaConfiguration, store: store,
-                                     unwrapper: KeyRingMediaUnwrapper(keyRing), fairPlay: fairPlay, audit: auditLog,
-                                     metrics: metrics, clock: clock)
-        } catch {
-            store.close()
-            throw KASApplicationError(error.reason)
-        }
         let delivery: DeliveryService
         do {
-            let catalog = try SQLiteCatalog(path: layout.mediaStore)
-            delivery = try DeliveryService(configuration: configuration, catalog: catalog, media: media,
+            media = try MediaService(configuration: mediaConfiguration, store: stores.media,
+                                     unwrapper: KeyRingMediaUnwrapper(keyRing), fairPlay: fairPlay, audit: auditLog,
+                                     metrics: metrics, clock: clock)
+            delivery = try DeliveryService(configuration: configuration, catalog: stores.catalog, playbacks: stores.playbacks,
+                                           media: media,
                                            authentication: AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics),
                                            clock: clock)
         } catch let error as KASApplicationError {
-            store.close()
+            stores.close()
             throw error
+        } catch let error as MediaServiceError {
+            stores.close()
+            throw KASApplicationError(error.reason)
         } catch {
-            store.close()
-            throw KASApplicationError("cannot open the catalog in '\(layout.mediaStore)'")
+            stores.close()
+            throw KASApplicationError("cannot start the media service")
         }
         self.delivery = delivery
-        let offline: OfflineLicenseService
-        do {
-            offline = try OfflineLicenseService(media: media, keyRing: keyRing, storePath: layout.offlineStore)
-        } catch {
-            delivery.catalog.close()
-            store.close()
-            throw KASApplicationError("cannot open the offline store '\(layout.offlineStore)': \(error.reason)")
-        }
+        self.stores = stores
         self.configuration = configuration
         self.keyRing = keyRing
         self.metrics = metrics
-        self.store = store
         self.auditLog = auditLog
         self.media = media
-        self.offline = offline
+        self.offline = OfflineLicenseService(media: media, keyRing: keyRing, store: stores.offline)
         self.responder = Self.makeRouter(configuration: configuration, keyRing: keyRing, verifier: verifier,
-                                         metrics: metrics, sink: sink, media: media, delivery: delivery, offline: offline,
+                                         metrics: metrics, sink: sink, media: media, delivery: delivery, offline: self.offline,
                                          webPlayer: webPlayer).responder()
     }
 
-    /// Closes the store (after the server stopped taking requests).
+    /// Closes the stores (after the server stopped taking requests).
     public func close() {
-        delivery.catalog.close()
-        offline.close()
-        store.close()
+        stores.close()
     }
 
     /// The routes of a KAS; `media` nil leaves out the media routes (and their gauges).

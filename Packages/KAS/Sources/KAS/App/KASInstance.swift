@@ -34,7 +34,7 @@ public final class KASInstance: Sendable {
         do {
             application = try KASApplication(configuration: configuration.bound(toPort: server.port), keyRing: keyRing,
                                              verifier: verifier, metrics: metrics, sink: sink, fairPlay: fairPlay,
-                                             clock: clock)
+                                             storePoolSize: serverConfiguration.threadPoolSize, clock: clock)
         } catch {
             server.shutdown(gracePeriod: .zero)
             throw error

@@ -49,6 +49,10 @@ enum ConfigValue {
                            keyPath: \.mediaURLMarginSeconds, range: 1...86_400),
             IntegerSetting(fileSection: "delivery", fileKey: "licenseURLSeconds", environment: "KAS_LICENSE_URL_SECONDS",
                            keyPath: \.licenseURLSeconds, range: 1...3600),
+            IntegerSetting(fileSection: "store", fileKey: "poolSize", environment: "KAS_STORE_POOL_SIZE",
+                           keyPath: \.storePoolSize, range: KASConfiguration.StoreSettings.poolSizeRange),
+            IntegerSetting(fileSection: "store", fileKey: "timeoutSeconds", environment: "KAS_STORE_TIMEOUT_SECONDS",
+                           keyPath: \.storeTimeoutSeconds, range: KASConfiguration.StoreSettings.timeoutRange),
         ]
     }
 

@@ -5,7 +5,7 @@ extension KASConfiguration {
     static let fileKeys: Set<String> = [
         "listen", "dataDir", "publicURL", "acceptedKASURLs", "tlsCert", "tlsKey", "devIssuer", "issuers",
         "limits", "leaseSeconds", "rateLimits", "trustedProxies", "regionHeader", "media", "fairplay",
-        "web", "cors", "delivery",
+        "web", "cors", "delivery", "store", "node", "keyRingDir",
     ]
     static let fairPlayKeys: Set<String> = ["certificateFile", "sdkCommand", "sdkArguments", "sdkURL", "timeoutSeconds"]
     static let issuerKeys: Set<String> = ["issuer", "audience", "jwksFile", "pemFile", "hs256SecretFile", "hs256SecretEnv"]
@@ -48,6 +48,7 @@ extension KASConfiguration {
         var layer = Overrides()
         if let value = root["listen"] { layer.listen = try ConfigValue.listen(reader.string(value, "listen"), reader.source("listen")) }
         if let value = root["dataDir"] { layer.dataDirectory = try reader.path(value, "dataDir") }
+        if let value = root["keyRingDir"] { layer.keyRingDirectory = try reader.path(value, "keyRingDir") }
         if let value = root["publicURL"] { layer.publicURL = try ConfigValue.url(reader.string(value, "publicURL"), reader.source("publicURL")) }
         if let value = root["acceptedKASURLs"] {
             layer.acceptedKASURLs = try ConfigValue.urls(reader.strings(value, "acceptedKASURLs"), reader.source("acceptedKASURLs"))
@@ -59,7 +60,7 @@ extension KASConfiguration {
             layer.devIssuer = flag
         }
         if let value = root["issuers"] { layer.issuers = try issuers(value, reader) }
-        for section in ["limits", "rateLimits", "media", "fairplay", "web", "cors", "delivery"] {
+        for section in ["limits", "rateLimits", "media", "fairplay", "web", "cors", "delivery", "store"] {
             if let value = root[section], value.object == nil {
                 throw ConfigValue.invalid(reader.source(section), "an object")
             }
@@ -108,6 +109,10 @@ extension KASConfiguration {
                 layer.deliverySecretFile = try reader.path(value, "delivery.deliverySecretFile")
             }
         }
+        if let value = root["store"]?.object?["url"] {
+            layer.storeURL = try ConfigValue.storeURL(reader.string(value, "store.url"), reader.source("store.url"))
+        }
+        if let value = root["node"] { layer.node = try ConfigValue.node(reader.string(value, "node"), reader.source("node")) }
         if let value = root["cors"]?.object?["allowedOrigins"] {
             layer.corsAllowedOrigins = try ConfigValue.origins(reader.strings(value, "cors.allowedOrigins", allowEmpty: true),
                                                                reader.source("cors.allowedOrigins"))
@@ -127,6 +132,7 @@ extension KASConfiguration {
             ("web", ["enabled", "root"]),
             ("cors", ["allowedOrigins"]),
             ("delivery", ["originURL", "originSecretFile", "deliverySecretFile", "mediaURLMarginSeconds", "licenseURLSeconds"]),
+            ("store", ["url", "poolSize", "timeoutSeconds"]),
         ]
         for (section, allowed) in sections {
             guard let object = root[section]?.object else { continue }

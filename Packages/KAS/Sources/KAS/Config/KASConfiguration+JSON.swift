@@ -3,7 +3,8 @@ import MediaDRMJSON
 extension KASConfiguration {
     /// The configuration in the file format, every key written (defaults included), so it can
     /// be read back as a configuration file. Secrets are never in it: HS256 issuers appear by
-    /// file path or environment variable name.
+    /// file path or environment variable name, the store URL with its password masked (`***`;
+    /// give the password by `KAS_STORE_PASSWORD` when reading such a file back).
     public var jsonValue: JSONValue {
         func number(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
         var members: [(String, JSONValue)] = [
@@ -12,6 +13,7 @@ extension KASConfiguration {
             ("publicURL", .string(publicURL)),
             ("acceptedKASURLs", .array(acceptedKASURLs.map(JSONValue.string))),
         ]
+        if let keyRingDirectory { members.append(("keyRingDir", .string(keyRingDirectory))) }
         if let tls {
             members.append(("tlsCert", .string(tls.certificateFile)))
             members.append(("tlsKey", .string(tls.keyFile)))
@@ -73,6 +75,12 @@ extension KASConfiguration {
         deliverySection.append(("mediaURLMarginSeconds", number(delivery.mediaURLMarginSeconds)))
         deliverySection.append(("licenseURLSeconds", number(delivery.licenseURLSeconds)))
         members.append(("delivery", .object(JSONObject(deliverySection))))
+        var storeSection: [(String, JSONValue)] = []
+        if let url = store.url { storeSection.append(("url", .string(url.redacted))) }
+        if let size = store.poolSize { storeSection.append(("poolSize", number(size))) }
+        storeSection.append(("timeoutSeconds", number(store.timeoutSeconds)))
+        members.append(("store", .object(JSONObject(storeSection))))
+        members.append(("node", .string(node)))
         return .object(JSONObject(members))
     }
 }

@@ -6,6 +6,7 @@ extension KASConfiguration {
     public struct Overrides: Sendable, Equatable {
         public var listen: ListenAddress?
         public var dataDirectory: String?
+        public var keyRingDirectory: String?
         public var publicURL: String?
         public var acceptedKASURLs: [String]?
         public var tlsCertificateFile: String?
@@ -41,6 +42,11 @@ extension KASConfiguration {
         public var deliverySecretFile: String?
         public var mediaURLMarginSeconds: Int?
         public var licenseURLSeconds: Int?
+        public var storeURL: RedisURL?
+        public var storePassword: String?
+        public var storePoolSize: Int?
+        public var storeTimeoutSeconds: Int?
+        public var node: String?
 
         public init() {}
     }
@@ -56,7 +62,8 @@ extension KASConfiguration {
         "KAS_AUDIT_MAX_BYTES", "KAS_AUDIT_KEEP_FILES", "KAS_FAIRPLAY_CERTIFICATE_FILE", "KAS_FAIRPLAY_SDK_COMMAND",
         "KAS_FAIRPLAY_SDK_ARGUMENTS", "KAS_FAIRPLAY_SDK_URL", "KAS_FAIRPLAY_TIMEOUT_SECONDS",
         "KAS_ORIGIN_URL", "KAS_ORIGIN_SECRET_FILE", "KAS_DELIVERY_SECRET_FILE", "KAS_MEDIA_URL_MARGIN_SECONDS",
-        "KAS_LICENSE_URL_SECONDS",
+        "KAS_LICENSE_URL_SECONDS", "KAS_STORE_URL", "KAS_STORE_PASSWORD", "KAS_STORE_POOL_SIZE",
+        "KAS_STORE_TIMEOUT_SECONDS", "KAS_NODE", "KAS_KEY_RING_DIR",
     ]
 
     /// The configuration from defaults, then the file (`configFile`, else `KAS_CONFIG`, else
@@ -81,6 +88,7 @@ extension KASConfiguration {
         var configuration = KASConfiguration()
         if let value = merged.listen { configuration.listen = value }
         if let value = merged.dataDirectory { configuration.dataDirectory = value }
+        configuration.keyRingDirectory = merged.keyRingDirectory
         if let value = merged.devIssuer { configuration.devIssuer = value }
         if let value = merged.issuers { configuration.issuers = value }
         if let value = merged.maxBodyBytes { configuration.limits.maxBodyBytes = value }
@@ -129,10 +137,33 @@ extension KASConfiguration {
             throw KASConfigurationError(.conflict, "delivery.originSecretFile (--origin-secret-file) is set without "
                                         + "delivery.originURL (--origin-url), the origin it signs media URLs for")
         }
+        configuration.store = try storeSettings(merged)
+        if let value = merged.node { configuration.node = value }
         configuration.publicURL = merged.publicURL
             ?? derivedPublicURL(listen: configuration.listen, tls: configuration.tls != nil)
         configuration.acceptedKASURLs = merged.acceptedKASURLs ?? [configuration.publicURL]
         return configuration
+    }
+
+    /// The `store` settings as a whole: the password from `KAS_STORE_PASSWORD` replaces the
+    /// URL's, and needs a URL to go with.
+    private static func storeSettings(_ merged: Overrides) throws(KASConfigurationError) -> StoreSettings {
+        var settings = StoreSettings()
+        settings.url = merged.storeURL
+        if let password = merged.storePassword {
+            guard settings.url != nil else {
+                throw KASConfigurationError(.conflict, "KAS_STORE_PASSWORD is set without a store URL "
+                                            + "(store.url, KAS_STORE_URL or --store): it is the password of the Redis store")
+            }
+            settings.url?.password = password
+        }
+        if let url = settings.url, let user = url.user, url.password == nil {
+            throw KASConfigurationError(.missingValue, "the store URL \(url.redacted) names user '\(user.prefix(64))' without a password: "
+                                        + "add it to the URL or set KAS_STORE_PASSWORD")
+        }
+        settings.poolSize = merged.storePoolSize
+        if let value = merged.storeTimeoutSeconds { settings.timeoutSeconds = value }
+        return settings
     }
 
     /// The `fairplay` settings as a whole: none set leaves FairPlay off; otherwise the
@@ -188,6 +219,7 @@ extension KASConfiguration {
         }
         if let text = value("KAS_LISTEN") { layer.listen = try ConfigValue.listen(text, "KAS_LISTEN") }
         if let text = value("KAS_DATA_DIR") { layer.dataDirectory = try ConfigValue.path(text, "KAS_DATA_DIR") }
+        if let text = value("KAS_KEY_RING_DIR") { layer.keyRingDirectory = try ConfigValue.path(text, "KAS_KEY_RING_DIR") }
         if let text = value("KAS_PUBLIC_URL") { layer.publicURL = try ConfigValue.url(text, "KAS_PUBLIC_URL") }
         if let items = list("KAS_ACCEPTED_KAS_URLS") {
             layer.acceptedKASURLs = try ConfigValue.urls(items, "KAS_ACCEPTED_KAS_URLS")
@@ -219,6 +251,9 @@ extension KASConfiguration {
         if let text = value("KAS_DELIVERY_SECRET_FILE") {
             layer.deliverySecretFile = try ConfigValue.path(text, "KAS_DELIVERY_SECRET_FILE")
         }
+        if let text = value("KAS_STORE_URL") { layer.storeURL = try ConfigValue.storeURL(text, "KAS_STORE_URL") }
+        if let text = value("KAS_STORE_PASSWORD") { layer.storePassword = text }
+        if let text = value("KAS_NODE") { layer.node = try ConfigValue.node(text, "KAS_NODE") }
         return layer
     }
 
@@ -227,16 +262,21 @@ extension KASConfiguration {
     /// The `kas serve` flags as a layer; a bad value is reported naming the flag.
     public static func flagOverrides(listen: String? = nil, dataDirectory: String? = nil, publicURL: String? = nil,
                                      tlsCertificateFile: String? = nil, tlsKeyFile: String? = nil, originURL: String? = nil,
-                                     originSecretFile: String? = nil, deliverySecretFile: String? = nil) throws(KASConfigurationError) -> Overrides {
+                                     originSecretFile: String? = nil, deliverySecretFile: String? = nil,
+                                     store: String? = nil, node: String? = nil,
+                                     keyRingDirectory: String? = nil) throws(KASConfigurationError) -> Overrides {
         var layer = Overrides()
         if let listen { layer.listen = try ConfigValue.listen(listen, "--listen") }
         if let dataDirectory { layer.dataDirectory = try ConfigValue.path(dataDirectory, "--data-dir") }
+        if let keyRingDirectory { layer.keyRingDirectory = try ConfigValue.path(keyRingDirectory, "--key-ring-dir") }
         if let publicURL { layer.publicURL = try ConfigValue.url(publicURL, "--public-url") }
         if let tlsCertificateFile { layer.tlsCertificateFile = try ConfigValue.path(tlsCertificateFile, "--tls-cert") }
         if let tlsKeyFile { layer.tlsKeyFile = try ConfigValue.path(tlsKeyFile, "--tls-key") }
         if let originURL { layer.originURL = try ConfigValue.url(originURL, "--origin-url") }
         if let originSecretFile { layer.originSecretFile = try ConfigValue.path(originSecretFile, "--origin-secret-file") }
         if let deliverySecretFile { layer.deliverySecretFile = try ConfigValue.path(deliverySecretFile, "--delivery-secret-file") }
+        if let store { layer.storeURL = try ConfigValue.storeURL(store, "--store") }
+        if let node { layer.node = try ConfigValue.node(node, "--node") }
         return layer
     }
 }
@@ -246,6 +286,7 @@ extension KASConfiguration.Overrides {
     mutating func merge(_ other: Self) {
         if let value = other.listen { listen = value }
         if let value = other.dataDirectory { dataDirectory = value }
+        if let value = other.keyRingDirectory { keyRingDirectory = value }
         if let value = other.publicURL { publicURL = value }
         if let value = other.acceptedKASURLs { acceptedKASURLs = value }
         if let value = other.tlsCertificateFile { tlsCertificateFile = value }
@@ -281,5 +322,10 @@ extension KASConfiguration.Overrides {
         if let value = other.deliverySecretFile { deliverySecretFile = value }
         if let value = other.mediaURLMarginSeconds { mediaURLMarginSeconds = value }
         if let value = other.licenseURLSeconds { licenseURLSeconds = value }
+        if let value = other.storeURL { storeURL = value }
+        if let value = other.storePassword { storePassword = value }
+        if let value = other.storePoolSize { storePoolSize = value }
+        if let value = other.storeTimeoutSeconds { storeTimeoutSeconds = value }
+        if let value = other.node { node = value }
     }
 }

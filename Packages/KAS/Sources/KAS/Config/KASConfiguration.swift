@@ -8,6 +8,7 @@ import Foundation
 /// |---|---|---|---|
 /// | `listen` "host:port" | `KAS_LISTEN` | `--listen` | `127.0.0.1:8443` |
 /// | `dataDir` | `KAS_DATA_DIR` | `--data-dir` | `./kas-data` |
+/// | `keyRingDir` (the directory whose `keys/` holds the key ring; nodes of a cluster share one) | `KAS_KEY_RING_DIR` | `--key-ring-dir` | `dataDir` |
 /// | `publicURL` | `KAS_PUBLIC_URL` | `--public-url` | `http(s)://<listen>` (`127.0.0.1` for a wildcard host) |
 /// | `acceptedKASURLs` [string] | `KAS_ACCEPTED_KAS_URLS` (comma-separated) | | `[publicURL]` |
 /// | `tlsCert`, `tlsKey` (PEM paths, both or neither) | `KAS_TLS_CERT`, `KAS_TLS_KEY` | `--tls-cert`, `--tls-key` | none: plain HTTP |
@@ -35,6 +36,11 @@ import Foundation
 /// | `fairplay.sdkURL` (service wrapping the SDK; https, or http to loopback) | `KAS_FAIRPLAY_SDK_URL` | | none |
 /// | `fairplay.timeoutSeconds` (one SDK call) | `KAS_FAIRPLAY_TIMEOUT_SECONDS` | | 10 (1 ... 300) |
 /// | `delivery.*` (origin, its secret, delivery tokens) | `KAS_ORIGIN_URL`, ... | `--origin-url`, ... | see `DeliverySettings` |
+/// | `store.url` `redis://[user:password@]host:port/db` | `KAS_STORE_URL` | `--store` | none: SQLite in the data directory |
+/// | (the store's password, overriding the URL's) | `KAS_STORE_PASSWORD` | | the URL's |
+/// | `store.poolSize` | `KAS_STORE_POOL_SIZE` | | the HTTP worker threads (1 ... 1024) |
+/// | `store.timeoutSeconds` | `KAS_STORE_TIMEOUT_SECONDS` | | 2 (1 ... 60) |
+/// | `node` (this node's name in the audit log) | `KAS_NODE` | `--node` | the host name |
 ///
 /// FairPlay is on when any `fairplay` setting is given; then `certificateFile` and exactly one
 /// of `sdkCommand` and `sdkURL` are required (after merging the layers: a file `sdkCommand` and
@@ -52,6 +58,12 @@ public struct KASConfiguration: Sendable, Equatable {
     public var listen: ListenAddress
     /// The data directory: the key ring (`keys/`), the state database, the audit log.
     public var dataDirectory: String
+    /// The directory whose `keys/` holds the key ring, when it is not the data directory: several
+    /// nodes sharing one Redis store read one key ring (docs/kas.md "Scale-out with Redis") while
+    /// each keeps its own audit log. `kas serve` never generates a ring there.
+    public var keyRingDirectory: String?
+    /// Where the key ring is read: `keyRingDirectory`, else the data directory.
+    public var keyRingHome: String { keyRingDirectory ?? dataDirectory }
     /// The URL packagers write into key access objects (`kas.url`), without a trailing slash.
     public var publicURL: String
     /// Key access objects naming another URL are refused. Defaults to `[publicURL]`.
@@ -80,6 +92,10 @@ public struct KASConfiguration: Sendable, Equatable {
     public var web: WebSettings
     /// The catalog's origin, its signing secret and the delivery-API token key (docs/delivery.md).
     public var delivery: DeliverySettings
+    /// Where sessions, first plays, licenses and the rest of the state live (SQLite or Redis).
+    public var store: StoreSettings
+    /// This node's name in the audit log.
+    public var node: String
 
     public struct TLSFiles: Sendable, Equatable {
         /// PEM certificate chain, leaf first.
@@ -149,6 +165,7 @@ public struct KASConfiguration: Sendable, Equatable {
     public init() {
         listen = Self.defaultListen
         dataDirectory = Self.defaultDataDirectory
+        keyRingDirectory = nil
         publicURL = Self.derivedPublicURL(listen: Self.defaultListen, tls: false)
         acceptedKASURLs = [publicURL]
         tls = nil
@@ -163,6 +180,8 @@ public struct KASConfiguration: Sendable, Equatable {
         fairPlay = nil
         web = WebSettings()
         delivery = DeliverySettings()
+        store = StoreSettings()
+        node = Self.defaultNode
     }
 
     /// `http(s)://host:port` of the listen address; a wildcard host becomes the loopback address.

@@ -26,7 +26,7 @@ extension DeliveryService {
         guard Double(expires) > now.timeIntervalSince1970 else {
             throw HTTPError(.forbidden, reason: "licence URL refused", code: "license_url_expired")
         }
-        guard let playback = playbacks.live(id, now: now) else {
+        guard let playback = try playbackStore({ () throws(StoreError) in try playbacks.live(id, now: now) }) else {
             throw HTTPError(.forbidden, reason: "licence URL refused", code: "playback_ended")
         }
         let entry = try entry(playback.assetID)

@@ -49,9 +49,11 @@ extension DeliveryService {
                                          playbackID: playbackID, viewer: viewer)
         let signed = mediaURL(entry, now: now)
         guard let identity = context.identity else { throw HTTPError.unauthorized }
-        playbacks.insert(PlaybackRegistry.Playback(id: playbackID, identity: identity, assetID: entry.assetID,
-                                                   drmSystem: system, expires: signed.expires.addingTimeInterval(PlaybackRegistry.renewalGrace)),
-                         now: now)
+        try playbackStore { () throws(StoreError) in
+            try playbacks.insert(PlaybackRecord(id: playbackID, identity: identity, assetID: entry.assetID, drmSystem: system,
+                                                expires: signed.expires.addingTimeInterval(PlaybackRecord.renewalGrace)),
+                                 now: now)
+        }
         audit("playback_start", viewer: viewer, asset: entry.assetID, decision: .allow, reason: "started", now: now)
 
         var members: [(String, JSONValue)] = [
@@ -77,7 +79,7 @@ extension DeliveryService {
             ("sessionId", .string(sessionID)),
             ("heartbeatUrl", .string(publicURL + "/media/v1/session/\(sessionID)/heartbeat")),
             ("releaseUrl", .string(publicURL + "/media/v1/playback/\(playbackID)")),
-            ("expiresAt", .string(Self.timestamp(signed.expires.addingTimeInterval(PlaybackRegistry.renewalGrace)))),
+            ("expiresAt", .string(Self.timestamp(signed.expires.addingTimeInterval(PlaybackRecord.renewalGrace)))),
         ]
         return .json(.object(JSONObject(members)))
     }
@@ -89,12 +91,12 @@ extension DeliveryService {
         let viewer = try MediaRouteAdapter.viewer(&context)
         let now = clock()
         guard let id = context.parameters["id"], MediaSessionID.isPlaybackID(id),
-              let playback = playbacks.release(id, viewer: viewer.storeKey, now: now)
+              let playback = try playbackStore({ () throws(StoreError) in try playbacks.release(id, viewer: viewer.storeKey, now: now) })
         else { throw HTTPError(.notFound, reason: "no such playback") }
         let ended: Int
         do {
-            // The media store keys a playback the player named as "client:<id>" (`MediaService.startSession`).
-            ended = try catalog.endSessions(viewer: viewer.storeKey, asset: playback.assetID, playback: "client:" + id, now: now)
+            ended = try media.store.endPlaybackSessions(viewer: viewer.storeKey, asset: playback.assetID,
+                                                        playback: MediaSessionID.playbackKey(clientPlaybackID: id), now: now)
         } catch {
             throw HTTPError(.serviceUnavailable, reason: "state store unavailable")
         }
@@ -106,16 +108,19 @@ extension DeliveryService {
     }
 
     /// `POST /media/v1/playback/{id}/media-url` (bearer): a fresh signed media URL for a live
-    /// playback of this viewer; the playback lives `PlaybackRegistry.renewalGrace` past its newest URL.
+    /// playback of this viewer; the playback lives `PlaybackRecord.renewalGrace` past its newest URL.
     public func renewMediaURL(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
         let viewer = try MediaRouteAdapter.viewer(&context)
         let now = clock()
         guard let id = context.parameters["id"], MediaSessionID.isPlaybackID(id),
-              let playback = playbacks.live(id, now: now), playback.viewer.storeKey == viewer.storeKey
+              let playback = try playbackStore({ () throws(StoreError) in try playbacks.live(id, now: now) }),
+              playback.viewer.storeKey == viewer.storeKey
         else { throw HTTPError(.notFound, reason: "no such playback") }
         let entry = try entry(playback.assetID)
         let signed = mediaURL(entry, now: now)
-        playbacks.extend(id, to: signed.expires.addingTimeInterval(PlaybackRegistry.renewalGrace))
+        try playbackStore { () throws(StoreError) in
+            try playbacks.extend(id, to: signed.expires.addingTimeInterval(PlaybackRecord.renewalGrace), now: now)
+        }
         return .json(.object(JSONObject([
             ("mediaUrl", .string(signed.url)),
             ("mediaUrlExpiresAt", .string(Self.timestamp(signed.expires))),

@@ -16,24 +16,40 @@ import MediaDRMTDF
 public final class DeliveryService: Sendable {
     let publicURL: String
     let settings: KASConfiguration.DeliverySettings
-    public let catalog: SQLiteCatalog
+    public let catalog: any CatalogStore
     let media: MediaService
     let origin: OriginURLSigner?
     let originURL: String?
     let tokenKey: DeliveryTokenKey?
     let licenses: LicenseURLSigner
-    let playbacks = PlaybackRegistry()
+    let playbacks: any PlaybackStore
     let authentication: any HTTPMiddleware
     let clock: @Sendable () -> Date
 
     /// Reads the origin and delivery secrets the configuration names; an unusable file is an error.
-    public init(configuration: KASConfiguration, catalog: SQLiteCatalog, media: MediaService,
-                authentication: any HTTPMiddleware, clock: @escaping @Sendable () -> Date = { Date() })
+    /// The playbacks are held in memory (one node; `KASApplication` passes the shared store).
+    public convenience init(configuration: KASConfiguration, catalog: any CatalogStore, media: MediaService,
+                            authentication: any HTTPMiddleware, clock: @escaping @Sendable () -> Date = { Date() })
+        throws(KASApplicationError)
+    {
+        let playbacks: InMemoryPlaybackStore
+        do {
+            playbacks = try InMemoryPlaybackStore()
+        } catch {
+            throw KASApplicationError(error.reason)
+        }
+        try self.init(configuration: configuration, catalog: catalog, playbacks: playbacks, media: media,
+                      authentication: authentication, clock: clock)
+    }
+
+    init(configuration: KASConfiguration, catalog: any CatalogStore, playbacks: any PlaybackStore, media: MediaService,
+         authentication: any HTTPMiddleware, clock: @escaping @Sendable () -> Date = { Date() })
         throws(KASApplicationError)
     {
         publicURL = configuration.publicURL
         settings = configuration.delivery
         self.catalog = catalog
+        self.playbacks = playbacks
         self.media = media
         self.authentication = authentication
         self.clock = clock
@@ -53,9 +69,9 @@ public final class DeliveryService: Sendable {
             throw KASApplicationError(error.reason)
         }
         do {
-            licenses = try LicenseURLSigner()
+            licenses = LicenseURLSigner(key: try playbacks.licenseURLKey())
         } catch {
-            throw KASApplicationError("the system random generator is unavailable")
+            throw KASApplicationError("cannot read the licence URL key from the playback store: \(error.reason)")
         }
     }
 
@@ -72,6 +88,16 @@ public final class DeliveryService: Sendable {
         }
         guard let entry else { throw HTTPError(.notFound, reason: "no such asset") }
         return entry
+    }
+
+    /// One call of the playback store; a store that cannot answer is 503 `state store unavailable`.
+    @discardableResult
+    func playbackStore<T>(_ call: () throws(StoreError) -> T) throws(HTTPError) -> T {
+        do {
+            return try call()
+        } catch {
+            throw HTTPError(.serviceUnavailable, reason: "state store unavailable")
+        }
     }
 
     /// The policy a catalog entry was read with (the package's, verified when it was added).

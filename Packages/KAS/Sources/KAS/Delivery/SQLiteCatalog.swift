@@ -3,12 +3,11 @@ import MediaDRMEncoding
 
 /// The catalog (docs/delivery.md#catalog) in the KAS's SQLite file (`media.sqlite`), on its own
 /// connection with its own schema version (`delivery_schema_version`), so its migrations
-/// and the media store's never depend on each other. Also ends every media session of a released
-/// playback, which the media store's API (one session at a time) has no call for.
+/// and the media store's never depend on each other.
 ///
 /// Concurrency and durability are the media store's (`SQLiteMediaStore`): one connection under a
 /// lock, WAL, every read-check-write in `BEGIN IMMEDIATE`.
-public final class SQLiteCatalog: @unchecked Sendable {
+public final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
     /// `migrations[i]` moves version i to i+1.
     static let migrations: [[String]] = [
         [
@@ -49,7 +48,7 @@ public final class SQLiteCatalog: @unchecked Sendable {
     // MARK: Assets
 
     /// Adds or replaces the entry of `entry.assetID`; another asset at the same media path is an error.
-    public func put(_ entry: CatalogEntry, now: Date = Date()) throws(StoreError) {
+    public func put(_ entry: CatalogEntry, now: Date) throws(StoreError) {
         try locked { () throws(StoreError) -> Void in
             try database.transaction { () throws(StoreError) -> Void in
                 _ = try database.query("DELETE FROM catalog_assets WHERE asset = ?", [.text(entry.assetID)])
@@ -102,22 +101,5 @@ public final class SQLiteCatalog: @unchecked Sendable {
         return CatalogEntry(assetID: asset, title: title, duration: Double(durationMs) / 1000, profile: profile,
                             components: components.split(separator: ",").map(String.init), mediaPath: path,
                             policyJSON: Data(policy), manifest: manifest.map { Data($0) })
-    }
-
-    // MARK: Playbacks
-
-    /// Ends every live media session of one viewer's playback of an asset (`viewer` is
-    /// `Identity.storeKey`, `playback` the media store's playback key); returns how many.
-    public func endSessions(viewer: String, asset: String, playback: String, now: Date) throws(StoreError) -> Int {
-        let nowMs = SQLiteMediaStore.ms(now)
-        return try locked { () throws(StoreError) -> Int in
-            _ = try database.query(
-                """
-                UPDATE media_sessions SET ended_ms = ?
-                WHERE viewer = ? AND asset = ? AND playback = ? AND ended_ms IS NULL AND expires_ms > ?
-                """,
-                [.integer(nowMs), .text(viewer), .text(asset), .text(playback), .integer(nowMs)])
-            return database.changes
-        }
     }
 }

@@ -15,7 +15,8 @@ import MediaDRMMedia
 public final class MediaService: Sendable {
     /// The settings the service was made with.
     public let configuration: MediaServiceConfiguration
-    /// Sessions, first plays, stream limits and rate buckets (`SQLiteMediaStore` in `kas serve`).
+    /// Sessions, first plays, stream limits and rate buckets (`SQLiteMediaStore` in `kas serve`, or
+    /// `RedisMediaStore` shared by the nodes with `store.url`).
     public let store: any MediaStore
     let keyCache: ContentKeyCache
     let admission: ManifestAdmission
@@ -106,7 +107,7 @@ public final class MediaService: Sendable {
     private func admitSession(_ start: MediaSessionStart, viewer: Identity) throws(MediaFailure) -> SessionStarted {
         let sessionID = try MediaSessionID.make()
         let idHash = MediaSessionID.hash(sessionID)
-        let playback = start.playbackID.map { "client:" + $0 } ?? "session:" + idHash
+        let playback = start.playbackID.map(MediaSessionID.playbackKey(clientPlaybackID:)) ?? "session:" + idHash
         let device = start.device.map { JSONWriter.string($0.jsonValue, options: [.sortedKeys]) }
         let now = clock()
         let outcome: SessionStartOutcome

@@ -17,6 +17,11 @@ enum MediaSessionID {
     /// The store keeps SHA-256 of the id: a copy of the database holds no usable session id.
     static func hash(_ sessionID: String) -> String { Hex.encode(SHA256.hash(data: Data(sessionID.utf8))) }
 
+    /// How the media store keys the playback a client named (`playbackId`): SHA-256 of it, as for
+    /// session ids, so a copy of the store holds no playback id (a delivery playback's id opens
+    /// its licence URLs and renewals).
+    static func playbackKey(clientPlaybackID id: String) -> String { "client:" + hash(id) }
+
     /// What `make` produces: 43 base64url characters.
     static func isWellFormed(_ text: String) -> Bool {
         text.utf8.count == 43 && text.utf8.allSatisfy(isBase64URLByte)

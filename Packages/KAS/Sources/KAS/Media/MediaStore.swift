@@ -2,9 +2,12 @@ import Foundation
 import MediaDRMMedia
 
 /// The media service's state: sessions, first-play records, per-asset stream limits learned from
-/// verified manifests, and rate-limit buckets. SQLite (`SQLiteMediaStore`) is the only
-/// implementation today. Any implementation must keep its atomicity: `startSession`'s count and
-/// insert, and `consumeRateToken`'s read and write, are each one atomic step.
+/// verified manifests, and rate-limit buckets. `SQLiteMediaStore` (one node, the default) and
+/// `RedisMediaStore` (nodes sharing one Redis) give the same answers to the same calls. Any
+/// implementation must keep its atomicity: every read-check-write (`startSession`'s count and
+/// insert, `consumeRateToken`'s read and write, …) is one atomic step, across processes too.
+/// Expiry is judged against the `now` passed in (the KAS clock), with millisecond precision
+/// (`MediaStoreTime`). Failures throw `StoreError`; an unreachable store is `.unavailable`.
 ///
 /// Viewers are given to the store as opaque keys (`Identity.storeKey`, a hash of the token
 /// subject), sessions by the SHA-256 of their id (`MediaSessionID.hash`): a stolen database
@@ -34,6 +37,10 @@ public protocol MediaStore: Sendable {
     func playbackRank(viewer: String, asset: String, playback: String, now: Date) throws(StoreError) -> Int?
     /// Live sessions across all viewers (the active-sessions gauge).
     func liveSessionCount(now: Date) throws(StoreError) -> Int
+    /// Ends every live session of one viewer's playback of an asset (`viewer` is
+    /// `Identity.storeKey`, `playback` the store's playback key) in one step, so its stream-limit
+    /// slot is free at once; returns how many.
+    func endPlaybackSessions(viewer: String, asset: String, playback: String, now: Date) throws(StoreError) -> Int
 
     /// When the first key of `asset` was delivered to `viewer`, if ever.
     func firstPlay(viewer: String, asset: String) throws(StoreError) -> Date?
@@ -48,7 +55,8 @@ public protocol MediaStore: Sendable {
     /// Takes one token from `key`'s bucket (`perMinute` tokens, refilled continuously).
     func consumeRateToken(key: String, perMinute: Int, now: Date) throws(StoreError) -> RateLimitDecision
 
-    /// Deletes sessions that ended or expired before `olderThan` and full rate buckets.
+    /// Deletes sessions that ended or expired before `olderThan` and full rate buckets; an
+    /// implementation may delete a bounded batch per call and leave the rest to later calls.
     func prune(olderThan: Date, now: Date) throws(StoreError)
 }
 

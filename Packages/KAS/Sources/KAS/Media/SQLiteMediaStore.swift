@@ -64,7 +64,7 @@ public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
 
     public let path: String
     private let lock = NSLock()
-    private let database: SQLiteDatabase
+    let database: SQLiteDatabase
 
     /// Opens (creating when absent) and migrates the store. A database written by a newer
     /// version of this code is refused rather than used with a schema this code does not know.
@@ -94,7 +94,7 @@ public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
         lock.withLock { database.checkpointAndClose() }
     }
 
-    private func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body()
@@ -105,7 +105,7 @@ public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
     public func startSession(_ session: NewMediaSession, limit: Int?, maxLiveSessionsPerViewer: Int,
                              now: Date) throws(StoreError) -> SessionStartOutcome {
         let nowMs = Self.ms(now)
-        let expiresMs = nowMs + Int64((session.timeout * 1000).rounded())
+        let expiresMs = MediaStoreTime.expiry(nowMs, timeout: session.timeout)
         return try locked { () throws(StoreError) -> SessionStartOutcome in
             try database.transaction { () throws(StoreError) -> SessionStartOutcome in
                 // The sessions this one replaces (same playback and component) do not count
@@ -187,7 +187,7 @@ public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
         }
     }
 
-    private func readSession(_ idHash: String) throws(StoreError) -> MediaSessionRecord? {
+    func readSession(_ idHash: String) throws(StoreError) -> MediaSessionRecord? {
         let rows = try database.query("SELECT \(Self.sessionColumns) FROM media_sessions WHERE id_hash = ?", [.text(idHash)])
         guard let row = rows.first, row.count == 11,
               case .text(let id) = row[0], case .text(let viewer) = row[1], case .text(let asset) = row[2],
@@ -209,7 +209,7 @@ public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
 
     public func heartbeat(idHash: String, viewer: String, now: Date, timeout: TimeInterval) throws(StoreError) -> MediaSessionRecord? {
         let nowMs = Self.ms(now)
-        let expiresMs = nowMs + Int64((timeout * 1000).rounded())
+        let expiresMs = MediaStoreTime.expiry(nowMs, timeout: timeout)
         return try locked { () throws(StoreError) -> MediaSessionRecord? in
             try database.transaction { () throws(StoreError) -> MediaSessionRecord? in
                 _ = try database.query(
@@ -259,6 +259,19 @@ public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
                 """,
                 [.text(viewer), .text(asset), .integer(Self.ms(now))])
             return rows.firstIndex { $0.first == .text(playback) }
+        }
+    }
+
+    public func endPlaybackSessions(viewer: String, asset: String, playback: String, now: Date) throws(StoreError) -> Int {
+        let nowMs = Self.ms(now)
+        return try locked { () throws(StoreError) -> Int in
+            _ = try database.query(
+                """
+                UPDATE media_sessions SET ended_ms = ?
+                WHERE viewer = ? AND asset = ? AND playback = ? AND ended_ms IS NULL AND expires_ms > ?
+                """,
+                [.integer(nowMs), .text(viewer), .text(asset), .text(playback), .integer(nowMs)])
+            return database.changes
         }
     }
 
@@ -321,7 +334,7 @@ public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
 
     public func consumeRateToken(key: String, perMinute: Int, now: Date) throws(StoreError) -> RateLimitDecision {
         let nowMs = Self.ms(now)
-        let capacity = Int64(max(1, perMinute)) * 1000
+        let capacity = RateBucket.capacity(perMinute: perMinute)
         return try locked { () throws(StoreError) -> RateLimitDecision in
             try database.transaction { () throws(StoreError) -> RateLimitDecision in
                 let rows = try database.query(
@@ -331,7 +344,7 @@ public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
                     // perMinute tokens per 60 000 ms = perMinute millitokens per ms... scaled:
                     // refill (millitokens) = elapsed_ms * capacity / 60 000.
                     let elapsed = max(0, nowMs - updated)
-                    let refill = elapsed >= 60_000 ? capacity : elapsed * capacity / 60_000
+                    let refill = elapsed >= RateBucket.refillMs ? capacity : elapsed * capacity / RateBucket.refillMs
                     tokens = min(capacity, stored + refill)
                 }
                 let decision: RateLimitDecision
@@ -340,7 +353,7 @@ public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
                     decision = .allowed
                 } else {
                     let missing = 1000 - tokens
-                    let waitMs = (missing * 60_000 + capacity - 1) / capacity
+                    let waitMs = (missing * RateBucket.refillMs + capacity - 1) / capacity
                     decision = .limited(retryAfter: Int(max(1, (waitMs + 999) / 1000)))
                 }
                 _ = try database.query(
@@ -362,15 +375,16 @@ public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
                     "DELETE FROM media_sessions WHERE (ended_ms IS NOT NULL AND ended_ms < ?) OR expires_ms < ?",
                     [.integer(cutoff), .integer(cutoff)])
                 // A bucket untouched for a minute is full again: the same as no row.
-                _ = try database.query("DELETE FROM media_rate_buckets WHERE updated_ms < ?", [.integer(Self.ms(now) - 60_000)])
+                _ = try database.query("DELETE FROM media_rate_buckets WHERE updated_ms < ?",
+                                       [.integer(Self.ms(now) - RateBucket.refillMs)])
             }
         }
     }
 
     // MARK: Helpers
 
-    static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
-    static func date(_ ms: Int64) -> Date { Date(timeIntervalSince1970: Double(ms) / 1000) }
+    static func ms(_ date: Date) -> Int64 { MediaStoreTime.ms(date) }
+    static func date(_ ms: Int64) -> Date { MediaStoreTime.date(ms) }
     static func int(_ value: SQLiteValue?) -> Int {
         if case .integer(let v)? = value { return Int(v) }
         return 0

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What the KAS keeps about one offline licence (`SQLiteOfflineStore`): enough to count the
+/// What the KAS keeps about one offline licence (`OfflineLicenseStore`): enough to count the
 /// viewer's devices, renew without the manifest (the policy's decision inputs and the keys already
 /// wrapped to the device) and publish the signing key while the licence lives. No clear key, no
 /// token, no subject (the viewer's store key, a hash).
@@ -32,7 +32,7 @@ struct OfflineLicenseRecord: Sendable, Equatable {
     func isLive(at now: Date) -> Bool { released == nil && expires > now }
 }
 
-/// The answer of `SQLiteOfflineStore.issue`.
+/// The answer of `OfflineLicenseStore.issue`.
 enum OfflineIssueOutcome: Sendable, Equatable {
     /// Stored; `replaced` live licences of the same device and asset were released for it.
     case issued(replaced: Int)

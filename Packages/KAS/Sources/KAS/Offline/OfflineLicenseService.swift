@@ -14,9 +14,9 @@ import MediaDRMOffline
 public final class OfflineLicenseService: Sendable {
     let media: MediaService
     let keyRing: KeyRingHolder
-    let store: SQLiteOfflineStore
+    let store: any OfflineLicenseStore
 
-    init(media: MediaService, keyRing: KeyRingHolder, store: SQLiteOfflineStore) {
+    init(media: MediaService, keyRing: KeyRingHolder, store: any OfflineLicenseStore) {
         self.media = media
         self.keyRing = keyRing
         self.store = store

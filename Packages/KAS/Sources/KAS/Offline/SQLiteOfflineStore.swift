@@ -4,7 +4,7 @@ import Foundation
 /// so the media store's schema steps stay independent of this one. One connection under a lock,
 /// every read-check-write in `BEGIN IMMEDIATE` (as `SQLiteMediaStore`): issuing and the device
 /// count are one transaction, so parallel requests admit exactly `maxOfflineDevices` devices.
-final class SQLiteOfflineStore: @unchecked Sendable {
+final class SQLiteOfflineStore: OfflineLicenseStore, @unchecked Sendable {
     /// `migrations[i]` moves version i to i+1.
     static let migrations: [[String]] = [
         [
@@ -133,6 +133,20 @@ final class SQLiteOfflineStore: @unchecked Sendable {
                 "SELECT DISTINCT signing_kid FROM offline_licenses WHERE released_ms IS NULL AND expires_ms > ?",
                 [.integer(Self.ms(now))])
             return Set(rows.compactMap { row in if case .text(let kid)? = row.first { kid } else { nil } })
+        }
+    }
+
+    func allLicenses() throws(StoreError) -> [OfflineLicenseRecord] {
+        try locked { () throws(StoreError) -> [OfflineLicenseRecord] in
+            try database.query("SELECT \(Self.columns) FROM offline_licenses ORDER BY issued_ms, id").compactMap(Self.record)
+        }
+    }
+
+    func importLicense(_ record: OfflineLicenseRecord) throws(StoreError) {
+        try locked { () throws(StoreError) -> Void in
+            _ = try database.query(
+                "INSERT OR REPLACE INTO offline_licenses (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                Self.values(record))
         }
     }
 

@@ -171,11 +171,11 @@ struct TestAuthentication: HTTPMiddleware {
     }
 }
 
-/// A real server on 127.0.0.1 with the media routes, a SQLite store in a temp directory, the
-/// audit log, the request log, and metrics.
+/// A real server on 127.0.0.1 with the media routes, a SQLite store in a temp directory (or the
+/// store given), the audit log, the request log, and metrics.
 final class MediaHarness: @unchecked Sendable {
     let directory: URL
-    let store: SQLiteMediaStore
+    let store: any MediaStore
     let service: MediaService
     let server: TestServer
     let auditLog: MediaAuditLog
@@ -187,14 +187,14 @@ final class MediaHarness: @unchecked Sendable {
     var tokens: [String] = []
 
     init(configure: (inout MediaServiceConfiguration) -> Void = { _ in }, fairPlay: (any FairPlayKeyModule)? = nil,
-         clock: TestClock = TestClock()) throws {
+         clock: TestClock = TestClock(), store: (any MediaStore)? = nil) throws {
         directory = try MediaFixture.temporaryDirectory()
-        store = try SQLiteMediaStore(path: directory.appendingPathComponent("media.sqlite").path)
+        self.store = try store ?? SQLiteMediaStore(path: directory.appendingPathComponent("media.sqlite").path)
         auditLog = try MediaAuditLog(path: directory.appendingPathComponent("audit.log").path)
         var configuration = MediaServiceConfiguration(acceptedKASURLs: [MediaFixture.kasURL])
         configure(&configuration)
         self.clock = clock
-        service = try MediaService(configuration: configuration, store: store,
+        service = try MediaService(configuration: configuration, store: self.store,
                                    unwrapper: PrivateKeyUnwrapper([.rsa(try MediaFixture.kasKey())]),
                                    fairPlay: fairPlay, audit: auditLog, metrics: metrics, clock: { clock.now })
         let router = Router()

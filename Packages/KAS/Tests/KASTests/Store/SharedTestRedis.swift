@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+@testable import KAS
+import KASTesting
+
+/// One real `redis-server` (`TestRedis`) around a whole suite: started before its first test,
+/// stopped after its last. Tests reach it through `SharedTestRedis.server` and keep apart by
+/// each using its own key prefix (`SharedTestRedis.prefix()`).
+struct SharedTestRedis: SuiteTrait, TestScoping {
+    @TaskLocal static var server: TestRedis?
+
+    struct NotInScope: Error, CustomStringConvertible {
+        var description: String { "the suite has no shared Redis: add the .sharedRedis trait to it" }
+    }
+
+    func provideScope(for test: Test, testCase: Test.Case?,
+                      performing function: @Sendable () async throws -> Void) async throws {
+        let redis = try TestRedis()
+        defer { redis.stop() }
+        try await Self.$server.withValue(redis) { try await function() }
+    }
+
+    /// The suite's server; throws outside a suite with the trait.
+    static func current() throws -> TestRedis {
+        guard let server else { throw NotInScope() }
+        return server
+    }
+
+    /// A key prefix no other test uses.
+    static func prefix() -> String { "kas-test-\(UUID().uuidString.lowercased()):" }
+}
+
+extension Trait where Self == SharedTestRedis {
+    /// Runs the suite with one shared `redis-server` (`SharedTestRedis`).
+    static var sharedRedis: Self { SharedTestRedis() }
+}

@@ -4,12 +4,11 @@ runs only this part and splices the section into the existing docs/benchmarks.md
 
     ladder_section.py RESULTS.jsonl docs/benchmarks.md
 """
-import json
 import statistics
 import sys
 import time
 
-import kept_sections
+from doc_sections import spliced
 
 BEGIN, END = "<!-- ladder:begin -->", "<!-- ladder:end -->"
 
@@ -66,12 +65,7 @@ def render(records, partial=False):
 
 
 def splice(results, doc):
-    records = [json.loads(line) for line in open(results) if line.strip()]
-    lines, _ = render(records, partial=True)
-    if not lines:
-        sys.exit("ladder_section: the results hold no ladder runs")
-    section = "\n".join(lines)
-    text = kept_sections.replace_block(open(doc).read(), BEGIN, END, section, "## 2. Playback")
+    text, _ = spliced(results, doc, render, BEGIN, END, "## 2. Playback", "ladder_section: the results hold no ladder runs")
     open(doc, "w").write(text)
 
 

@@ -1,6 +1,6 @@
 """The "Key requests with Redis" section of docs/benchmarks.md (issue 19), rendered from the JSON
 lines of a `BENCH_PART=redis make bench` run (Tools/bench/redis.sh) and spliced into the existing
-file between its markers (a whole `make bench` keeps it: Tools/bench/kept_sections.py):
+file between its markers (a whole `make bench` keeps it: Tools/bench/doc_sections.py):
 
     redis_section.py RESULTS.jsonl docs/benchmarks.md
 """
@@ -9,7 +9,7 @@ import os
 import sys
 import time
 
-import kept_sections
+import doc_sections
 
 BEGIN, END = "<!-- redis:begin -->", "<!-- redis:end -->"
 CONFIGS = [
@@ -63,7 +63,7 @@ def splice(results, doc):
     # The run's time: recorded with its start, else the results file's own.
     start = next((r for r in records if r["kind"] == "load" and r.get("when") == "start-redis"), {})
     section = "\n".join(render(records, start.get("time", os.path.getmtime(results))))
-    text = kept_sections.replace_block(open(doc).read(), BEGIN, END, section, "## Where the time goes")
+    text = doc_sections.replace_section(open(doc).read(), BEGIN, END, section, "## Where the time goes")
     open(doc, "w").write(text)
 
 

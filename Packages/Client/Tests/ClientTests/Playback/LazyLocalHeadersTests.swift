@@ -96,19 +96,20 @@ extension PlaybackSessionTests {
         let name = "bad-segment-header.tdf"
         try Data(bytes).write(to: fixture.www.appendingPathComponent(name))
         // Admitted over HTTP (the header is deferred), refused when the segment is read.
+        let viewer = try fixture.viewer()
         let output = MemoryOutput()
         let session = PlaybackSession(source: .packageURL(fixture.originURL + "/" + name),
-                                      configuration: try fixture.configuration(token: fixture.entitledToken))
+                                      configuration: try fixture.configuration(token: viewer.token))
         var failure: PlaybackError?
         do { try await session.play(to: output) } catch { failure = error }
         #expect(failure?.code == .refused, "\(String(describing: failure))")
         #expect(failure?.check == AdmissionCheck.headersAgree.rawValue)
         // The same package as a file is refused at admission by the same check.
         let file = PlaybackSession(source: .packageFile(fixture.www.appendingPathComponent(name).path),
-                                   configuration: try fixture.configuration(token: fixture.entitledToken))
+                                   configuration: try fixture.configuration(token: viewer.token))
         var fileFailure: PlaybackError?
         do { try await file.play(to: MemoryOutput()) } catch { fileFailure = error }
         #expect(fileFailure?.check == AdmissionCheck.headersAgree.rawValue)
-        #expect(fixture.liveSessionCount() == 0)
+        #expect(fixture.liveSessionCount(of: viewer) == 0)
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import MediaDRMCrypto
+import MediaDRMEncoding
 import Testing
 @testable import Client
 #if canImport(Glibc)
@@ -21,6 +23,9 @@ final class PlaybackFixture: @unchecked Sendable {
     let sourceStreamHashes: [String: String]
     let entitledToken: String
     let unentitledToken: String
+    /// `kas` and its data directory, for `viewer()`.
+    private let kasTool: String
+    private let kasData: String
     let packageFile: URL
     let foreignPackageFile: URL
     let tdfHLSDirectory: URL
@@ -57,6 +62,8 @@ final class PlaybackFixture: @unchecked Sendable {
         let exported = try Tools.run(kas, ["keys", "export-public", "--data-dir", data])
         try Tools.check(exported, "kas keys export-public")
         do { try exported.stdout.write(to: publicKey) } catch { throw FixtureError("cannot write the KAS public key") }
+        kasTool = kas
+        kasData = data
         entitledToken = try Self.token(kas, data, sub: "alice", claims: #"{"entitlements":["\#(Self.attribute)"]}"#)
         unentitledToken = try Self.token(kas, data, sub: "bob", claims: #"{"entitlements":[]}"#)
 
@@ -140,23 +147,38 @@ final class PlaybackFixture: @unchecked Sendable {
 
     nonisolated(unsafe) static var keptPipes: [Pipe] = []
 
-    /// Requests the KAS has logged so far.
-    func kasRequestCount() -> Int {
-        let text = (try? String(contentsOf: kasLog, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").filter { $0.contains(#""event":"request""#) }.count
+    /// A viewer of its own for one test: the suites sharing this KAS run in parallel, so a test
+    /// that counts requests or sessions counts only its own viewer's (the KAS logs and audits the
+    /// viewer hash: the first 16 hex digits of SHA-256 of the subject).
+    struct Viewer {
+        let token: String
+        let hash: String
     }
 
-    /// Media sessions started and not ended, from the KAS's audit log.
-    func liveSessionCount() -> Int {
-        let (started, ended) = sessionCounts()
+    func viewer(entitled: Bool = true) throws -> Viewer {
+        let subject = "viewer-\(UUID().uuidString.lowercased())"
+        let claims = entitled ? #"{"entitlements":["\#(Self.attribute)"]}"# : #"{"entitlements":[]}"#
+        return Viewer(token: try Self.token(kasTool, kasData, sub: subject, claims: claims),
+                      hash: Hex.encode(SHA256.hash(data: Data(subject.utf8)).prefix(8)))
+    }
+
+    /// Requests of `viewer` the KAS has logged so far.
+    func kasRequestCount(of viewer: Viewer) -> Int {
+        let text = (try? String(contentsOf: kasLog, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").filter { $0.contains(#""event":"request""#) && $0.contains(#""viewer":"\#(viewer.hash)""#) }.count
+    }
+
+    /// `viewer`'s media sessions started and not ended, from the KAS's audit log.
+    func liveSessionCount(of viewer: Viewer) -> Int {
+        let (started, ended) = sessionCounts(of: viewer)
         return started - ended
     }
 
-    /// Media sessions started and ended so far, from the KAS's audit log.
-    func sessionCounts() -> (started: Int, ended: Int) {
+    /// `viewer`'s media sessions started and ended so far, from the KAS's audit log.
+    func sessionCounts(of viewer: Viewer) -> (started: Int, ended: Int) {
         let text = (try? String(contentsOf: auditLog, encoding: .utf8)) ?? ""
         var started = 0, ended = 0
-        for line in text.split(separator: "\n") {
+        for line in text.split(separator: "\n") where line.contains(#""viewer":"\#(viewer.hash)""#) {
             if line.contains(#""event":"session_start""#), line.contains(#""decision":"allow""#) { started += 1 }
             if line.contains(#""event":"session_end""#), line.contains(#""decision":"allow""#) { ended += 1 }
         }

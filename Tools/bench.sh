@@ -8,7 +8,11 @@
 # Test media is generated once by ffmpeg and cached in out/bench/media (git-ignored).
 # BENCH_RUNS (default 7) sets the alternating runs per tool; BENCH_LOAD_SECONDS (default 10) the
 # length of each key-delivery phase. BENCH_PART=ladder runs only the bitrate-ladder packaging
-# (Tools/bench/ladder.sh) and replaces that section of docs/benchmarks.md.
+# (Tools/bench/ladder.sh) and replaces that section of docs/benchmarks.md; BENCH_PART=browser
+# runs only the browser's load() → first playing step (the 1080p clip packaged once, kas serve,
+# Tools/bench/browser_first_playing.py) and replaces that section and its targets row.
+# Sections of docs/benchmarks.md between kept:begin and kept:end markers are hand-written and
+# carried over by a whole run.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SCRATCH="$ROOT/.build"
@@ -18,7 +22,7 @@ HERE="$ROOT/Tools/bench"
 RUNS="${BENCH_RUNS:-7}"
 LOAD_SECONDS="${BENCH_LOAD_SECONDS:-10}"
 PART="${BENCH_PART:-all}"
-[ "$PART" = all ] || [ "$PART" = ladder ] || { echo "bench: BENCH_PART must be all or ladder" >&2; exit 64; }
+case "$PART" in all|ladder|browser) ;; *) echo "bench: BENCH_PART must be all, ladder or browser" >&2; exit 64 ;; esac
 export PATH="/opt/swift/usr/bin:$PATH"
 
 WORK="$(mktemp -d /tmp/mediadrm-bench.XXXXXX)"
@@ -137,6 +141,53 @@ if [ "$PART" = ladder ]; then
     exit 0
 fi
 
+# kas serve for the key-delivery phases and the browser step. The per-viewer rate limit is
+# raised so the load measures the key path, not the 429 path.
+start_kas() {
+    KAS_KEY_REQUESTS_PER_MINUTE=1000000 "$KAS" serve --listen "127.0.0.1:$PORT" --data-dir "$KASDATA" 2> "$WORK/kas.log" &
+    KAS_PID=$!
+    for _ in $(seq 1 100); do
+        curl -fsS "$KASURL/healthz" > /dev/null 2>&1 && break
+        kill -0 "$KAS_PID" 2>/dev/null || { cat "$WORK/kas.log" >&2; die "kas serve exited"; }
+        sleep 0.1
+    done
+    curl -fsS "$KASURL/healthz" > /dev/null || die "kas serve does not answer /healthz"
+    record_command kas-serve env KAS_KEY_REQUESTS_PER_MINUTE=1000000 "$KAS" serve --listen "127.0.0.1:$PORT" --data-dir "$WORK/kas"
+}
+viewer_tokens() {
+    : > "$WORK/tokens.txt"
+    for v in 1 2 3 4; do
+        "$KAS" token --data-dir "$KASDATA" --sub "bench-viewer-$v" --ttl 3600 \
+            --claims '{"entitlements":["https://example.com/attr/tier/value/premium"]}' >> "$WORK/tokens.txt"
+    done
+}
+browser_step() {
+    step "browser: load() to the first playing event in chromium, 5 cold pages"
+    record_command browser-first-playing "$PY" "$HERE/browser_first_playing.py" "$KASURL" TOKEN "$WORK/ours.zip" \
+        --origin-server "$ROOT/Tools/python/range_server.py" --runs 5
+    record "{\"kind\":\"load\",\"when\":\"start-browser\",\"loadavg\":\"$(loadavg)\",\"utc\":\"$(date -u '+%Y-%m-%d %H:%M UTC')\"}"
+    "$PY" "$HERE/browser_first_playing.py" "$KASURL" "$(head -n 1 "$WORK/tokens.txt")" "$WORK/ours.zip" \
+        --origin-server "$ROOT/Tools/python/range_server.py" --runs 5 >> "$RESULTS"
+    record "{\"kind\":\"load\",\"when\":\"end-browser\",\"loadavg\":\"$(loadavg)\"}"
+}
+
+if [ "$PART" = browser ]; then
+    step "package the 1080p clip (fps-v2, 6 s segments), once"
+    record_command packaging-ours "$PACKAGER" package "$CLIP" -o "$WORK/ours.zip" --kas-url "$KASURL" \
+        --kas-public-key "$WORK/kas-public.pem" --policy "$WORK/policy.json" --segment-duration 6 --quiet
+    "$PACKAGER" package "$CLIP" -o "$WORK/ours.zip" --kas-url "$KASURL" --kas-public-key "$WORK/kas-public.pem" \
+        --policy "$WORK/policy.json" --segment-duration 6 --quiet
+    step "kas serve on $KASURL"
+    start_kas
+    viewer_tokens
+    browser_step
+    "$PY" "$HERE/browser_section.py" "$RESULTS" "$ROOT/docs/benchmarks.md"
+    mkdir -p "$ROOT/out/bench"
+    cp "$RESULTS" "$ROOT/out/bench/results-browser.jsonl"
+    echo "bench: the browser section of docs/benchmarks.md written ($(( $(date +%s) - BEGAN )) s; raw figures in out/bench/results-browser.jsonl)"
+    exit 0
+fi
+
 step "packaging: ours (fps-v2) vs Shaka Packager 3.8.0 (cbcs), $RUNS alternating runs each"
 # Commands are built as arrays (CMD) so /usr/bin/time runs the tool itself, not a shell.
 ours_package() {   # INPUT OUTPUT
@@ -220,16 +271,7 @@ openssl speed -seconds 3 ecdhp256 2>/dev/null > "$WORK/speed-ecdh.txt"
 "$PY" "$HERE/openssl_speed.py" "$WORK/speed-rsa.txt" "$WORK/speed-ecdh.txt" >> "$RESULTS"
 
 step "key delivery: kas serve on $KASURL"
-# The per-viewer rate limit is raised so the load measures the key path, not the 429 path.
-KAS_KEY_REQUESTS_PER_MINUTE=1000000 "$KAS" serve --listen "127.0.0.1:$PORT" --data-dir "$KASDATA" 2> "$WORK/kas.log" &
-KAS_PID=$!
-for _ in $(seq 1 100); do
-    curl -fsS "$KASURL/healthz" > /dev/null 2>&1 && break
-    kill -0 "$KAS_PID" 2>/dev/null || { cat "$WORK/kas.log" >&2; die "kas serve exited"; }
-    sleep 0.1
-done
-curl -fsS "$KASURL/healthz" > /dev/null || die "kas serve does not answer /healthz"
-record_command kas-serve env KAS_KEY_REQUESTS_PER_MINUTE=1000000 "$KAS" serve --listen "127.0.0.1:$PORT" --data-dir "$WORK/kas"
+start_kas
 printf 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' > "$WORK/health.txt"
 "$PY" -c 'import struct,sys; d=open(sys.argv[1],"rb").read(); open(sys.argv[2],"wb").write(struct.pack(">I",len(d))+d)' \
     "$WORK/health.txt" "$WORK/health.bin"
@@ -263,11 +305,7 @@ if [ "$STATUS" = 404 ]; then
 else
     record '{"kind":"keydelivery","wired":true}'
     step "key delivery: viewers, sessions and request pools"
-    : > "$WORK/tokens.txt"
-    for v in 1 2 3 4; do
-        "$KAS" token --data-dir "$KASDATA" --sub "bench-viewer-$v" --ttl 3600 \
-            --claims '{"entitlements":["https://example.com/attr/tier/value/premium"]}' >> "$WORK/tokens.txt"
-    done
+    viewer_tokens
     WARM_POOL=$(( 2000 * LOAD_SECONDS + 1000 ))
     # Cold phases start where the previous one stopped, so a manifest comes back only after the
     # whole pool (far more than the cache's 1024 entries) has gone by.
@@ -301,11 +339,7 @@ else
     "$PY" "$HERE/first_byte.py" "$PLAYER" "$KASURL" "$(head -n 1 "$WORK/tokens.txt")" "$WORK/ours.zip" "$WORK/pkg" \
         --origin-server "$ROOT/Tools/python/range_server.py" --runs "$RUNS" >> "$RESULTS"
 
-    step "browser: load() to the first playing event in chromium, 5 cold pages"
-    record_command browser-first-playing "$PY" "$HERE/browser_first_playing.py" "$KASURL" TOKEN "$WORK/ours.zip" \
-        --origin-server "$ROOT/Tools/python/range_server.py" --runs 5
-    "$PY" "$HERE/browser_first_playing.py" "$KASURL" "$(head -n 1 "$WORK/tokens.txt")" "$WORK/ours.zip" \
-        --origin-server "$ROOT/Tools/python/range_server.py" --runs 5 >> "$RESULTS"
+    browser_step
 
     step "profile: kas serve at warm saturation (perf, cpu-clock, DWARF call graphs)"
     perf record -e cpu-clock -F 499 --call-graph dwarf,16384 -p "$KAS_PID" -o "$WORK/kas.perf" -- sleep 4 > /dev/null 2>&1 &
@@ -337,7 +371,7 @@ record "{\"kind\":\"command\",\"name\":\"profile\",\"command\":\"perf record -e 
 step "report"
 ELAPSED=$(( $(date +%s) - BEGAN ))
 record "{\"kind\":\"load\",\"when\":\"end\",\"loadavg\":\"$(loadavg)\",\"elapsed_s\":$ELAPSED}"
-"$PY" "$HERE/report.py" "$RESULTS" > "$WORK/benchmarks.md"
+"$PY" "$HERE/report.py" "$RESULTS" "$ROOT/docs/benchmarks.md" > "$WORK/benchmarks.md"
 mkdir -p "$ROOT/out/bench"
 cp "$RESULTS" "$ROOT/out/bench/results.jsonl"
 mv "$WORK/benchmarks.md" "$ROOT/docs/benchmarks.md"

@@ -1,12 +1,19 @@
 """Renders docs/benchmarks.md from the JSON lines Tools/bench.sh recorded in one run.
-Every figure printed here was measured in that run; nothing is carried over from another."""
+Every figure printed here was measured in that run; nothing is carried over from another,
+except the hand-written sections of the previous file (between KEPT_BEGIN and KEPT_END),
+appended unchanged when that file is given:
+
+    report.py RESULTS.jsonl [PREVIOUS docs/benchmarks.md] > benchmarks.md
+"""
 import json
 import statistics
 import sys
 import time
 
+import browser_section
 import ladder_section
 
+KEPT_BEGIN, KEPT_END = "<!-- kept:begin -->", "<!-- kept:end -->"
 records = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 
 
@@ -264,26 +271,12 @@ else:
       "into the server on this branch), so there is no session or key to time.")
     targets.append(("First clear byte < 50 ms", "not measured (media routes not in `kas serve`)", "not measured"))
 w("")
-browser = one("browser_first_playing")
-if browser:
-    b = browser["load_to_playing_ms"]
+# --- Browser (issue 15; Tools/bench/browser_section.py) ----------------------------------------
+browser_lines, browser_target = browser_section.render(records)
+if browser_lines:
     w("")
-    w("### Browser: load() to the first playing event")
-    w("")
-    w("Debian's chromium (headless, Playwright) opens `kas serve`'s own player page, `/player/?src=...`, in a new "
-      f"browser context per run ({browser['runs']} cold pages after one unrecorded run); the token is typed into the "
-      "page, which reads the package from `range_server.py --cors` with Range requests, admits it, opens a media "
-      "session per component, gets every key through WebCrypto into EME ClearKey and feeds MediaSource. The figure is "
-      "the page's User Timing measure from `load()` to the first `playing` event.")
-    w("")
-    w(code("browser-first-playing"))
-    w("")
-    w(f"Median {b['median']} ms (min {b['min']}, max {b['max']}; runs: {', '.join(str(x) for x in b['all'])}); "
-      f"of which admission (Range reads and reader checks) {browser['load_to_admitted_ms']['median']} ms and every key "
-      f"in the CDM {browser['load_to_keys_ms']['median']} ms after load() (medians).")
-    targets.append(("Browser load() → first playing < 300 ms (median of 5 cold pages, loopback)",
-                    f"{b['median']} ms ({b['min']}–{b['max']})",
-                    "met" if b["median"] < 300 else f"**missed** by {b['median'] - 300:.1f} ms"))
+    out.extend(browser_lines)
+    targets.append(browser_target)
 w("")
 
 # --- Key delivery ------------------------------------------------------------------------------
@@ -471,4 +464,25 @@ if notes:
 insert_at = out.index("## Machine")
 out[insert_at:insert_at] = summary
 
+
+
+def kept_sections(path):
+    """The hand-written blocks of the previous docs/benchmarks.md, markers included."""
+    try:
+        text = open(path).read()
+    except FileNotFoundError:
+        return []
+    blocks = []
+    while KEPT_BEGIN in text and KEPT_END in text[text.index(KEPT_BEGIN):]:
+        begin = text.index(KEPT_BEGIN)
+        end = text.index(KEPT_END, begin) + len(KEPT_END)
+        blocks.append(text[begin:end])
+        text = text[end:]
+    return blocks
+
+
+if len(sys.argv) > 2:
+    for block in kept_sections(sys.argv[2]):
+        w("")
+        w(block)
 print("\n".join(out).replace("\n\n\n", "\n\n"))

@@ -155,6 +155,10 @@ extension KASConfiguration {
             }
             settings.url?.password = password
         }
+        if let url = settings.url, let user = url.user, url.password == nil {
+            throw KASConfigurationError(.missingValue, "the store URL \(url.redacted) names user '\(user.prefix(64))' without a password: "
+                                        + "add it to the URL or set KAS_STORE_PASSWORD")
+        }
         settings.poolSize = merged.storePoolSize
         if let value = merged.storeTimeoutSeconds { settings.timeoutSeconds = value }
         return settings

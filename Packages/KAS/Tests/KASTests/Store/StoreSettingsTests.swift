@@ -59,6 +59,9 @@ import Testing
         #expect(throws: KASConfigurationError(.invalidValue, "")) {
             _ = try KASConfiguration.flagOverrides(store: "rediss://h:1")
         }
+        #expect(throws: KASConfigurationError(.missingValue, "")) {
+            _ = try KASConfiguration.load(flags: KASConfiguration.flagOverrides(store: "redis://kas@h:1"))
+        }
         #expect(throws: KASConfigurationError(.invalidValue, "")) {
             _ = try KASConfiguration.environmentOverrides(["KAS_STORE_POOL_SIZE": "0"])
         }

@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["MediaDRMJSON"]),
         .testTarget(name: "ZIPTests", dependencies: ["MediaDRMZIP"]),
         .testTarget(name: "JOSETests", dependencies: ["MediaDRMJOSE", "MediaDRMCrypto", "MediaDRMJSON", "MediaDRMEncoding"]),
-        .testTarget(name: "TDFTests", dependencies: ["MediaDRMTDF", "MediaDRMCrypto", "MediaDRMJSON", "MediaDRMZIP", "MediaDRMEncoding"]),
+        .testTarget(name: "TDFTests", dependencies: ["MediaDRMTDF", "MediaDRMMedia", "MediaDRMCrypto", "MediaDRMJSON", "MediaDRMZIP", "MediaDRMEncoding"]),
         .testTarget(name: "MP4Tests", dependencies: ["MediaDRMMP4"]),
         .testTarget(name: "WebVTTTests", dependencies: ["MediaDRMWebVTT"]),
         .testTarget(name: "HLSTests", dependencies: ["MediaDRMHLS", "MediaDRMFPSv2", "MediaDRMMedia"]),

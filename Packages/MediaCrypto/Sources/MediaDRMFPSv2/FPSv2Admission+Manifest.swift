@@ -80,7 +80,7 @@ extension AdmissionRun {
         }
         step(.componentList, requires: [.profileVersion]) { () throws(FPSv2Error) -> Outcome in
             do throws(MediaComponentListError) {
-                componentList = try MediaComponentList(json: policyObject?[MediaComponentList.policyKey])
+                componentList = try MediaComponentList(version2: policyObject?[MediaComponentList.policyKey])
             } catch {
                 throw refuse(.componentList, error.reason)
             }

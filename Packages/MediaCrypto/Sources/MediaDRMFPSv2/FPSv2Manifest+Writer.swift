@@ -33,8 +33,8 @@ extension FPSv2Manifest {
     }
 
     /// The component list a writer inserts (§5.3 #1): each kind with its `keyBinding`.
-    public static func componentList(_ keys: [ComponentKey]) -> [TDFPolicy.Component] {
-        keys.map { TDFPolicy.Component(id: $0.kind.id, kind: $0.kind.rawValue, key: $0.key) }
+    public static func componentList(_ keys: [ComponentKey]) -> MediaComponentList {
+        MediaComponentList(entries: keys.map { MediaComponentList.Entry(kind: $0.kind, key: $0.key) })
     }
 
     /// The policy text a writer stores (§5.3 #4): `arkavo:components` inserted as the first

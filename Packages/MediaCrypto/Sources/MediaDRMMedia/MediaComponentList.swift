@@ -2,28 +2,87 @@ import MediaDRMEncoding
 import MediaDRMJSON
 
 /// The policy member `arkavo:components` (fps-v2 §5.3): the protected components of a package in
-/// key access order, each with the `keyBinding` that ties its content key to its id. Read here
-/// once, for the readers' admission (`FPSv2Admission`) and the KAS alike.
+/// key access order, each with the `keyBinding` that ties its content key to its id. This is the
+/// one model of the member: the TDF policy carries it (`TDFPolicy.components`), the packager
+/// writes it, and the readers' admission (`FPSv2Admission`) and the KAS read it.
+///
+/// Two readers, because a policy is not always a media package's: `init(json:)` takes any list
+/// of well-formed entries, as a generic Standard TDF may carry (another writer's kinds, any
+/// order, extra entry members kept); `init(version2:)` is the strict media admission, which
+/// takes only the version 2 shape.
 public struct MediaComponentList: Sendable, Equatable {
     /// The policy member's name.
     public static let policyKey = "arkavo:components"
 
-    /// One entry: exactly the string members `id`, `kind` and `keyBinding`.
+    /// One entry: the string members `id`, `kind` and `keyBinding`.
     public struct Entry: Sendable, Equatable {
-        public let id: String
-        public let kind: MediaComponentKind
+        public var id: String
+        /// The kind as written; `mediaKind` is the kind this version plays, when it is one.
+        public var kind: String
         /// Canonical standard base64 of the 32-byte binding, as written (checked by
         /// `checkKeyBindingForms()`).
-        public let keyBinding: String
+        public var keyBinding: String
+        /// Other members of the entry, in their original order, so a policy written back loses
+        /// nothing. The version 2 shape has none.
+        public var additionalMembers: JSONObject
+
+        public init(id: String, kind: String, keyBinding: String, additionalMembers: JSONObject = JSONObject([])) {
+            self.id = id
+            self.kind = kind
+            self.keyBinding = keyBinding
+            self.additionalMembers = additionalMembers
+        }
+
+        /// The entry of a version 2 component: its id is its kind.
+        public init(kind: MediaComponentKind, keyBinding: String) {
+            self.init(id: kind.id, kind: kind.rawValue, keyBinding: keyBinding)
+        }
+
+        public var mediaKind: MediaComponentKind? { MediaComponentKind(rawValue: kind) }
+
+        /// Compact, keys in the order id, kind, keyBinding (fps-v2 §5.3), then any others.
+        public var jsonValue: JSONValue {
+            var members: [(String, JSONValue)] = [("id", .string(id)), ("kind", .string(kind)), ("keyBinding", .string(keyBinding))]
+            for member in additionalMembers { members.append((member.key, member.value)) }
+            return .object(JSONObject(members))
+        }
     }
 
-    public let entries: [Entry]
+    public var entries: [Entry]
 
-    public var kinds: [MediaComponentKind] { entries.map(\.kind) }
+    public init(entries: [Entry]) { self.entries = entries }
 
-    /// Reads the member's value with the version 2 shape: a non-empty array of at most one entry
-    /// per kind, in `FPSv2Profile.version2ComponentOrder`, each id equal to its kind.
-    public init(json value: JSONValue?) throws(MediaComponentListError) {
+    /// The kinds this version plays, in list order: one per entry for a list read with
+    /// `init(version2:)`.
+    public var kinds: [MediaComponentKind] { entries.compactMap(\.mediaKind) }
+
+    public var jsonValue: JSONValue { .array(entries.map(\.jsonValue)) }
+
+    /// Reads any well-formed list: an array (possibly empty) of objects, each with the string
+    /// members `id`, `kind` and `keyBinding`; other members are kept in `additionalMembers`.
+    public init(json value: JSONValue) throws(MediaComponentListError) {
+        guard case .array(let items) = value else {
+            throw MediaComponentListError(.malformed, "\(Self.policyKey) is not an array")
+        }
+        var entries: [Entry] = []
+        for (index, item) in items.enumerated() {
+            guard case .object(let object) = item,
+                  case .string(let id)? = object["id"], case .string(let kind)? = object["kind"],
+                  case .string(let binding)? = object["keyBinding"] else {
+                throw MediaComponentListError(.malformed, "\(Self.policyKey)[\(index)] does not have the string members id, kind and keyBinding")
+            }
+            var others: [(String, JSONValue)] = []
+            for member in object where !Self.entryKeys.contains(member.key) { others.append((member.key, member.value)) }
+            entries.append(Entry(id: id, kind: kind, keyBinding: binding, additionalMembers: JSONObject(others)))
+        }
+        self.entries = entries
+    }
+
+    /// Reads the member's value with the version 2 shape, as media admission requires: present, a
+    /// non-empty array of at most one entry per kind, in `FPSv2Profile.version2ComponentOrder`,
+    /// each entry exactly the string members `id`, `kind` and `keyBinding`, each id equal to its
+    /// kind.
+    public init(version2 value: JSONValue?) throws(MediaComponentListError) {
         guard let value else { throw MediaComponentListError(.missing, "the policy has no \(Self.policyKey)") }
         let order = FPSv2Profile.version2ComponentOrder
         guard case .array(let items) = value, !items.isEmpty else {
@@ -32,20 +91,17 @@ public struct MediaComponentList: Sendable, Equatable {
         guard items.count <= order.count else {
             throw MediaComponentListError(.malformed, "\(Self.policyKey) lists more than video and audio")
         }
-        var entries: [Entry] = []
-        for (index, item) in items.enumerated() {
-            guard case .object(let object) = item, object.count == 3,
-                  case .string(let id)? = object["id"], case .string(let kind)? = object["kind"],
-                  case .string(let binding)? = object["keyBinding"] else {
-                throw MediaComponentListError(.malformed, "\(Self.policyKey)[\(index)] does not have exactly the string members id, kind and keyBinding")
+        let list = try MediaComponentList(json: value)
+        for (index, entry) in list.entries.enumerated() {
+            guard entry.additionalMembers.isEmpty else {
+                throw MediaComponentListError(.malformed, "\(Self.policyKey)[\(index)] has members other than id, kind and keyBinding")
             }
             let expected = order[index]
-            guard id == expected.id, kind == expected.rawValue else {
+            guard entry.id == expected.id, entry.kind == expected.rawValue else {
                 throw MediaComponentListError(.malformed, "\(Self.policyKey)[\(index)] must be {id:\"\(expected.id)\", kind:\"\(expected.rawValue)\"}")
             }
-            entries.append(Entry(id: id, kind: expected, keyBinding: binding))
         }
-        self.entries = entries
+        self = list
     }
 
     /// §5.3: every `keyBinding` is canonical standard base64 of 32 bytes (an HMAC-SHA256).
@@ -56,4 +112,6 @@ public struct MediaComponentList: Sendable, Equatable {
             }
         }
     }
+
+    private static let entryKeys: Set<String> = ["id", "kind", "keyBinding"]
 }

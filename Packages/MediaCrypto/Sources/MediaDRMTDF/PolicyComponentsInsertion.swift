@@ -1,5 +1,6 @@
 import Foundation
 import MediaDRMJSON
+import MediaDRMMedia
 
 extension TDFPolicy {
     /// Inserts `arkavo:components` into policy JSON text exactly as fps-v2 §5.3 has the writer
@@ -10,9 +11,9 @@ extension TDFPolicy {
     ///
     /// Refused: text that is not a JSON object under the strict parser, a policy that already has
     /// `arkavo:components` (a producer error), and an empty component list.
-    public static func insertComponents(_ components: [Component], intoPolicyJSON policy: some DataProtocol,
+    public static func insertComponents(_ components: MediaComponentList, intoPolicyJSON policy: some DataProtocol,
                                         limits: TDFLimits = .default) throws(TDFError) -> Data {
-        guard !components.isEmpty else {
+        guard !components.entries.isEmpty else {
             throw TDFError(.invalidArgument, "arkavo:components must not be empty")
         }
         let bytes = Array(policy)
@@ -39,7 +40,7 @@ extension TDFPolicy {
             isEmpty = bytes[next] == UInt8(ascii: "}")
         }
 
-        let list = JSONWriter.write(.array(components.map(\.jsonValue)), options: [])
+        let list = JSONWriter.write(components.jsonValue, options: [])
         var output = Data()
         output.reserveCapacity(bytes.count + list.count + componentsKey.utf8.count + 4)
         output.append(contentsOf: bytes[..<afterOpen])

@@ -7,9 +7,9 @@ import MediaDRMMedia
 /// The TDF policy: what `encryptionInformation.policy` holds, base64-encoded.
 ///
 /// Core members are typed (`uuid`, `body.dataAttributes[].attribute`, `body.dissem`); the
-/// Arkavo extension members are kept (`arkavo:components` typed, `arkavo:classification` and
-/// `arkavo:media` as JSON for their own checkers), and any other member is carried in
-/// `additionalMembers` so a policy written back loses nothing. Reading tolerates what other
+/// Arkavo extension members are kept (`arkavo:components` as the shared `MediaComponentList`,
+/// `arkavo:classification` and `arkavo:media` as JSON for their own checkers), and any other
+/// member is carried in `additionalMembers` so a policy written back loses nothing. Reading tolerates what other
 /// writers emit: `null` for empty arrays and extra members of attribute objects.
 public struct TDFPolicy: Sendable, Equatable {
     public static let componentsKey = MediaComponentList.policyKey
@@ -18,8 +18,10 @@ public struct TDFPolicy: Sendable, Equatable {
 
     public var uuid: String
     public var body: Body
-    /// `arkavo:components` (fps-v2 §5.3), nil when absent.
-    public var components: [Component]?
+    /// `arkavo:components` (fps-v2 §5.3), nil when absent. Any well-formed list is kept here: a
+    /// generic TDF is not a media package, so the version 2 shape is checked only by media
+    /// admission (`MediaComponentList.init(version2:)`).
+    public var components: MediaComponentList?
     /// `arkavo:classification` (fps-v2 §6.3), nil when absent.
     public var classification: JSONValue?
     /// `arkavo:media` (rental windows, concurrency, regions, HDCP, security level), nil when absent.
@@ -46,32 +48,9 @@ public struct TDFPolicy: Sendable, Equatable {
         public init(attribute: String) { self.attribute = attribute }
     }
 
-    /// One entry of `arkavo:components`.
-    public struct Component: Sendable, Equatable {
-        public var id: String
-        public var kind: String
-        public var keyBinding: String
-
-        public init(id: String, kind: String, keyBinding: String) {
-            self.id = id
-            self.kind = kind
-            self.keyBinding = keyBinding
-        }
-
-        /// A component whose `keyBinding` is computed from its content key.
-        public init(id: String, kind: String, key: SymmetricKey) {
-            self.init(id: id, kind: kind, keyBinding: TDFBinding.keyBinding(componentID: id, key: key))
-        }
-
-        /// Compact, keys in the order id, kind, keyBinding (fps-v2 §5.3).
-        public var jsonValue: JSONValue {
-            .object(JSONObject([("id", .string(id)), ("kind", .string(kind)), ("keyBinding", .string(keyBinding))]))
-        }
-    }
-
     /// A policy with a fresh lowercase UUID unless one is given.
     public init(uuid: String = UUID().uuidString.lowercased(), dataAttributes: [String] = [], dissem: [String] = [],
-                components: [Component]? = nil, classification: JSONValue? = nil, media: JSONValue? = nil) {
+                components: MediaComponentList? = nil, classification: JSONValue? = nil, media: JSONValue? = nil) {
         self.uuid = uuid
         self.body = Body(dataAttributes: dataAttributes.map(DataAttribute.init(attribute:)), dissem: dissem)
         self.components = components
@@ -127,15 +106,12 @@ extension TDFPolicy {
         self.body = Body(dataAttributes: attributes, dissem: dissem,
                          additionalMembers: Self.others(of: bodyFields.object, excluding: ["dataAttributes", "dissem"]))
 
-        if root.object[Self.componentsKey] != nil {
-            let items = try root.array(Self.componentsKey)
-            var components: [Component] = []
-            for (index, item) in items.enumerated() {
-                let fields = try root.element(item, of: Self.componentsKey, at: index)
-                components.append(Component(id: try fields.string("id"), kind: try fields.string("kind"),
-                                            keyBinding: try fields.string("keyBinding")))
+        if let list = root.object[Self.componentsKey] {
+            do throws(MediaComponentListError) {
+                self.components = try MediaComponentList(json: list)
+            } catch {
+                throw TDFError(.malformedPolicy, "policy.\(error.reason)")
             }
-            self.components = components
         } else {
             self.components = nil
         }
@@ -164,7 +140,7 @@ extension TDFPolicy {
         ]
         for member in body.additionalMembers { bodyMembers.append((member.key, member.value)) }
         var members: [(String, JSONValue)] = []
-        if let components { members.append((Self.componentsKey, .array(components.map(\.jsonValue)))) }
+        if let components { members.append((Self.componentsKey, components.jsonValue)) }
         if let classification { members.append((Self.classificationKey, classification)) }
         if let media { members.append((Self.mediaKey, media)) }
         members.append(("body", .object(JSONObject(bodyMembers))))

@@ -81,7 +81,7 @@ struct ManifestSummary: Encodable {
             uuid: policy.uuid,
             dataAttributes: policy.body.dataAttributes.map(\.attribute),
             dissem: policy.body.dissem,
-            components: policy.components?.map { Component(id: $0.id, kind: $0.kind) },
+            components: policy.components?.entries.map { Component(id: $0.id, kind: $0.kind) },
             hasClassification: policy.classification != nil,
             hasMedia: policy.media != nil)
         let integrityInfo = info.integrityInformation

@@ -300,7 +300,7 @@ struct FPSv2AdmissionTests {
         #expect(admitted.duration == 16.5)
         let storedManifest = try #require(try PackageFixture.valid()["manifest.json"])
         #expect(admitted.manifestBytes == storedManifest)
-        #expect(admitted.policy.components?.count == 2)
+        #expect(admitted.policy.components?.entries.count == 2)
         #expect(try admitted.read(.segment(component: "audio", number: 2)) == syntheticSegment(number: 2))
         #expect(admitted.size(of: .initSegment(component: "video")) == UInt64(try InitSpec(.video).bytes().count))
         #expect(throws: FPSv2Error.self) { try admitted.read(.segment(component: "audio", number: 3)) }

@@ -12,7 +12,7 @@ struct FPSv2ManifestTests {
 
     @Test func appendixA1KeyBindings() {
         let list = FPSv2Manifest.componentList(Self.keys)
-        #expect(list.map(\.keyBinding) == [Vectors.videoKeyBinding, Vectors.audioKeyBinding])
+        #expect(list.entries.map(\.keyBinding) == [Vectors.videoKeyBinding, Vectors.audioKeyBinding])
         #expect(TDFBinding.keyBinding(componentID: "video", key: Vectors.audioKey) == Vectors.swappedKeyBinding)
     }
 

@@ -28,6 +28,18 @@ import Testing
         }
     }
 
+    @Test func sessionAnswerRoundTripsAndRefusesWhatIsNotAStartedSession() throws {
+        let started = MediaSessionAnswer(sessionID: "s1", heartbeatSeconds: 60, expiresAt: 1_800_000_180)
+        #expect(MediaSessionAnswer(json: started.jsonValue) == started)
+        #expect(MediaSessionAnswer(json: try JSONParser.parse(Data(#"{"status":"started","sessionId":"s1"}"#.utf8)))
+                == MediaSessionAnswer(sessionID: "s1", heartbeatSeconds: nil, expiresAt: nil))
+        for text in [#"{"status":"ended","sessionId":"s1"}"#, #"{"status":"started"}"#, #"{"status":"started","sessionId":1}"#,
+                     #"{"status":"started","sessionId":"s1","heartbeatSeconds":1.5}"#,
+                     #"{"status":"started","sessionId":"s1","expiresAt":"soon"}"#] {
+            #expect(MediaSessionAnswer(json: try JSONParser.parse(Data(text.utf8))) == nil, "\(text)")
+        }
+    }
+
     @Test func keyAnswerRoundTripsAndRefusesWhatIsNotASuccess() throws {
         let answer = MediaKeyAnswer(wrappedKey: Data([9, 8, 7]), sessionPublicKey: "PEM", leaseSeconds: 3600)
         #expect(MediaKeyAnswer(json: answer.jsonValue) == answer)

@@ -88,7 +88,7 @@ import Testing
 
     @Test func componentListVersion2Shape() throws {
         let binding = Data(count: 32).base64EncodedString()
-        func list(_ text: String) throws -> MediaComponentList { try MediaComponentList(json: try JSONParser.parse(Data(text.utf8))) }
+        func list(_ text: String) throws -> MediaComponentList { try MediaComponentList(version2: try JSONParser.parse(Data(text.utf8))) }
         let both = try list(#"[{"id":"video","kind":"video","keyBinding":"\#(binding)"},{"id":"audio","kind":"audio","keyBinding":"\#(binding)"}]"#)
         #expect(both.kinds == [.video, .audio])
         #expect(throws: Never.self) { try both.checkKeyBindingForms() }
@@ -96,7 +96,12 @@ import Testing
             _ = try list(#"[{"id":"audio","kind":"audio","keyBinding":"\#(binding)"}]"#)
         }
         #expect(throws: MediaComponentListError.self) { _ = try list("[]") }
-        #expect(throws: MediaComponentListError(.missing, "the policy has no arkavo:components")) { _ = try MediaComponentList(json: nil) }
+        #expect(throws: MediaComponentListError(.missing, "the policy has no arkavo:components")) { _ = try MediaComponentList(version2: nil) }
+        let extra = #"[{"id":"video","kind":"video","keyBinding":"\#(binding)","lang":"en"}]"#
+        #expect(throws: MediaComponentListError(.malformed, "arkavo:components[0] has members other than id, kind and keyBinding")) {
+            _ = try list(extra)
+        }
+        #expect(try MediaComponentList(json: try JSONParser.parse(Data(extra.utf8))).entries.first?.additionalMembers["lang"] == .string("en"))
         let short = try list(#"[{"id":"video","kind":"video","keyBinding":"AAAA"}]"#)
         #expect(throws: MediaComponentListError.self) { try short.checkKeyBindingForms() }
     }

@@ -1,12 +1,13 @@
 import MediaDRMCrypto
 import Foundation
+import MediaDRMMedia
 import Testing
 @testable import MediaDRMTDF
 
 @Suite("arkavo:components insertion (fps-v2 §5.3)")
 struct PolicyComponentsInsertionTests {
-    static let video = TDFPolicy.Component(id: "video", kind: "video", key: TDFBindingTests.videoKey)
-    static let audio = TDFPolicy.Component(id: "audio", kind: "audio", key: TDFBindingTests.audioKey)
+    static let video = MediaComponentList.Entry(kind: .video, key: TDFBindingTests.videoKey)
+    static let audio = MediaComponentList.Entry(kind: .audio, key: TDFBindingTests.audioKey)
     static let videoJSON = #"{"id":"video","kind":"video","keyBinding":"9n5YWFmN3MC7g9kJH/tZ98P5JMMEGIz1C+zwHbchEB4="}"#
     static let audioJSON = #"{"id":"audio","kind":"audio","keyBinding":"rVO1aH+bdtNnKvDGX38OaorFTRMJsPMGbMJNGKKLU3Q="}"#
 
@@ -25,19 +26,19 @@ struct PolicyComponentsInsertionTests {
 
     @Test("Appendix A.1: video and audio")
     func appendixBoth() throws {
-        let output = try TDFPolicy.insertComponents([Self.video, Self.audio], intoPolicyJSON: Data(TDFPolicyTests.appendixBefore.utf8))
+        let output = try TDFPolicy.insertComponents(MediaComponentList(entries: [Self.video, Self.audio]), intoPolicyJSON: Data(TDFPolicyTests.appendixBefore.utf8))
         let after = #"{"arkavo:components":["# + Self.videoJSON + "," + Self.audioJSON + "],"
             + String(TDFPolicyTests.appendixBefore.dropFirst())
         #expect(String(decoding: output, as: UTF8.self) == after)
         try expectPreserved(TDFPolicyTests.appendixBefore, output,
                             insertion: #""arkavo:components":["# + Self.videoJSON + "," + Self.audioJSON + "],")
         // The result parses, with the components typed.
-        #expect(try TDFPolicy(parsing: output).components == [Self.video, Self.audio])
+        #expect(try TDFPolicy(parsing: output).components?.entries == [Self.video, Self.audio])
     }
 
     @Test("Appendix A.2: video only, and its binding")
     func appendixVideoOnly() throws {
-        let output = try TDFPolicy.insertComponents([Self.video], intoPolicyJSON: Data(TDFPolicyTests.appendixBefore.utf8))
+        let output = try TDFPolicy.insertComponents(MediaComponentList(entries: [Self.video]), intoPolicyJSON: Data(TDFPolicyTests.appendixBefore.utf8))
         try expectPreserved(TDFPolicyTests.appendixBefore, output, insertion: #""arkavo:components":["# + Self.videoJSON + "],")
         #expect(TDFBinding.policyBinding(policyBase64: output.base64EncodedString(), key: TDFBindingTests.videoKey, form: .raw)
                 == "gzj4O10aZXXETOaFvB+qGPqBV48CYTEtDdPXk8azn8o=")
@@ -51,31 +52,31 @@ struct PolicyComponentsInsertionTests {
 
     @Test("whitespace, escapes and number spellings survive untouched", arguments: spaced)
     func whitespace(original: String) throws {
-        let output = try TDFPolicy.insertComponents([Self.video], intoPolicyJSON: Data(original.utf8))
+        let output = try TDFPolicy.insertComponents(MediaComponentList(entries: [Self.video]), intoPolicyJSON: Data(original.utf8))
         try expectPreserved(original, output, insertion: #""arkavo:components":["# + Self.videoJSON + "],")
     }
 
     @Test("an empty object gets no comma", arguments: ["{}", "{ }", " {\n} "])
     func emptyObject(original: String) throws {
-        let output = try TDFPolicy.insertComponents([Self.video], intoPolicyJSON: Data(original.utf8))
+        let output = try TDFPolicy.insertComponents(MediaComponentList(entries: [Self.video]), intoPolicyJSON: Data(original.utf8))
         try expectPreserved(original, output, insertion: #""arkavo:components":["# + Self.videoJSON + "]")
     }
 
     @Test("an empty body object stays empty")
     func emptyBody() throws {
         let original = #"{"body":{},"uuid":"u"}"#
-        let output = try TDFPolicy.insertComponents([Self.audio], intoPolicyJSON: Data(original.utf8))
+        let output = try TDFPolicy.insertComponents(MediaComponentList(entries: [Self.audio]), intoPolicyJSON: Data(original.utf8))
         #expect(String(decoding: output, as: UTF8.self) == #"{"arkavo:components":["# + Self.audioJSON + #"],"body":{},"uuid":"u"}"#)
     }
 
     @Test("refusals: existing list, not an object, invalid JSON, empty list")
     func refusals() {
         #expect(throws: TDFError(.invalidArgument, "")) {
-            try TDFPolicy.insertComponents([Self.video], intoPolicyJSON: Data(#"{"uuid":"u","arkavo:components":[]}"#.utf8))
+            try TDFPolicy.insertComponents(MediaComponentList(entries: [Self.video]), intoPolicyJSON: Data(#"{"uuid":"u","arkavo:components":[]}"#.utf8))
         }
-        #expect(throws: TDFError(.malformedPolicy, "")) { try TDFPolicy.insertComponents([Self.video], intoPolicyJSON: Data("[1]".utf8)) }
-        #expect(throws: TDFError(.malformedPolicy, "")) { try TDFPolicy.insertComponents([Self.video], intoPolicyJSON: Data(#"{"a":1,"a":2}"#.utf8)) }
-        #expect(throws: TDFError(.malformedPolicy, "")) { try TDFPolicy.insertComponents([Self.video], intoPolicyJSON: Data("{".utf8)) }
-        #expect(throws: TDFError(.invalidArgument, "")) { try TDFPolicy.insertComponents([], intoPolicyJSON: Data("{}".utf8)) }
+        #expect(throws: TDFError(.malformedPolicy, "")) { try TDFPolicy.insertComponents(MediaComponentList(entries: [Self.video]), intoPolicyJSON: Data("[1]".utf8)) }
+        #expect(throws: TDFError(.malformedPolicy, "")) { try TDFPolicy.insertComponents(MediaComponentList(entries: [Self.video]), intoPolicyJSON: Data(#"{"a":1,"a":2}"#.utf8)) }
+        #expect(throws: TDFError(.malformedPolicy, "")) { try TDFPolicy.insertComponents(MediaComponentList(entries: [Self.video]), intoPolicyJSON: Data("{".utf8)) }
+        #expect(throws: TDFError(.invalidArgument, "")) { try TDFPolicy.insertComponents(MediaComponentList(entries: []), intoPolicyJSON: Data("{}".utf8)) }
     }
 }

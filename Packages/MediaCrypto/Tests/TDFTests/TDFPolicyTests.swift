@@ -1,6 +1,7 @@
 import MediaDRMEncoding
 import Foundation
 import MediaDRMJSON
+import MediaDRMMedia
 import Testing
 @testable import MediaDRMTDF
 
@@ -26,11 +27,24 @@ struct TDFPolicyTests {
         #expect(policy.body.dataAttributes == [.init(attribute: "a")])
         #expect(policy.body.dissem == ["d@example.com"])
         #expect(policy.body.additionalMembers["kid"] == .string("k"))
-        #expect(policy.components == [.init(id: "video", kind: "video", keyBinding: "kb")])
+        #expect(policy.components?.entries == [.init(id: "video", kind: "video", keyBinding: "kb")])
         #expect(policy.classification == .object(JSONObject([("v", .number(JSONNumber(1)))])))
         #expect(policy.media?.object?["maxConcurrentStreams"] == .number(JSONNumber(2)))
         #expect(policy.additionalMembers["other"] == .bool(true))
         #expect(try TDFPolicy(parsing: policy.jsonData()) == policy)
+    }
+
+    @Test("any well-formed arkavo:components is kept as written: a generic TDF is not a media package")
+    func unusualComponents() throws {
+        let text = #"{"uuid":"u","body":{},"arkavo:components":[{"id":"audio","kind":"audio","keyBinding":"a"},{"id":"i","kind":"image","keyBinding":"b","lang":"en"}]}"#
+        let policy = try TDFPolicy(parsing: Data(text.utf8))
+        let list = try #require(policy.components)
+        #expect(list.entries.map(\.kind) == ["audio", "image"])
+        #expect(list.entries[1].additionalMembers["lang"] == .string("en"))
+        #expect(try TDFPolicy(parsing: policy.jsonData()) == policy)
+        // Only media admission takes the version 2 shape.
+        #expect(throws: MediaComponentListError.self) { _ = try MediaComponentList(version2: list.jsonValue) }
+        #expect(try TDFPolicy(parsing: Data(#"{"uuid":"u","body":{},"arkavo:components":[]}"#.utf8)).components?.entries == [])
     }
 
     @Test("null arrays (Go and Python writers) read as empty")

@@ -29,18 +29,17 @@ public struct KASMediaService: MediaKeyService {
         let body = MediaSessionStart(assetID: request.assetID, protocol: path, playbackID: request.playbackID,
                                      component: request.component).jsonValue
         let object = try await post("session/start", body)
-        guard case .string("started")? = object["status"], case .string(let id)? = object["sessionId"],
-              Self.isSafeSessionID(id) else {
+        guard let answer = MediaSessionAnswer(json: .object(object)), Self.isSafeSessionID(answer.sessionID) else {
             throw PlaybackError(.malformed, "the session start answer is not a started session with a safe id")
         }
         var heartbeat = 60
-        if case .number(let number)? = object["heartbeatSeconds"] {
-            guard let value = number.int64, (1...86_400).contains(value) else {
+        if let value = answer.heartbeatSeconds {
+            guard (1...86_400).contains(value) else {
                 throw PlaybackError(.malformed, "the session start answer has an unusable heartbeatSeconds")
             }
             heartbeat = Int(value)
         }
-        return MediaSessionGrant(sessionID: id, heartbeatSeconds: heartbeat)
+        return MediaSessionGrant(sessionID: answer.sessionID, heartbeatSeconds: heartbeat)
     }
 
     public func requestKey(_ request: MediaKeyRequest) async throws(PlaybackError) -> MediaKeyResponse {

@@ -1,6 +1,4 @@
 import Foundation
-import MediaDRMEncoding
-import MediaDRMJSON
 import MediaDRMMedia
 
 extension DeliveryService {
@@ -39,18 +37,19 @@ extension DeliveryService {
         guard media.fairPlay != nil else { throw HTTPError(.serviceUnavailable, reason: "fairplay unavailable") }
 
         context.identity = playback.identity
+        context.viewerHash = playback.identity.viewerHash
         let sessionID = try startSession(assetID: entry.assetID, protocol: .fairplay, component: component, playbackID: id,
-                                         like: request, context: &context)
-        let answer = try callMedia(MediaRouteAdapter(service: media).keyRequest, path: "/media/v1/key-request", body: [
-            ("assetId", .string(entry.assetID)),
-            ("sessionId", .string(sessionID)),
-            ("component", .string(component)),
-            ("tdfManifest", .string(Base64.encode(manifest))),
-            ("spcData", .string(Base64.encode(request.body))),
-        ], like: request, context: &context)
-        guard case .string(let ckcText)? = answer["wrappedKey"], let ckc = try? Base64.decode(ckcText) else {
-            throw HTTPError(.internalServerError, reason: "internal error")
+                                         viewer: playback.identity)
+        // The SPC goes to the media service's key request as a decoded message, with the trusted
+        // region of this request: the same steps, audit and answers as a player's key request.
+        let keyRequest = MediaKeyRequest(assetID: entry.assetID, sessionID: sessionID, component: component,
+                                         manifest: Array(manifest), delivery: .spc(Data(request.body)), device: nil,
+                                         region: media.configuration.regionSource.region(for: request))
+        do {
+            let answer = try media.keyRequest(.success(keyRequest), viewer: playback.identity)
+            return .bytes(answer.wrappedKey, contentType: "application/octet-stream")
+        } catch {
+            throw MediaRouteAdapter.answer(error)
         }
-        return .bytes(ckc, contentType: "application/octet-stream")
     }
 }

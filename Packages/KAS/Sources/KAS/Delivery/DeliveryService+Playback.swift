@@ -46,7 +46,7 @@ extension DeliveryService {
         }
         let playbackID = try Self.makePlaybackID()
         let sessionID = try startSession(assetID: entry.assetID, protocol: system == .fairplay ? .fairplay : .tdf, component: nil,
-                                         playbackID: playbackID, like: request, context: &context)
+                                         playbackID: playbackID, viewer: viewer)
         let signed = mediaURL(entry, now: now)
         guard let identity = context.identity else { throw HTTPError.unauthorized }
         playbacks.insert(PlaybackRegistry.Playback(id: playbackID, identity: identity, assetID: entry.assetID,

@@ -87,25 +87,16 @@ public final class DeliveryService: Sendable {
         }
     }
 
-    /// The title's policy for this viewer as far as it is known before a key request: the
-    /// entitlement, dissemination, rental and region rules of `MediaRuleEvaluator`. The device
-    /// and stream-limit rules are the key request's and the session start's, which follow.
+    /// The title's policy for this viewer as far as it is known before a key request: the media
+    /// authorizer's answer to whether this viewer may start a playback of it now
+    /// (`MediaAuthorizer.playbackStartRefusal`).
     func refusal(for policy: AdmittedManifest, viewer: Identity, request: ServerRequest, now: Date) throws(HTTPError) -> MediaDenial? {
-        var rules = policy.rules
-        rules?.minSecurityLevel = nil
-        rules?.hdcp = nil
-        rules?.allowVirtualMachines = nil
-        rules?.maxConcurrentStreams = nil
-        let firstPlay: Date?
         do {
-            firstPlay = try media.store.firstPlay(viewer: viewer.storeKey, asset: MediaAuthorizer.firstPlayKey(asset: policy.policy, viewer: viewer))
+            return try media.authorizer.playbackStartRefusal(
+                viewer: viewer, asset: policy.policy, region: media.configuration.regionSource.region(for: request), now: now)
         } catch {
             throw HTTPError(.serviceUnavailable, reason: "state store unavailable")
         }
-        return MediaRuleEvaluator.evaluate(MediaPolicyInput(
-            policyUUID: policy.policyUUID, dataAttributes: policy.dataAttributes, dissem: policy.dissem, rules: rules,
-            viewer: viewer, region: media.configuration.regionSource.region(for: request),
-            device: .software(reportedVirtualMachine: nil), firstPlay: firstPlay, playbackRank: nil, now: now))
     }
 
     /// The media URL of a title and when it stops working: the title's duration plus the margin.
@@ -127,29 +118,18 @@ public final class DeliveryService: Sendable {
                                             latencyMilliseconds: 0))
     }
 
-    /// Calls one of the media service's handlers with a JSON body built here, as if the player
-    /// had sent it, and reads its JSON answer.
-    func callMedia(_ handler: (ServerRequest, inout RequestContext) throws(HTTPError) -> ServerResponse,
-                   path: String, body: [(String, JSONValue)], like request: ServerRequest,
-                   context: inout RequestContext) throws(HTTPError) -> JSONObject {
-        let inner = ServerRequest(method: .post, path: path, headers: request.headers,
-                                  body: Array(JSONWriter.write(.object(JSONObject(body)))), remoteAddress: request.remoteAddress)
-        let response = try handler(inner, &context)
-        guard let value = try? JSONParser.parse(response.body), case .object(let object) = value else {
-            throw HTTPError(.internalServerError, reason: "internal error")
-        }
-        return object
-    }
-
-    /// A new media session for `playbackID` (one per component for FairPlay, as players start them).
+    /// A new media session for `playbackID` (one per component for FairPlay, as players start
+    /// them): the player's `MediaSessionStart`, given to the media service as a decoded message,
+    /// so the session start is audited and limited as a player's is. A refusal gets the media
+    /// routes' answer (`MediaRouteAdapter.answer`).
     func startSession(assetID: String, protocol proto: MediaProtocol, component: String?, playbackID: String,
-                      like request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> String {
-        var body: [(String, JSONValue)] = [("assetId", .string(assetID)), ("protocol", .string(proto.rawValue)),
-                                           ("playbackId", .string(playbackID))]
-        if let component { body.append(("component", .string(component))) }
-        let answer = try callMedia(MediaRouteAdapter(service: media).startSession, path: "/media/v1/session/start", body: body, like: request, context: &context)
-        guard case .string(let sessionID)? = answer["sessionId"] else { throw HTTPError(.internalServerError, reason: "internal error") }
-        return sessionID
+                      viewer: Identity) throws(HTTPError) -> String {
+        let start = MediaSessionStart(assetID: assetID, protocol: proto, playbackID: playbackID, component: component)
+        do {
+            return try media.startSession(.success(start), viewer: viewer).sessionID
+        } catch {
+            throw MediaRouteAdapter.answer(error)
+        }
     }
 
     /// 16 random bytes, base64url: a media-store playback id (`MediaSessionID.isPlaybackID`).

@@ -119,11 +119,11 @@ public struct ManifestAdmission: Sendable {
                   let stored = try? Base64.decode(access.policyBinding.hash), stored.count == SHA256.byteCount,
                   ConstantTime.equals(stored, HMAC.sha256(policyMACInput, key: key))
             else { throw .policyBinding }
-            let component = declared[index]
+            let (component, kind) = declared[index]
             guard TDFBinding.isValidKeyBinding(component.keyBinding, componentID: component.id, key: key) else {
                 throw .keyBinding
             }
-            components.append(AdmittedComponent(id: component.id, kind: component.kind, key: key))
+            components.append(AdmittedComponent(id: component.id, kind: kind, key: key))
         }
         for i in components.indices {
             for j in components.indices where j > i && components[i].key == components[j].key {
@@ -145,11 +145,11 @@ public struct ManifestAdmission: Sendable {
     }
 
     /// The version 2 component list (fps-v2 §5.3), read by the shared `MediaComponentList`.
-    static func components(_ value: JSONValue?) throws(ManifestRefusal) -> [MediaComponentList.Entry] {
+    static func components(_ value: JSONValue?) throws(ManifestRefusal) -> [(MediaComponentList.Entry, MediaComponentKind)] {
         do throws(MediaComponentListError) {
-            let list = try MediaComponentList(json: value)
+            let list = try MediaComponentList(version2: value)
             try list.checkKeyBindingForms()
-            return list.entries
+            return Array(zip(list.entries, list.kinds))
         } catch {
             throw error.code == .missing ? .componentsMissing : .componentsMalformed
         }

@@ -84,6 +84,25 @@ struct MediaAuthorizer: Sendable {
         return .denied(denial)
     }
 
+    /// May this viewer start a playback of this asset now? The rules that can be decided before a
+    /// device or a playback exists: entitlement, dissemination, the rental windows and regions.
+    /// The device rules (`minSecurityLevel`, `hdcp`, `allowVirtualMachines`) wait for the key
+    /// request, which knows the device, and the stream limit for the session start and the key
+    /// request, which know the playback. Nil allows; otherwise the denial a key request would give
+    /// for the same reason. Reads the first play; writes nothing.
+    func playbackStartRefusal(viewer: Identity, asset: MediaAssetPolicy, region: String?, now: Date) throws(StoreError) -> MediaDenial? {
+        let firstPlay = try store.firstPlay(viewer: viewer.storeKey, asset: Self.firstPlayKey(asset: asset, viewer: viewer))
+        var rules = asset.rules
+        rules?.minSecurityLevel = nil
+        rules?.hdcp = nil
+        rules?.allowVirtualMachines = nil
+        rules?.maxConcurrentStreams = nil
+        return MediaRuleEvaluator.evaluate(MediaPolicyInput(
+            policyUUID: asset.policyUUID, dataAttributes: asset.dataAttributes, dissem: asset.dissem, rules: rules,
+            viewer: viewer, region: region, device: .software(reportedVirtualMachine: nil), firstPlay: firstPlay,
+            playbackRank: nil, now: now))
+    }
+
     /// Writes the grant's first-play record (kept if one exists): the playback window of a
     /// rental runs from the first key that actually left.
     func recordRelease(_ grant: MediaGrant) throws(StoreError) {

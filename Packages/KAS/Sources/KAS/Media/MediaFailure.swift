@@ -7,6 +7,9 @@ enum MediaFailure: Error, Equatable, Sendable {
     /// The request is not the protocol's message: `code` names the broken rule for the audit log
     /// (`malformed_body`, `unknown_member`, `device_report`...), `message` is the client's answer.
     case malformed(code: String, message: String)
+    /// The request is larger than the protocol's bounds: `code` for the audit log, `message`
+    /// (naming the bounds) the client's answer.
+    case tooLarge(code: String, message: String)
     /// The session id names no live session of this viewer.
     case noSuchSession
     /// No FairPlay application certificate is configured.
@@ -24,7 +27,7 @@ enum MediaFailure: Error, Equatable, Sendable {
 
     var auditReason: String {
         switch self {
-        case .malformed(let code, _): code
+        case .malformed(let code, _), .tooLarge(let code, _): code
         case .noSuchSession: "no_such_session"
         case .noCertificate: "no_certificate"
         case .rateLimited: "rate_limited"

@@ -4,11 +4,13 @@ import MediaDRMMedia
 /// The body of `POST /media/v1/rewrap` as the KAS reads it: exactly `MediaRewrapBody`'s members;
 /// `sessionId`, and the OpenTDF bulk request (`clientPublicKey`, `requests`) read by the same
 /// `UnsignedRewrapRequest` reader as the OpenTDF rewrap routes, with this route's bounds
-/// (`MediaRewrapBody.maximumKeyAccessObjects`, `maximumPolicies`). The legacy v1 shape is not
-/// accepted here: no client of this route ever sent it.
+/// (`MediaRewrapBody.maximumKeyAccessObjects`, `maximumPolicies`); the client key a P-256 key, as
+/// on the key request's open path. The legacy v1 shape is not accepted here: no client of this
+/// route ever sent it.
 struct MediaRewrapRequest {
     let sessionID: String
     let bulk: UnsignedRewrapRequest
+    let clientKey: ClientKey
 
     static let limits: UnsignedRewrapRequest.Limits = {
         var limits = UnsignedRewrapRequest.Limits()
@@ -18,57 +20,30 @@ struct MediaRewrapRequest {
         return limits
     }()
 
-    /// The answer to a request over the bounds: 413 with the bounds named, so a client knows how
-    /// to split it.
-    static let tooLarge = KeyRequestFailure(
-        error: HTTPError(.payloadTooLarge, reason: "too many key access objects: at most \(MediaRewrapBody.maximumKeyAccessObjects) "
-                         + "per request over at most \(MediaRewrapBody.maximumPolicies) policies; split the request"),
-        reason: "too_many_key_access_objects", decision: .deny)
+    /// A request over the bounds: answered 413 with the bounds named, so a client knows how to
+    /// split it.
+    static let tooLarge = MediaFailure.tooLarge(
+        code: "too_many_key_access_objects",
+        message: "too many key access objects: at most \(MediaRewrapBody.maximumKeyAccessObjects) "
+            + "per request over at most \(MediaRewrapBody.maximumPolicies) policies; split the request")
 
-    init(_ value: JSONValue) throws(KeyRequestFailure) {
-        guard case .object(let body) = value else { throw .malformedRewrap("malformed_body") }
-        guard body.keys.allSatisfy(MediaRewrapBody.members.contains) else { throw .malformedRewrap("unknown_member") }
+    /// A body of the wrong shape: answered 400 `malformed rewrap request`, `code` in the audit log.
+    static func malformed(_ code: String) -> MediaFailure {
+        .malformed(code: code, message: "malformed rewrap request")
+    }
+
+    init(_ value: JSONValue) throws(MediaFailure) {
+        guard case .object(let body) = value else { throw Self.malformed("malformed_body") }
+        guard body.keys.allSatisfy(MediaRewrapBody.members.contains) else { throw Self.malformed("unknown_member") }
         guard case .string(let session)? = body["sessionId"], case .array(let requests)? = body["requests"], !requests.isEmpty
-        else { throw .malformedRewrap("missing_member") }
+        else { throw Self.malformed("missing_member") }
         do {
             bulk = try UnsignedRewrapRequest(json: body, limits: Self.limits)
         } catch {
-            throw error.code == .tooLarge ? Self.tooLarge : .malformedRewrap("malformed_bulk_request")
+            throw error.code == .tooLarge ? Self.tooLarge : Self.malformed("malformed_bulk_request")
         }
+        guard let key = try? ClientKey(pem: bulk.clientPublicKey), case .ec = key else { throw Self.malformed("client_key") }
+        clientKey = key
         sessionID = session
-    }
-}
-
-extension KeyRequestFailure {
-    /// A rewrap body of the wrong shape: 400 `malformed rewrap request`, the cause in the audit log.
-    static func malformedRewrap(_ reason: String) -> KeyRequestFailure {
-        KeyRequestFailure(error: HTTPError(.badRequest, reason: "malformed rewrap request"), reason: reason, decision: .deny)
-    }
-}
-
-/// Why a media rewrap request ended without keys: the answer, and the audit reason code. The
-/// refusals the key request shares (`MediaFailure`) take their answers from its status table
-/// (`MediaRouteAdapter.answer`).
-struct KeyRequestFailure: Error {
-    let error: HTTPError
-    let reason: String
-    let decision: MediaAuditEvent.Decision
-
-    init(error: HTTPError, reason: String, decision: MediaAuditEvent.Decision) {
-        self.error = error
-        self.reason = reason
-        self.decision = decision
-    }
-
-    init(_ failure: MediaFailure) {
-        self.init(error: MediaRouteAdapter.answer(failure), reason: failure.auditReason, decision: failure.decision)
-    }
-
-    static func refused(_ refusal: ManifestRefusal) -> KeyRequestFailure { KeyRequestFailure(.refused(refusal)) }
-
-    static func denied(_ denial: MediaDenial) -> KeyRequestFailure { KeyRequestFailure(.denied(denial)) }
-
-    static func unavailable(_ public: String, _ reason: String) -> KeyRequestFailure {
-        KeyRequestFailure(error: HTTPError(.serviceUnavailable, reason: `public`), reason: reason, decision: .error)
     }
 }

@@ -1,12 +1,13 @@
 import MediaDRMCrypto
 import Foundation
-import MediaDRMJSON
 import MediaDRMMedia
 import MediaDRMTDF
 
 /// `POST /media/v1/rewrap` (docs/protocol.md): the segment keys of a tdf-hls stream whose policy
 /// carries media rules, delivered through a live media session so that rentals, stream limits,
-/// regions and device rules apply as they do to fps-v2.
+/// regions and device rules apply as they do to fps-v2. Like `MediaService`, it decides on typed
+/// input and sees no HTTP type: `MediaRewrapRouteAdapter` decodes the request and encodes the
+/// answer.
 ///
 /// The checks, in order, all before any key leaves: the viewer's key-request rate limit (one
 /// token per request, however many key access objects); the body (`MediaRewrapRequest`); the
@@ -15,9 +16,9 @@ import MediaDRMTDF
 /// binding verified by the OpenTDF rewrap code (`OpenTDFRewrapService.unwrapAndVerify`); then
 /// the media policy of each policy by the key request's own authorize step (`MediaAuthorizer`). A request is answered whole:
 /// one refused object refuses it, so a key access object of another stream costs the request,
-/// never leaks a key. Refusals are the key request's (403 `manifest refused` with the cause in
-/// the audit log, 403 `platform refused` + `MediaDenial` code, 429, 503), audited as
-/// `media_rewrap`.
+/// never leaks a key. Refusals are the key request's `MediaFailure`s (answered 403 `manifest
+/// refused` with the cause in the audit log, 403 `platform refused` + `MediaDenial` code, 429,
+/// 503), audited as `media_rewrap`.
 public final class MediaRewrapService: Sendable {
     let media: MediaService
     let rewrap: OpenTDFRewrapService
@@ -29,21 +30,24 @@ public final class MediaRewrapService: Sendable {
         self.rewrap = OpenTDFRewrapService(keys: keys, clock: media.clock)
     }
 
-    public func rewrap(_ request: ServerRequest, context: inout RequestContext) throws(HTTPError) -> ServerResponse {
+    /// One request, audited and counted whatever its outcome. `decoded` is the body as the route
+    /// adapter read it: a malformed body is refused after the rate limit, as the key request's
+    /// is. `region`: where the client is (`TrustedRegionSource`), nil when unknown.
+    func rewrap(_ decoded: Result<MediaRewrapRequest, MediaFailure>, viewer: Identity,
+                region: String?) throws(MediaFailure) -> RewrapResponse {
         let began = ContinuousClock.now
-        let viewer = try MediaRouteAdapter.viewer(&context)
         var event = MediaAuditEvent.denied("media_rewrap", viewer: viewer, reason: "", time: media.clock())
         event.protocol = MediaProtocol.tdf.rawValue
-        do {
-            let (response, delivered) = try deliverKeys(request, viewer: viewer, event: &event)
+        do throws(MediaFailure) {
+            let (response, delivered) = try deliverKeys(decoded, viewer: viewer, region: region, event: &event)
             media.finish(&event, .allow, reason: "keys_delivered", since: began)
             media.metrics?.increment("media_keys_delivered_total", help: "Content keys delivered, by protocol.",
                                      labels: [("protocol", "tdf-hls")], by: delivered)
             return response
         } catch {
-            media.finish(&event, error.decision, reason: error.reason, since: began)
-            media.countDenial(error.reason)
-            throw error.error
+            media.finish(&event, error.decision, reason: error.auditReason, since: began)
+            media.countDenial(error.auditReason)
+            throw error
         }
     }
 
@@ -53,31 +57,16 @@ public final class MediaRewrapService: Sendable {
         let keys: [(id: String, key: SymmetricKey)]
     }
 
-    private func deliverKeys(_ request: ServerRequest, viewer: Identity,
-                             event: inout MediaAuditEvent) throws(KeyRequestFailure) -> (ServerResponse, Int) {
+    private func deliverKeys(_ decoded: Result<MediaRewrapRequest, MediaFailure>, viewer: Identity, region: String?,
+                             event: inout MediaAuditEvent) throws(MediaFailure) -> (RewrapResponse, Int) {
         let now = media.clock()
-        try consumeRateToken(viewer: viewer, now: now)
-        guard let json = try? request.jsonBody() else { throw .malformedRewrap("malformed_body") }
-        let body = try MediaRewrapRequest(json)
-        // A P-256 key, as on the key request's open path.
-        guard let clientKey = try? ClientKey(pem: body.bulk.clientPublicKey), case .ec = clientKey else {
-            throw .malformedRewrap("client_key")
-        }
+        // The rate limit comes first: a flood costs one store write per request, nothing more.
+        try media.consumeKeyRequestToken(viewer: viewer, now: now)
+        let body = try decoded.get()
 
         // The session: live, this viewer's, the open path's, bound to the rendition it named at
         // its start; its asset is checked per policy.
-        guard MediaSessionID.isWellFormed(body.sessionID) else { throw .refused(.sessionInvalid) }
-        let idHash = MediaSessionID.hash(body.sessionID)
-        let session: MediaSessionRecord
-        do {
-            guard let record = try media.store.session(idHash: idHash), record.isLive(at: now),
-                  record.viewer == viewer.storeKey else { throw KeyRequestFailure.refused(.sessionInvalid) }
-            session = record
-        } catch let failure as KeyRequestFailure {
-            throw failure
-        } catch {
-            throw .unavailable("state store unavailable", "store_failure")
-        }
+        let session = try media.liveSession(body.sessionID, viewer: viewer, asset: nil, now: now)
         event.asset = session.asset
         event.component = session.component
         guard session.protocol == .tdf else { throw .refused(.sessionProtocol) }
@@ -91,7 +80,6 @@ public final class MediaRewrapService: Sendable {
 
         // The media policy: the key request's authorize step, for each policy.
         let device = MediaAuthorizer.openPathDevice(reported: nil, session: session)
-        let region = media.configuration.regionSource.region(for: request)
         var grants: [MediaGrant] = []
         for entry in verified {
             let decision: MediaAuthorization
@@ -100,7 +88,7 @@ public final class MediaRewrapService: Sendable {
                     viewer: viewer, session: session, asset: entry.policy, component: rendition, device: device,
                     region: region, now: now))
             } catch {
-                throw .unavailable("state store unavailable", "store_failure")
+                throw .unavailable(.store)
             }
             switch decision {
             case .granted(let grant): grants.append(grant)
@@ -113,7 +101,7 @@ public final class MediaRewrapService: Sendable {
         do {
             ephemeral = try P256.KeyAgreement.PrivateKey()
         } catch {
-            throw .unavailable("random generator unavailable", "rewrap_failed")
+            throw .unavailable(.randomGenerator)
         }
         var response = RewrapResponse(sessionPublicKey: ephemeral.publicKey.pemRepresentation)
         var delivered = 0
@@ -121,9 +109,9 @@ public final class MediaRewrapService: Sendable {
             var results: [KeyAccessRewrapResult] = []
             for (id, key) in entry.keys {
                 do {
-                    results.append(.permitted(id, wrappedKey: try clientKey.wrap(key, session: ephemeral)))
+                    results.append(.permitted(id, wrappedKey: try body.clientKey.wrap(key, session: ephemeral)))
                 } catch {
-                    throw .unavailable("key wrap failed", "rewrap_failed")
+                    throw .unavailable(.keyWrap)
                 }
             }
             delivered += results.count
@@ -132,29 +120,14 @@ public final class MediaRewrapService: Sendable {
         do {
             for grant in grants { try media.authorizer.recordRelease(grant) }
         } catch {
-            throw .unavailable("state store unavailable", "store_failure")
+            throw .unavailable(.store)
         }
-        return (.json(response.jsonValue), delivered)
-    }
-
-    /// The key request's rate limit and bucket: a viewer's media requests share one budget.
-    private func consumeRateToken(viewer: Identity, now: Date) throws(KeyRequestFailure) {
-        let rate: RateLimitDecision
-        do {
-            rate = try media.store.consumeRateToken(key: "key:" + viewer.storeKey,
-                                                    perMinute: media.configuration.keyRequestsPerMinute, now: now)
-        } catch {
-            throw .unavailable("state store unavailable", "store_failure")
-        }
-        if case .limited(let retryAfter) = rate {
-            throw KeyRequestFailure(error: HTTPError(.tooManyRequests, reason: "rate limit", headers: ["Retry-After": String(retryAfter)]),
-                                    reason: "rate_limited", decision: .deny)
-        }
+        return (response, delivered)
     }
 
     /// One policy of the request: parsed strictly, of the session's asset, with well-formed media
     /// rules and data attributes; each of its key access objects unwrapped and bound to it.
-    private func verify(_ request: UnsignedRewrapRequest.PolicyRequest, asset: String) throws(KeyRequestFailure) -> VerifiedPolicy {
+    private func verify(_ request: UnsignedRewrapRequest.PolicyRequest, asset: String) throws(MediaFailure) -> VerifiedPolicy {
         guard let policy = try? TDFPolicy(base64: request.policyBody, limits: rewrap.policyLimits) else {
             throw .refused(.malformedPolicy)
         }
@@ -182,11 +155,4 @@ public final class MediaRewrapService: Sendable {
                                      rules: rules)
         return VerifiedPolicy(request: request, policy: asset, keys: keys)
     }
-}
-
-/// Registers `POST <group prefix>/media/v1/rewrap` behind `authentication` (the bearer-token
-/// middleware the other media routes use).
-public func registerMediaRewrapRoute(on router: Router, service: MediaRewrapService, authentication: any HTTPMiddleware) {
-    router.group().group("media/v1").add(middleware: authentication)
-        .post("rewrap") { request, context in try service.rewrap(request, context: &context) }
 }

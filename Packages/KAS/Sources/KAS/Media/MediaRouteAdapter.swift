@@ -22,12 +22,8 @@ struct MediaRouteAdapter: Sendable {
         let viewer = try Self.viewer(&context)
         do {
             let started = try service.startSession(Self.sessionStart(request), viewer: viewer)
-            return .json(.object(JSONObject([
-                ("status", .string("started")),
-                ("sessionId", .string(started.sessionID)),
-                ("heartbeatSeconds", .number(JSONNumber(started.heartbeatSeconds))),
-                ("expiresAt", .number(JSONNumber(Int64(started.expiresAt.timeIntervalSince1970)))),
-            ])))
+            return .json(MediaSessionAnswer(sessionID: started.sessionID, heartbeatSeconds: Int64(started.heartbeatSeconds),
+                                            expiresAt: Int64(started.expiresAt.timeIntervalSince1970)).jsonValue)
         } catch {
             throw Self.answer(error)
         }
@@ -82,6 +78,7 @@ struct MediaRouteAdapter: Sendable {
     static func answer(_ failure: MediaFailure) -> HTTPError {
         switch failure {
         case .malformed(_, let message): HTTPError(.badRequest, reason: message)
+        case .tooLarge(_, let message): HTTPError(.payloadTooLarge, reason: message)
         case .noSuchSession: HTTPError(.notFound, reason: "no such session")
         case .noCertificate: HTTPError(.notFound, reason: "no certificate")
         case .rateLimited(let retryAfter):

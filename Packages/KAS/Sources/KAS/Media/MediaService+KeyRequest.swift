@@ -80,7 +80,7 @@ extension MediaService {
     // MARK: Steps
 
     /// One token from the viewer's key-request bucket.
-    private func consumeKeyRequestToken(viewer: Identity, now: Date) throws(MediaFailure) {
+    func consumeKeyRequestToken(viewer: Identity, now: Date) throws(MediaFailure) {
         let decision: RateLimitDecision
         do {
             decision = try store.consumeRateToken(key: "key:" + viewer.storeKey, perMinute: configuration.keyRequestsPerMinute,
@@ -91,9 +91,10 @@ extension MediaService {
         if case .limited(let retryAfter) = decision { throw .rateLimited(retryAfter: retryAfter) }
     }
 
-    /// The session a request names: live, this viewer's and this asset's; anything else is
-    /// `session_invalid`, whichever it is.
-    func liveSession(_ sessionID: String, viewer: Identity, asset: String, now: Date) throws(MediaFailure) -> MediaSessionRecord {
+    /// The session a request names: live, this viewer's and this asset's (any asset when `asset`
+    /// is nil: the media rewrap checks it per policy); anything else is `session_invalid`,
+    /// whichever it is.
+    func liveSession(_ sessionID: String, viewer: Identity, asset: String?, now: Date) throws(MediaFailure) -> MediaSessionRecord {
         guard MediaSessionID.isWellFormed(sessionID) else { throw .refused(.sessionInvalid) }
         let record: MediaSessionRecord?
         do {
@@ -101,7 +102,8 @@ extension MediaService {
         } catch {
             throw .unavailable(.store)
         }
-        guard let record, record.isLive(at: now), record.viewer == viewer.storeKey, record.asset == asset else {
+        guard let record, record.isLive(at: now), record.viewer == viewer.storeKey,
+              asset == nil || record.asset == asset else {
             throw .refused(.sessionInvalid)
         }
         return record

@@ -27,7 +27,7 @@ enum OfflineManifestFacts {
 
     /// Component id -> lower-case hex of its `keyBinding`, for a manifest the admission accepted.
     static func keyIDs(_ manifest: [UInt8]) -> [String: String] {
-        guard let policy = policy(manifest), let list = try? MediaComponentList(json: policy[MediaComponentList.policyKey])
+        guard let policy = policy(manifest), let list = try? MediaComponentList(version2: policy[MediaComponentList.policyKey])
         else { return [:] }
         var ids: [String: String] = [:]
         for entry in list.entries {

@@ -37,7 +37,7 @@ enum RealMutation: String, CaseIterable, Sendable {
             let key = SymmetricKey(data: try #require(package.keys["video"]))
             var policy = try TDFPolicy(base64: package.model.policy)
             var components = try #require(policy.components)
-            components[1].keyBinding = TDFBinding.keyBinding(componentID: components[1].id, key: key)
+            components.entries[1].keyBinding = TDFBinding.keyBinding(componentID: components.entries[1].id, key: key)
             policy.components = components
             let text = policy.base64
             let manifest = package.mutated { model in

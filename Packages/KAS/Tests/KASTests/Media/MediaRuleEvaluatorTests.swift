@@ -112,6 +112,57 @@ import MediaDRMMedia
     }
 }
 
+/// The authorizer's question before a playback exists (`MediaAuthorizer.playbackStartRefusal`),
+/// against a real SQLite store: the rules a viewer can fail before a device is known refuse as
+/// the key request would; the device and stream-limit rules wait for the key request.
+@Suite struct PlaybackStartRefusalTests {
+    static let uuid = MediaRuleEvaluatorTests.uuid
+    static let now = MediaRuleEvaluatorTests.now
+
+    /// An authorizer over a fresh SQLite store in `directory`, which the caller removes.
+    private static func authorizer(in directory: URL) throws -> (MediaAuthorizer, SQLiteMediaStore) {
+        let store = try SQLiteMediaStore(path: directory.appendingPathComponent("media.sqlite").path)
+        return (MediaAuthorizer(store: store, audit: nil), store)
+    }
+
+    private func asset(_ rules: MediaRules?) -> MediaAssetPolicy {
+        MediaAssetPolicy(policyUUID: Self.uuid, dataAttributes: [MediaFixture.attribute], dissem: [], rules: rules)
+    }
+
+    @Test func deviceAndStreamLimitRulesWaitForTheKeyRequest() throws {
+        let directory = try MediaFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (authorizer, _) = try Self.authorizer(in: directory)
+        let viewer = Identity.viewer("alice@example.com", entitlements: [MediaFixture.attribute])
+        let strict = MediaRules(maxConcurrentStreams: 1, hdcp: .type1, minSecurityLevel: .main, allowVirtualMachines: false)
+        #expect(try authorizer.playbackStartRefusal(viewer: viewer, asset: asset(strict), region: nil, now: Self.now) == nil)
+        let stranger = Identity.viewer("eve@example.com")
+        #expect(try authorizer.playbackStartRefusal(viewer: stranger, asset: asset(nil), region: nil, now: Self.now) == .notEntitled)
+        let regional = MediaRules(allowedRegions: ["US"])
+        #expect(try authorizer.playbackStartRefusal(viewer: viewer, asset: asset(regional), region: nil, now: Self.now) == .regionUnknown)
+        #expect(try authorizer.playbackStartRefusal(viewer: viewer, asset: asset(regional), region: "FR", now: Self.now)
+                == .regionNotAllowed)
+    }
+
+    @Test func aRentalsPlaybackWindowRunsFromTheStoredFirstPlay() throws {
+        let directory = try MediaFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (authorizer, store) = try Self.authorizer(in: directory)
+        let purchase = Int64(Self.now.timeIntervalSince1970) - 100_000
+        let viewer = Identity.viewer("alice@example.com", entitlements: [MediaFixture.attribute], rentals: [Self.uuid: purchase])
+        let rental = asset(MediaRules(rentalPurchaseWindowSeconds: 3_600, rentalPlaybackWindowSeconds: 172_800))
+        // Never played: the purchase window has closed.
+        #expect(try authorizer.playbackStartRefusal(viewer: viewer, asset: rental, region: nil, now: Self.now)
+                == .rentalPurchaseWindowClosed)
+        // Played within the purchase window: the playback window, still open, decides.
+        _ = try store.recordFirstPlay(viewer: viewer.storeKey, asset: MediaAuthorizer.firstPlayKey(asset: rental, viewer: viewer),
+                                      at: Date(timeIntervalSince1970: TimeInterval(purchase + 60)))
+        #expect(try authorizer.playbackStartRefusal(viewer: viewer, asset: rental, region: nil, now: Self.now) == nil)
+        #expect(try authorizer.playbackStartRefusal(viewer: viewer, asset: rental, region: nil,
+                                                    now: Self.now.addingTimeInterval(172_800)) == .rentalPlaybackWindowClosed)
+    }
+}
+
 @Suite struct MediaRulesTests {
     private func parse(_ text: String) throws(ManifestRefusal) -> MediaRules {
         guard let value = try? JSONParser.parse(Data(text.utf8)) else { throw .malformedMediaRules }

@@ -4,6 +4,7 @@ import Foundation
 import MediaDRMJSON
 import Synchronization
 import MediaDRMTDF
+import MediaDRMMedia
 @testable import KAS
 import KASTesting
 
@@ -71,7 +72,7 @@ struct TestPackage {
 
     var policy: TDFPolicy {
         TDFPolicy(uuid: uuid, dataAttributes: dataAttributes, dissem: dissem,
-                  components: components.map { TDFPolicy.Component(id: $0.id, kind: $0.kind, key: SymmetricKey(data: $0.key)) },
+                  components: MediaComponentList(entries: components.map { .init(id: $0.id, kind: $0.kind, key: SymmetricKey(data: $0.key)) }),
                   classification: classification, media: media)
     }
 

@@ -23,11 +23,12 @@ export MEDIADRM_PYTHON := $(VENV)/bin/python
 # whose inputs did not change.
 DROP_PLAN := rm -f $(SCRATCH)/$(CONFIG).yaml $(SCRATCH)/$(CONFIG)/description.json
 
-.PHONY: help deps apt venv build test unit consumer replay e2e demo bench fuzz clean
+.PHONY: help deps apt venv build test unit consumer replay e2e demo demo-cluster bench fuzz clean
 
 help:
 	@echo "make demo    install what is missing, build, and run the demonstration"
 	@echo "make test    install what is missing, build, run every package's tests and the end-to-end suite"
+	@echo "make demo-cluster  two KAS nodes on one Redis store behind nginx, a playback through it (docs/kas.md)"
 	@echo "make deps | build | unit | consumer | replay | e2e | bench | clean"
 	@echo "make fuzz    libFuzzer + ASan on every parser, FUZZ_SECONDS each (default 60); FUZZ_TARGET=name for one"
 
@@ -103,6 +104,11 @@ e2e: deps
 
 demo: deps
 	@Tools/demo.sh
+
+# Two `kas serve` nodes sharing one redis-server and one key ring behind nginx (docs/kas.md,
+# "Scale-out with Redis").
+demo-cluster: deps
+	@Tools/demo-cluster.sh
 
 bench: deps
 	@Tools/bench.sh

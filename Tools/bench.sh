@@ -8,7 +8,13 @@
 # Test media is generated once by ffmpeg and cached in out/bench/media (git-ignored).
 # BENCH_RUNS (default 7) sets the alternating runs per tool; BENCH_LOAD_SECONDS (default 10) the
 # length of each key-delivery phase. BENCH_PART=ladder runs only the bitrate-ladder packaging
-# (Tools/bench/ladder.sh) and replaces that section of docs/benchmarks.md.
+# (Tools/bench/ladder.sh) and replaces that section of docs/benchmarks.md; BENCH_PART=browser
+# runs only the browser's load() → first playing step (the 1080p clip packaged once, kas serve,
+# Tools/bench/browser_first_playing.py) and replaces that section and its targets row;
+# BENCH_PART=redis runs only the key-request load on one node with SQLite, one with Redis and two
+# nodes on one Redis behind nginx (Tools/bench/redis.sh) and replaces that section. A whole run
+# keeps the sections it does not measure itself (marked <!-- NAME:begin --> ... <!-- NAME:end -->,
+# hand-written ones included; Tools/bench/doc_sections.py).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SCRATCH="$ROOT/.build"
@@ -18,7 +24,7 @@ HERE="$ROOT/Tools/bench"
 RUNS="${BENCH_RUNS:-7}"
 LOAD_SECONDS="${BENCH_LOAD_SECONDS:-10}"
 PART="${BENCH_PART:-all}"
-[ "$PART" = all ] || [ "$PART" = ladder ] || { echo "bench: BENCH_PART must be all or ladder" >&2; exit 64; }
+case "$PART" in all|ladder|browser|redis) ;; *) echo "bench: BENCH_PART must be all, ladder, browser or redis" >&2; exit 64 ;; esac
 export PATH="/opt/swift/usr/bin:$PATH"
 
 WORK="$(mktemp -d /tmp/mediadrm-bench.XXXXXX)"
@@ -81,10 +87,8 @@ build() {   # PACKAGE_PATH PRODUCT; one shared scratch path, the plan dropped fi
 }
 build "$ROOT/Packages/Packager" packager
 build "$ROOT/Packages/KAS" kas
-if [ "$PART" = all ]; then
-    build "$ROOT/Packages/Client" player
-    build "$ROOT/Tools/loadgen" loadgen
-fi
+if [ "$PART" = all ]; then build "$ROOT/Packages/Client" player; fi
+if [ "$PART" != ladder ]; then build "$ROOT/Tools/loadgen" loadgen; fi
 PACKAGER="$SCRATCH/release/packager"
 PLAYER="$SCRATCH/release/player"
 KAS="$SCRATCH/release/kas"
@@ -134,6 +138,63 @@ if [ "$PART" = ladder ]; then
     mkdir -p "$ROOT/out/bench"
     cp "$RESULTS" "$ROOT/out/bench/results-ladder.jsonl"
     echo "bench: the ladder section of docs/benchmarks.md written ($(( $(date +%s) - BEGAN )) s; raw figures in out/bench/results-ladder.jsonl)"
+    exit 0
+fi
+
+# kas serve for the key-delivery phases and the browser step. The per-viewer rate limit is
+# raised so the load measures the key path, not the 429 path.
+start_kas() {
+    KAS_KEY_REQUESTS_PER_MINUTE=1000000 "$KAS" serve --listen "127.0.0.1:$PORT" --data-dir "$KASDATA" 2> "$WORK/kas.log" &
+    KAS_PID=$!
+    for _ in $(seq 1 100); do
+        curl -fsS "$KASURL/healthz" > /dev/null 2>&1 && break
+        kill -0 "$KAS_PID" 2>/dev/null || { cat "$WORK/kas.log" >&2; die "kas serve exited"; }
+        sleep 0.1
+    done
+    curl -fsS "$KASURL/healthz" > /dev/null || die "kas serve does not answer /healthz"
+    record_command kas-serve env KAS_KEY_REQUESTS_PER_MINUTE=1000000 "$KAS" serve --listen "127.0.0.1:$PORT" --data-dir "$WORK/kas"
+}
+viewer_tokens() {
+    : > "$WORK/tokens.txt"
+    for v in 1 2 3 4; do
+        "$KAS" token --data-dir "$KASDATA" --sub "bench-viewer-$v" --ttl 3600 \
+            --claims '{"entitlements":["https://example.com/attr/tier/value/premium"]}' >> "$WORK/tokens.txt"
+    done
+}
+browser_step() {
+    step "browser: load() to the first playing event in chromium, 5 cold pages"
+    record_command browser-first-playing "$PY" "$HERE/browser_first_playing.py" "$KASURL" TOKEN "$WORK/ours.zip" \
+        --origin-server "$ROOT/Tools/python/range_server.py" --runs 5
+    record "{\"kind\":\"load\",\"when\":\"start-browser\",\"loadavg\":\"$(loadavg)\",\"utc\":\"$(date -u '+%Y-%m-%d %H:%M UTC')\"}"
+    "$PY" "$HERE/browser_first_playing.py" "$KASURL" "$(head -n 1 "$WORK/tokens.txt")" "$WORK/ours.zip" \
+        --origin-server "$ROOT/Tools/python/range_server.py" --runs 5 >> "$RESULTS"
+    record "{\"kind\":\"load\",\"when\":\"end-browser\",\"loadavg\":\"$(loadavg)\"}"
+}
+
+if [ "$PART" = browser ]; then
+    step "package the 1080p clip (fps-v2, 6 s segments), once"
+    record_command packaging-ours "$PACKAGER" package "$CLIP" -o "$WORK/ours.zip" --kas-url "$KASURL" \
+        --kas-public-key "$WORK/kas-public.pem" --policy "$WORK/policy.json" --segment-duration 6 --quiet
+    "$PACKAGER" package "$CLIP" -o "$WORK/ours.zip" --kas-url "$KASURL" --kas-public-key "$WORK/kas-public.pem" \
+        --policy "$WORK/policy.json" --segment-duration 6 --quiet
+    step "kas serve on $KASURL"
+    start_kas
+    viewer_tokens
+    browser_step
+    "$PY" "$HERE/browser_section.py" "$RESULTS" "$ROOT/docs/benchmarks.md"
+    mkdir -p "$ROOT/out/bench"
+    cp "$RESULTS" "$ROOT/out/bench/results-browser.jsonl"
+    echo "bench: the browser section of docs/benchmarks.md written ($(( $(date +%s) - BEGAN )) s; raw figures in out/bench/results-browser.jsonl)"
+    exit 0
+fi
+
+if [ "$PART" = redis ]; then
+    record "{\"kind\":\"load\",\"when\":\"start-redis\",\"time\":$(date +%s),\"loadavg\":\"$(loadavg)\"}"
+    source "$HERE/redis.sh"
+    "$PY" "$HERE/redis_section.py" "$RESULTS" "$ROOT/docs/benchmarks.md"
+    mkdir -p "$ROOT/out/bench"
+    cp "$RESULTS" "$ROOT/out/bench/results-redis.jsonl"
+    echo "bench: the Redis section of docs/benchmarks.md written ($(( $(date +%s) - BEGAN )) s; raw figures in out/bench/results-redis.jsonl)"
     exit 0
 fi
 
@@ -220,16 +281,7 @@ openssl speed -seconds 3 ecdhp256 2>/dev/null > "$WORK/speed-ecdh.txt"
 "$PY" "$HERE/openssl_speed.py" "$WORK/speed-rsa.txt" "$WORK/speed-ecdh.txt" >> "$RESULTS"
 
 step "key delivery: kas serve on $KASURL"
-# The per-viewer rate limit is raised so the load measures the key path, not the 429 path.
-KAS_KEY_REQUESTS_PER_MINUTE=1000000 "$KAS" serve --listen "127.0.0.1:$PORT" --data-dir "$KASDATA" 2> "$WORK/kas.log" &
-KAS_PID=$!
-for _ in $(seq 1 100); do
-    curl -fsS "$KASURL/healthz" > /dev/null 2>&1 && break
-    kill -0 "$KAS_PID" 2>/dev/null || { cat "$WORK/kas.log" >&2; die "kas serve exited"; }
-    sleep 0.1
-done
-curl -fsS "$KASURL/healthz" > /dev/null || die "kas serve does not answer /healthz"
-record_command kas-serve env KAS_KEY_REQUESTS_PER_MINUTE=1000000 "$KAS" serve --listen "127.0.0.1:$PORT" --data-dir "$WORK/kas"
+start_kas
 printf 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' > "$WORK/health.txt"
 "$PY" -c 'import struct,sys; d=open(sys.argv[1],"rb").read(); open(sys.argv[2],"wb").write(struct.pack(">I",len(d))+d)' \
     "$WORK/health.txt" "$WORK/health.bin"
@@ -263,11 +315,7 @@ if [ "$STATUS" = 404 ]; then
 else
     record '{"kind":"keydelivery","wired":true}'
     step "key delivery: viewers, sessions and request pools"
-    : > "$WORK/tokens.txt"
-    for v in 1 2 3 4; do
-        "$KAS" token --data-dir "$KASDATA" --sub "bench-viewer-$v" --ttl 3600 \
-            --claims '{"entitlements":["https://example.com/attr/tier/value/premium"]}' >> "$WORK/tokens.txt"
-    done
+    viewer_tokens
     WARM_POOL=$(( 2000 * LOAD_SECONDS + 1000 ))
     # Cold phases start where the previous one stopped, so a manifest comes back only after the
     # whole pool (far more than the cache's 1024 entries) has gone by.
@@ -301,11 +349,7 @@ else
     "$PY" "$HERE/first_byte.py" "$PLAYER" "$KASURL" "$(head -n 1 "$WORK/tokens.txt")" "$WORK/ours.zip" "$WORK/pkg" \
         --origin-server "$ROOT/Tools/python/range_server.py" --runs "$RUNS" >> "$RESULTS"
 
-    step "browser: load() to the first playing event in chromium, 5 cold pages"
-    record_command browser-first-playing "$PY" "$HERE/browser_first_playing.py" "$KASURL" TOKEN "$WORK/ours.zip" \
-        --origin-server "$ROOT/Tools/python/range_server.py" --runs 5
-    "$PY" "$HERE/browser_first_playing.py" "$KASURL" "$(head -n 1 "$WORK/tokens.txt")" "$WORK/ours.zip" \
-        --origin-server "$ROOT/Tools/python/range_server.py" --runs 5 >> "$RESULTS"
+    browser_step
 
     step "profile: kas serve at warm saturation (perf, cpu-clock, DWARF call graphs)"
     perf record -e cpu-clock -F 499 --call-graph dwarf,16384 -p "$KAS_PID" -o "$WORK/kas.perf" -- sleep 4 > /dev/null 2>&1 &
@@ -340,6 +384,7 @@ record "{\"kind\":\"load\",\"when\":\"end\",\"loadavg\":\"$(loadavg)\",\"elapsed
 "$PY" "$HERE/report.py" "$RESULTS" > "$WORK/benchmarks.md"
 mkdir -p "$ROOT/out/bench"
 cp "$RESULTS" "$ROOT/out/bench/results.jsonl"
+"$PY" "$HERE/doc_sections.py" "$ROOT/docs/benchmarks.md" "$WORK/benchmarks.md"
 mv "$WORK/benchmarks.md" "$ROOT/docs/benchmarks.md"
 echo "bench: docs/benchmarks.md written ($ELAPSED s; raw figures in out/bench/results.jsonl)"
 [ "$ELAPSED" -le 600 ] || echo "bench: WARNING: the run took $ELAPSED s, over the 10-minute budget" >&2

@@ -13,22 +13,13 @@ SCRATCH="$ROOT/.build"
 BIN="$SCRATCH/release"
 DEMO="$ROOT/out/demo"
 export PATH="/opt/swift/usr/bin:$PATH"
+source "$ROOT/Tools/lib/processes.sh"
 
 KAS_PID="" NGINX_PID=""
 cleanup() {
     local status=$?
-    # SIGTERM is the KAS's graceful stop; SIGKILL only if it does not go.
-    if [ -n "$KAS_PID" ] && kill -0 "$KAS_PID" 2>/dev/null; then
-        kill -TERM "$KAS_PID" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$KAS_PID" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$KAS_PID" 2>/dev/null || true
-    fi
-    # nginx: SIGQUIT is its graceful stop.
-    if [ -n "$NGINX_PID" ] && kill -0 "$NGINX_PID" 2>/dev/null; then
-        kill -QUIT "$NGINX_PID" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$NGINX_PID" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$NGINX_PID" 2>/dev/null || true
-    fi
+    stop_gracefully "$KAS_PID" TERM
+    stop_gracefully "$NGINX_PID" QUIT
     rm -rf "$DEMO/tmp"
     if [ "$status" -ne 0 ]; then echo "demo: FAILED (exit $status); logs in $DEMO/logs" >&2; fi
     exit "$status"

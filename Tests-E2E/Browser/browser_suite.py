@@ -26,6 +26,8 @@ import tempfile
 import threading
 import time
 import unittest
+import urllib.error
+import urllib.request
 import zipfile
 
 ROOT = os.environ.get("MEDIADRM_ROOT") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -190,6 +192,12 @@ class Fixture:
         self.limited = self.package("limited.tdf", "--max-streams", "1")
         self.rental = self.package("rental.tdf", "--rental-purchase-window", "3600", "--rental-playback-window", "3600")
         self.hls = self.package("talk-hls/", "--profile", "tdf-hls")
+        # tdf-hls whose policy carries media rules (a stream limit and a rental): keys only
+        # through a media session and POST /media/v1/rewrap. For the 1 s heartbeat KAS, so its
+        # heartbeats show within the 4 s clip.
+        self.hls_rules = self.package("rules-hls/", "--profile", "tdf-hls", "--max-streams", "1",
+                                      "--rental-purchase-window", "3600", "--rental-playback-window", "3600", kas=self.short)
+        self.hls_rules_uuid = self.stream_policy_uuid(self.hls_rules)
         # The lease test plays a 20 s clip: its first renewal (3 s after the keys) must come
         # while the page still plays, however late a loaded machine runs the renewal timer.
         self.long_clip = os.path.join(self.dir, "clip-20s.mp4")
@@ -219,6 +227,14 @@ class Fixture:
             "--kas-public-key", kas.public_key, "--policy", self.policy, "--classification", CLASSIFICATION,
             "--segment-duration", "1", "--quiet", *flags)
         return name
+
+    def stream_policy_uuid(self, name):
+        """The policy uuid of a tdf-hls stream's segments (a rental token names it)."""
+        directory = os.path.join(self.origin_root, name)
+        segment = next(os.path.join(where, f) for where, _, files in sorted(os.walk(directory)) for f in sorted(files) if f.endswith(".tdf"))
+        with zipfile.ZipFile(segment) as archive:
+            manifest = json.loads(archive.read("0.manifest.json"))
+        return json.loads(base64.b64decode(manifest["encryptionInformation"]["policy"]))["uuid"]
 
     def token(self, sub, **claims):
         return self.main.token(sub, **claims)
@@ -291,18 +307,19 @@ class BrowserCase(unittest.TestCase):
         page.wait_for_function("typeof window.startPlayer === 'function'", timeout=WAIT * 1000)
         return page
 
-    def start(self, page, name, token):
-        return page.evaluate("args => window.startPlayer(args)", {"kas": fixture.kas, "src": fixture.url(name), "token": token})
+    def start(self, page, name, token, kas=None):
+        return page.evaluate("args => window.startPlayer(args)", {"kas": (kas or fixture.main).url, "src": fixture.url(name), "token": token})
 
     def events(self, page):
         return page.evaluate("window.events")
 
     def wait_event(self, page, kind, after=0):
-        return poll(lambda: next((i for i, e in enumerate(self.events(page)) if e["type"] == kind and i >= after), None) is not None
-                    and next(i for i, e in enumerate(self.events(page)) if e["type"] == kind and i >= after), f"the {kind} event")
+        """The index of the first `kind` event at or after `after` (which may be 0)."""
+        found = lambda: next(((i,) for i, e in enumerate(self.events(page)) if e["type"] == kind and i >= after), None)
+        return poll(found, f"the {kind} event")[0]
 
-    def play_through_with_seek(self, name, token, page):
-        result = self.start(page, name, token)
+    def play_through_with_seek(self, name, token, page, kas=None):
+        result = self.start(page, name, token, kas)
         self.assertTrue(result["ok"], result)
         playing = self.wait_event(page, "playing")
         state = page.evaluate("window.state()")
@@ -319,6 +336,15 @@ class BrowserCase(unittest.TestCase):
         self.assertNotIn("error", kinds)
         self.assertNotIn("player-error", kinds)
         return page
+
+    def frames_and_clear_source(self, page):
+        """The played frames at fixed times, then (the player destroyed) the clear source's."""
+        times = [0.54, 1.54, 3.02]   # mid-frame at 25 fps, so no pipeline rounds to a neighbour
+        played = [page.evaluate("t => window.frameDigestAt(t)", t) for t in times]
+        shutil.copy(fixture.clip, os.path.join(fixture.origin_root, "clear-source.mp4"))
+        plain = page.evaluate("args => window.plainFrameDigests(args.src, args.times)",
+                              {"src": fixture.url("clear-source.mp4"), "times": times})
+        return played, plain
 
 
 class PlaybackTests(BrowserCase):
@@ -362,12 +388,117 @@ class PlaybackTests(BrowserCase):
     def test_tdf_hls_plays_to_end_and_its_frames_equal_the_clear_source(self):
         page = self.open()
         self.play_through_with_seek(fixture.hls, fixture.token("viewer-hls"), page)
-        times = [0.54, 1.54, 3.02]   # mid-frame at 25 fps, so no pipeline rounds to a neighbour
-        played = [page.evaluate("t => window.frameDigestAt(t)", t) for t in times]
-        shutil.copy(fixture.clip, os.path.join(fixture.origin_root, "clear-source.mp4"))
-        plain = page.evaluate("args => window.plainFrameDigests(args.src, args.times)",
-                              {"src": fixture.url("clear-source.mp4"), "times": times})
+        self.assertEqual(*self.frames_and_clear_source(page))
+
+
+
+class MediaRulesTDFHLSTests(BrowserCase):
+    """A tdf-hls stream whose policy carries media rules (`--max-streams 1`, a rental), on the
+    1 s heartbeat KAS: the page starts one media session and gets every segment key through
+    POST /media/v1/rewrap, as `player` does."""
+
+    def token(self, viewer):
+        return fixture.short.token(viewer, rentals={fixture.hls_rules_uuid: int(time.time()) - 60})
+
+    def viewer_requests(self, viewer):
+        mine = hashlib.sha256(viewer.encode()).hexdigest()[:16]
+        return [(r["method"], r["route"], r["status"]) for r in fixture.short.requests() if r.get("viewer") == mine]
+
+    def test_it_plays_through_its_media_session_whose_heartbeats_and_end_the_kas_sees_in_order(self):
+        viewer = "viewer-hls-rules"
+        page = self.open()
+        self.play_through_with_seek(fixture.hls_rules, self.token(viewer), page, kas=fixture.short)
+        played, plain = self.frames_and_clear_source(page)   # the player is destroyed last
         self.assertEqual(played, plain)
+        # destroy() ended the session (its DELETE is not cut short by the playback's abort).
+        poll(lambda: any(e["event"] == "session_end" for e in fixture.short.audit(viewer)), "the session's end at the KAS")
+        seen = self.viewer_requests(viewer)
+        routes = [(method, route) for method, route, _ in seen]
+        self.assertTrue(all(status == 200 for _, _, status in seen), seen)
+        self.assertEqual(routes[0], ("POST", "/media/v1/session/start"), seen)
+        self.assertEqual(routes.count(("POST", "/media/v1/session/start")), 1, "one media session for the playback")
+        self.assertNotIn(("POST", "/kas/v2/rewrap"), routes, "no bulk OpenTDF rewrap")
+        rewrap = routes.index(("POST", "/media/v1/rewrap"))
+        heartbeat = routes.index(("POST", "/media/v1/session/{id}/heartbeat"))
+        self.assertLess(rewrap, heartbeat, seen)
+        self.assertEqual(routes[-1], ("DELETE", "/media/v1/session/{id}"), seen)
+        self.assertEqual(routes.count(("DELETE", "/media/v1/session/{id}")), 1, seen)
+        events = [(e["event"], e["decision"]) for e in fixture.short.audit(viewer)]
+        self.assertEqual(events[0], ("session_start", "allow"), events)
+        self.assertEqual(events[-1], ("session_end", "allow"), events)
+        self.assertEqual({event for event, _ in events[1:-1]}, {"media_rewrap"}, events)
+        self.assertTrue(all(decision == "allow" for _, decision in events), events)
+
+    def test_a_second_page_over_max_streams_is_refused_and_closing_the_first_frees_the_slot(self):
+        viewer = "viewer-hls-rules-limited"
+        token = self.token(viewer)
+        first = self.open()
+        self.assertTrue(self.start(first, fixture.hls_rules, token, kas=fixture.short)["ok"])
+        second = self.open()
+        result = self.start(second, fixture.hls_rules, token, kas=fixture.short)
+        self.assertFalse(result["ok"], result)
+        self.assertEqual(result["reason"], "concurrent_streams")
+        poll(lambda: second.inner_text("#reason") == "concurrent_streams", "the reason in the page")
+        self.assertNotIn("keysdelivered", [e["type"] for e in self.events(second)], "no key for the second page")
+        self.assertTrue(any(e["decision"] == "deny" and e["reason"] == "concurrent_streams" for e in fixture.short.audit(viewer)))
+        first.close()   # pagehide: the player ends its media session with a keepalive request
+
+        def plays_again():
+            page = self.open()
+            ok = self.start(page, fixture.hls_rules, token, kas=fixture.short)["ok"]
+            page.close()
+            return ok
+        poll(plays_again, "the stream slot to be free after the first page closed")
+
+    def test_a_lapsed_rental_is_refused_with_its_reason_and_the_session_is_ended(self):
+        viewer = "viewer-hls-rules-lapsed"
+        token = fixture.short.token(viewer, rentals={fixture.hls_rules_uuid: int(time.time()) - 7200})
+        page = self.open()
+        result = self.start(page, fixture.hls_rules, token, kas=fixture.short)
+        self.assertFalse(result["ok"], result)
+        self.assertEqual(result["reason"], "rental_purchase_window_closed")
+        poll(lambda: page.inner_text("#reason") == "rental_purchase_window_closed", "the reason in the page")
+        self.assertNotIn("keysdelivered", [e["type"] for e in self.events(page)])
+        # The refusal ends the playback's media session (the player's error path).
+        poll(lambda: [(e["event"], e["decision"], e["reason"]) for e in fixture.short.audit(viewer)]
+             == [("session_start", "allow", "started"), ("media_rewrap", "deny", "rental_purchase_window_closed"),
+                 ("session_end", "allow", "ended")], "the session started, refused its key and ended, in order")
+
+    def test_a_rate_limited_media_rewrap_is_asked_again_after_retry_after(self):
+        """The page's first media rewrap is held (Playwright routing) while the test empties the
+        viewer's key-request bucket at the KAS (60 a minute by default; a rewrap of an empty
+        body costs a token too), then let through: the KAS answers 429 with Retry-After, the
+        player emits `ratelimited`, waits and asks again, and plays. Events and their order only."""
+        viewer = "viewer-hls-rules-rate"
+        token = self.token(viewer)
+        page = self.open()
+        held = []
+        page.route("**/media/v1/rewrap", lambda route: held.append(route) if not held else route.continue_())
+        page.evaluate("args => { window.loading = window.startPlayer(args); }",
+                      {"kas": fixture.short.url, "src": fixture.url(fixture.hls_rules), "token": token})
+        poll(lambda: page.evaluate("true") and held, "the page's first media rewrap")
+
+        def drained_once():
+            request = urllib.request.Request(f"{fixture.short.url}/media/v1/rewrap", data=b"{}", method="POST",
+                                             headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(request, timeout=10):
+                    return False
+            except urllib.error.HTTPError as error:
+                return error.code == 429
+        # Back to back, so the bucket (one token back a second) empties: at most a few hundred.
+        self.assertTrue(any(drained_once() for _ in range(1000)), "the viewer's key-request bucket never emptied (no 429)")
+        held[0].continue_()
+        limited = self.wait_event(page, "ratelimited")
+        keys = self.wait_event(page, "keysdelivered", after=limited)
+        self.wait_event(page, "playing", after=keys)
+        self.assertTrue(page.evaluate("window.loading")["ok"])
+        kinds = [e["type"] for e in self.events(page)]
+        self.assertNotIn("player-error", kinds)
+        rewraps = [(e["decision"], e["reason"]) for e in fixture.short.audit(viewer) if e["event"] == "media_rewrap"]
+        self.assertIn(("deny", "rate_limited"), rewraps)
+        self.assertEqual(rewraps[-1], ("allow", "keys_delivered"), rewraps)
+        page.close()
 
 
 class AdaptiveBitrateTests(BrowserCase):

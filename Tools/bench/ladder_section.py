@@ -4,10 +4,11 @@ runs only this part and splices the section into the existing docs/benchmarks.md
 
     ladder_section.py RESULTS.jsonl docs/benchmarks.md
 """
-import json
 import statistics
 import sys
 import time
+
+from doc_sections import spliced
 
 BEGIN, END = "<!-- ladder:begin -->", "<!-- ladder:end -->"
 
@@ -64,17 +65,7 @@ def render(records, partial=False):
 
 
 def splice(results, doc):
-    records = [json.loads(line) for line in open(results) if line.strip()]
-    lines, _ = render(records, partial=True)
-    if not lines:
-        sys.exit("ladder_section: the results hold no ladder runs")
-    text = open(doc).read()
-    section = "\n".join(lines)
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + section + text[text.index(END) + len(END):]
-    else:
-        anchor = "## 2. Playback"
-        text = text.replace(anchor, section + "\n\n" + anchor, 1) if anchor in text else text.rstrip("\n") + "\n\n" + section + "\n"
+    text, _ = spliced(results, doc, render, BEGIN, END, "## 2. Playback", "ladder_section: the results hold no ladder runs")
     open(doc, "w").write(text)
 
 

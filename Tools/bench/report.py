@@ -1,10 +1,16 @@
 """Renders docs/benchmarks.md from the JSON lines Tools/bench.sh recorded in one run.
-Every figure printed here was measured in that run; nothing is carried over from another."""
+Every figure printed here was measured in that run; Tools/bench.sh then carries over the marked
+sections of the previous file that this run did not render (hand-written ones, and the part-runs
+it does not measure: Tools/bench/doc_sections.py):
+
+    report.py RESULTS.jsonl > benchmarks.md
+"""
 import json
 import statistics
 import sys
 import time
 
+import browser_section
 import ladder_section
 
 records = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
@@ -264,26 +270,12 @@ else:
       "into the server on this branch), so there is no session or key to time.")
     targets.append(("First clear byte < 50 ms", "not measured (media routes not in `kas serve`)", "not measured"))
 w("")
-browser = one("browser_first_playing")
-if browser:
-    b = browser["load_to_playing_ms"]
+# --- Browser (issue 15; Tools/bench/browser_section.py) ----------------------------------------
+browser_lines, browser_target = browser_section.render(records)
+if browser_lines:
     w("")
-    w("### Browser: load() to the first playing event")
-    w("")
-    w("Debian's chromium (headless, Playwright) opens `kas serve`'s own player page, `/player/?src=...`, in a new "
-      f"browser context per run ({browser['runs']} cold pages after one unrecorded run); the token is typed into the "
-      "page, which reads the package from `range_server.py --cors` with Range requests, admits it, opens a media "
-      "session per component, gets every key through WebCrypto into EME ClearKey and feeds MediaSource. The figure is "
-      "the page's User Timing measure from `load()` to the first `playing` event.")
-    w("")
-    w(code("browser-first-playing"))
-    w("")
-    w(f"Median {b['median']} ms (min {b['min']}, max {b['max']}; runs: {', '.join(str(x) for x in b['all'])}); "
-      f"of which admission (Range reads and reader checks) {browser['load_to_admitted_ms']['median']} ms and every key "
-      f"in the CDM {browser['load_to_keys_ms']['median']} ms after load() (medians).")
-    targets.append(("Browser load() → first playing < 300 ms (median of 5 cold pages, loopback)",
-                    f"{b['median']} ms ({b['min']}–{b['max']})",
-                    "met" if b["median"] < 300 else f"**missed** by {b['median'] - 300:.1f} ms"))
+    out.extend(browser_lines)
+    targets.append(browser_target)
 w("")
 
 # --- Key delivery ------------------------------------------------------------------------------
@@ -470,5 +462,7 @@ if notes:
     summary += ["Where the time goes for the missed targets (this run's `perf` profiles):", ""] + notes + [""]
 insert_at = out.index("## Machine")
 out[insert_at:insert_at] = summary
+
+
 
 print("\n".join(out).replace("\n\n\n", "\n\n"))

@@ -7,6 +7,14 @@ import { isObject, parseStrictJSON } from "./strict-json.js";
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,256}$/;
 const MAX_ANSWER_BYTES = 4 << 20;
+const MAX_RETRY_AFTER_SECONDS = 86400;
+
+/** The whole seconds of a `Retry-After` header (RFC 9110 §10.2.3, the delay form the KAS sends),
+ * or undefined. */
+function retryAfterSeconds(headers) {
+  const value = headers.get("Retry-After");
+  return value && /^[0-9]{1,6}$/.test(value) ? Math.min(Number(value), MAX_RETRY_AFTER_SECONDS) : undefined;
+}
 
 /** The reason a refusal carries when the KAS gave none (statuses by fps-v2 §10.5). */
 function derivedReason(status, error) {
@@ -34,13 +42,15 @@ export class KeyService {
     return value;
   }
 
-  async call(method, path, body, route) {
+  /** `abortable: false` for the session end: unloading aborts the playback's requests first,
+   * and the end must still reach the KAS to free the stream slot. */
+  async call(method, path, body, route, { abortable = true } = {}) {
     const headers = { Authorization: `Bearer ${await this.token()}` };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     let response;
     try {
       response = await fetch(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-        signal: this.signal, credentials: "omit", cache: "no-store", redirect: "error", mode: "cors" });
+        signal: abortable ? this.signal : undefined, credentials: "omit", cache: "no-store", redirect: "error", mode: "cors" });
     } catch (error) {
       if (error && error.name === "AbortError") throw error;
       throw new PlayerError("transport", `the key service could not be reached for ${route}`);
@@ -54,7 +64,10 @@ export class KeyService {
       const given = isObject(object) && typeof object.reason === "string" && /^[a-z0-9_]{1,64}$/.test(object.reason) ? object.reason : null;
       const reason = given ?? derivedReason(response.status, error);
       throw new PlayerError(response.status === 429 ? "limit" : response.status === 401 ? "unauthorized" : response.status >= 500 ? "transient" : "denied",
-        `the key service refused ${route}: ${response.status} ${error ?? ""}`.trim(), { reason, status: response.status });
+        `the key service refused ${route}: ${response.status} ${error ?? ""}`.trim(),
+        // A 429 without a refusal code is the viewer's request budget running dry (a rate
+        // limit, docs/protocol.md): its Retry-After says when to ask again.
+        { reason, status: response.status, retryAfter: response.status === 429 && !given ? retryAfterSeconds(response.headers) : undefined });
     }
     if (!isObject(object)) throw malformed(`the key service's ${route} answer is not a JSON object`);
     return object;
@@ -83,7 +96,7 @@ export class KeyService {
   }
 
   endSession(sessionId) {
-    return this.call("DELETE", `/media/v1/session/${sessionId}`, undefined, "session end");
+    return this.call("DELETE", `/media/v1/session/${sessionId}`, undefined, "session end", { abortable: false });
   }
 
   /** Ends sessions while the page unloads: a keepalive fetch outlives the page and carries the
@@ -99,5 +112,11 @@ export class KeyService {
   /** POST /kas/v2/rewrap with a signed request token; returns the parsed answer. */
   rewrap(signedRequestToken) {
     return this.call("POST", "/kas/v2/rewrap", { signedRequestToken }, "rewrap");
+  }
+
+  /** POST /media/v1/rewrap: the OpenTDF v2 bulk request (`clientPublicKey`, `requests`) through
+   * the live media session `sessionId`; returns the parsed OpenTDF RewrapResponse. */
+  mediaRewrap(sessionId, clientPublicKey, requests) {
+    return this.call("POST", "/media/v1/rewrap", { sessionId, clientPublicKey, requests }, "media rewrap");
   }
 }

@@ -1,20 +1,24 @@
-// The open path's media sessions for one fps-v2 playback (docs/protocol.md "Media routes"), as
-// the Swift client's ContentKeySession: one session per component, all with one `playbackId`
-// (concurrency counts playbacks); per component a key request with a fresh P-256 key; each key
-// handed to the CDM and dropped. Afterwards heartbeats every `heartbeatSeconds`, and a renewal
-// at the lease rule (max(lease − 120 s, lease / 2) after delivery: a new session, a new key
-// request, then the previous session ended). Every session is ended on stop(), on a failure,
-// and on page unload (keepalive requests).
+// The open path's media sessions of one playback (docs/protocol.md "Media routes"), as the
+// Swift client keeps them, with one `playbackId` for all (concurrency counts playbacks).
+// fps-v2, as ContentKeySession: one session per component; per component a key request with a
+// fresh P-256 key; each key handed to the CDM and dropped; a renewal at the lease rule
+// (max(lease − 120 s, lease / 2) after delivery: a new session, a new key request, then the
+// previous session ended). tdf-hls with media rules, as TDFHLSMediaSession: one session for the
+// playback (`startPlayback`) whose id goes with every media rewrap; its answers carry no lease,
+// so nothing is renewed. Every session gets heartbeats every `heartbeatSeconds` and is ended on
+// stop(), on a failure, and on page unload (keepalive requests).
 import { base64Encode, base64urlEncode } from "./bytes.js";
 import { ephemeralKey, unwrapKey } from "./key-unwrap.js";
 
 export const renewalDelaySeconds = (lease) => Math.max(lease - 120, lease / 2);
 
 export class MediaSessions {
-  constructor(service, { assetId, manifest, components, cdm, onKey, onFailure }) {
+  /** `manifest`, `components`, `cdm` and `onKey` serve fps-v2's key requests; a tdf-hls
+   * playback gives only `assetId` (the policy uuid) and `onFailure`, and calls startPlayback. */
+  constructor(service, { assetId, manifest = null, components = [], cdm = null, onKey = () => {}, onFailure }) {
     this.service = service;
     this.assetId = assetId;
-    this.manifest = base64Encode(manifest);
+    this.manifest = manifest && base64Encode(manifest);
     this.components = components;
     this.cdm = cdm;
     this.onKey = onKey;
@@ -36,10 +40,25 @@ export class MediaSessions {
     results.forEach((r, i) => this.schedule(this.components[i], r.value));
   }
 
-  async acquire(component) {
-    const grant = await this.service.startSession({ assetId: this.assetId, component: component.id, playbackId: this.playbackId });
+  /** tdf-hls with media rules: starts the playback's one session, bound to the asset and the
+   * kind of rendition played (`video`: a ladder's variant ids are not component ids, and one
+   * session serves the video and audio segments), with its heartbeats. Returns its id. */
+  async startPlayback(rendition = "video") {
+    const grant = await this.start(rendition);
+    this.schedule(rendition, grant);
+    return grant.sessionId;
+  }
+
+  /** Starts one session of this playback; it is ended with the others. */
+  async start(component) {
+    const grant = await this.service.startSession({ assetId: this.assetId, component, playbackId: this.playbackId });
     this.open.add(grant.sessionId);
     if (this.stopped) { await this.end(grant.sessionId); throw new DOMException("stopped", "AbortError"); }
+    return grant;
+  }
+
+  async acquire(component) {
+    const grant = await this.start(component.id);
     const { privateKey, publicKeyPEM } = await ephemeralKey();
     const answer = await this.service.requestKey({ assetId: this.assetId, component: component.id, sessionId: grant.sessionId,
       manifest: this.manifest, clientPublicKey: publicKeyPEM });
@@ -55,6 +74,7 @@ export class MediaSessions {
     return { ...grant, leaseSeconds: answer.leaseSeconds, deliveredAt: performance.now() };
   }
 
+  /** Heartbeats for `live`, and its renewal when its key came with a lease. */
   schedule(component, live) {
     const heartbeat = setInterval(() => {
       this.service.heartbeat(live.sessionId).catch((error) => {

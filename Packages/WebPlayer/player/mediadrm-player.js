@@ -18,7 +18,9 @@ import { TDFHLSStream } from "./tdf-hls.js";
  * Events (CustomEvent, `detail`): `keysdelivered` ({component} once per component key, then
  * {all: true}); `error` ({error, code, reason, check}); `admitted` ({profile, duration});
  * `variantchange` (tdf-hls ladders: {from, to, segment, bandwidth, width, height, estimate,
- * bufferAhead, direction} when the ABR rule of abr.js moves to another video variant).
+ * bufferAhead, direction} when the ABR rule of abr.js moves to another video variant);
+ * `ratelimited` (tdf-hls: {retryAfter, attempt} before the player waits out a 429's
+ * Retry-After and asks again).
  * The element's own controls and events (playing, seeking, ended) work as usual.
  */
 export class MediaDRMPlayer extends EventTarget {
@@ -92,7 +94,14 @@ export class MediaDRMPlayer extends EventTarget {
 
   async loadTDFHLS(current, service, url) {
     const stream = await TDFHLSStream.open(url, { service, signal: current.abort.signal, isTypeSupported: (m) => MediaSource.isTypeSupported(m),
-      onVariant: (change) => this.emit("variantchange", change) });
+      onVariant: (change) => this.emit("variantchange", change),
+      onRateLimited: (wait) => this.emit("ratelimited", wait),
+      // A policy with media rules: one media session for the playback, ended as fps-v2's are
+      // (destroy, failure, pagehide).
+      startMediaSession: (assetId) => {
+        current.sessions = new MediaSessions(service, { assetId, onFailure: (error) => this.failDuringPlayback(current, error) });
+        return current.sessions.startPlayback();
+      } });
     this.emit("admitted", { profile: "tdf-hls", duration: stream.duration });
     await stream.prefetchKeys(0);
     this.emit("keysdelivered", { all: true });

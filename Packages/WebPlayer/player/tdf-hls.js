@@ -1,9 +1,14 @@
 // A tdf-hls stream (docs/formats.md "tdf-hls stream"): ordinary playlists whose segments are
 // Standard TDFs of clear CMAF fragments. Keys come by the path the Swift client uses: when a
 // segment's key is missing, the archives of the next LOOKAHEAD segments of every rendition are
-// fetched and all their keys asked for in ONE OpenTDF rewrap (a signed request token made with
-// a fresh P-256 key, docs/protocol.md "OpenTDF routes"). Each segment is verified and
-// decrypted with WebCrypto (TDFArchive) before its clear fragment reaches MediaSource. A
+// fetched and all their keys asked for in ONE bulk rewrap with a fresh P-256 key. A policy
+// without media rules goes to the OpenTDF rewrap (a signed request token, docs/protocol.md
+// "OpenTDF routes"); a policy with `arkavo:media` only to the media rewrap (`POST
+// /media/v1/rewrap`) through the playback's media session, started with the first batch and
+// kept by MediaSessions, in batches within the KAS's per-request limits. A rate limit (429 with
+// Retry-After, no refusal code) is waited out and the request made again (`onRateLimited`).
+// Each segment is verified and decrypted with WebCrypto (TDFArchive) before its clear fragment
+// reaches MediaSource. A
 // ladder's video variants are all opened (playlists and inits only); the next segment's variant
 // is chosen by the ABR rule (abr.js) from the bandwidth measured on segment downloads.
 import { BandwidthMeter, chooseVariant } from "./abr.js";
@@ -12,9 +17,19 @@ import { PlayerError, malformed } from "./errors.js";
 import { normalizeKeyServiceURL } from "./fps-v2-manifest.js";
 import { readLenient } from "./hls-playlist.js";
 import { ephemeralKey, unwrapKey } from "./key-unwrap.js";
+import { isObject, parseStrictJSON } from "./strict-json.js";
 import { TDFArchive } from "./tdf-archive.js";
 
 const LOOKAHEAD = 4;
+const MEDIA_RULES_KEY = "arkavo:media";
+// The media rewrap's limits per request (docs/protocol.md, `POST /media/v1/rewrap`).
+const MEDIA_REWRAP_MAX_OBJECTS = 512;
+const MEDIA_REWRAP_MAX_POLICIES = 4;
+// A rate limit's Retry-After is waited out as the Swift client's RateLimitWait does
+// (docs/protocol.md): at most this many sends of one request, each wait at most this long;
+// past either the 429 is the playback's error.
+const MAX_RATE_LIMITED_SENDS = 4;
+const MAX_RETRY_AFTER_SECONDS = 60;
 const MAX_SEGMENT_BYTES = 64 << 20;
 const MAX_INIT_BYTES = 1 << 20;
 
@@ -42,12 +57,75 @@ async function signedRequestToken(body, signingKey) {
   return `${input}.${base64urlEncode(new Uint8Array(signature))}`;
 }
 
+/** A segment policy's uuid and whether it carries `arkavo:media` (docs/formats.md, "tdf-hls
+ * stream"): such a policy is served only by the media rewrap, through a media session. */
+function readPolicy(text) {
+  const bytes = base64Decode(text);
+  const policy = bytes && parseStrictJSON(utf8.decode(bytes), "a tdf-hls segment's policy");
+  if (!isObject(policy) || typeof policy.uuid !== "string") throw malformed("a tdf-hls segment's policy is not a JSON object with a uuid");
+  return { uuid: policy.uuid, hasMediaRules: Object.hasOwn(policy, MEDIA_RULES_KEY) };
+}
+
+/** The OpenTDF v2 bulk `requests` (docs/protocol.md): one per policy text, ids by position. */
+const bulkRequests = (policies) => [...policies].map(([policy, objects], i) =>
+  ({ algorithm: "ec:secp256r1", keyAccessObjects: objects, policy: { body: policy, id: `policy-${i}` } }));
+
+/** `policies` split so that each media rewrap stays within the KAS's per-request limits. */
+function mediaRewrapBatches(policies) {
+  const batches = [];
+  let batch = new Map(), count = 0;
+  for (const [policy, objects] of policies) {
+    for (let at = 0; at < objects.length;) {
+      if (count === MEDIA_REWRAP_MAX_OBJECTS || (!batch.has(policy) && batch.size === MEDIA_REWRAP_MAX_POLICIES)) {
+        batches.push(batch);
+        batch = new Map();
+        count = 0;
+      }
+      const take = objects.slice(at, at + MEDIA_REWRAP_MAX_OBJECTS - count);
+      batch.set(policy, [...(batch.get(policy) ?? []), ...take]);
+      count += take.length;
+      at += take.length;
+    }
+  }
+  if (count) batches.push(batch);
+  return batches;
+}
+
+/** The 32-byte payload keys of a RewrapResponse, by key access object id: every requested id
+ * must be there and permitted. */
+async function unwrapResults(answer, requests, privateKey) {
+  if (typeof answer.sessionPublicKey !== "string" || !Array.isArray(answer.responses)) throw malformed("the rewrap answer has no session public key or no responses");
+  const results = new Map();
+  for (const policy of answer.responses) for (const result of Array.isArray(policy?.results) ? policy.results : []) results.set(result?.keyAccessObjectId, result);
+  const keys = new Map();
+  for (const { keyAccessObjectId: id } of requests.flatMap((r) => r.keyAccessObjects)) {
+    const result = results.get(id);
+    if (!result) throw malformed("the rewrap answer left out a requested key");
+    if (result.status !== "permit") throw TDFHLSStream.refusal(result);
+    if (!base64Decode(result.kasWrappedKey || "")) throw malformed("a permitted rewrap result has no wrapped key");
+    const key = await unwrapKey(result.kasWrappedKey, answer.sessionPublicKey, privateKey);
+    if (key.length !== 32) throw malformed("a rewrapped payload key is not 32 bytes");
+    keys.set(id, key);
+  }
+  return keys;
+}
+
+/** Resolves after `ms`, or rejects with an AbortError when `signal` aborts first. */
+function delay(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) { reject(new DOMException("stopped", "AbortError")); return; }
+    const timer = setTimeout(() => { signal?.removeEventListener("abort", aborted); resolve(); }, ms);
+    const aborted = () => { clearTimeout(timer); reject(new DOMException("stopped", "AbortError")); };
+    signal?.addEventListener("abort", aborted, { once: true });
+  });
+}
+
 export class TDFHLSStream {
   /** Reads the master and media playlists and the clear inits of every variant whose codecs
    * MediaSource plays (ascending by BANDWIDTH; those whose segments do not start at the first's
    * times are left out, since no switch to them is seamless) and of the default audio
    * rendition of their group. Playback starts on the lowest variant. */
-  static async open(url, { service, signal, isTypeSupported, onVariant }) {
+  static async open(url, { service, signal, isTypeSupported, onVariant, startMediaSession, onRateLimited }) {
     const master = readLenient(utf8.decode(await fetchBytes(url, signal, 1 << 20)), url);
     if (master.profile !== "tdf-hls") throw malformed("the master playlist does not carry the tdf-hls profile marker");
     const avc = (v) => v.codecs.find((c) => c.startsWith("avc1")) || v.codecs[0];
@@ -72,13 +150,17 @@ export class TDFHLSStream {
     if (chosenAudio && audioCodec && isTypeSupported(`audio/mp4; codecs="${audioCodec}"`)) {
       renditions.push(await load("audio", chosenAudio.url, `audio/mp4; codecs="${audioCodec}"`));
     }
-    return new TDFHLSStream(renditions, { service, signal, width: variants[0].width, height: variants[0].height, onVariant });
+    return new TDFHLSStream(renditions, { service, signal, width: variants[0].width, height: variants[0].height, onVariant,
+      startMediaSession, onRateLimited });
   }
 
-  constructor(renditions, { service, signal, width, height, onVariant }) {
+  constructor(renditions, { service, signal, width, height, onVariant, startMediaSession, onRateLimited }) {
     this.renditions = renditions;
     this.service = service;
     this.signal = signal;
+    this.startMediaSession = startMediaSession;
+    this.onRateLimited = onRateLimited;
+    this.route = null;           // a promise of the media session id, or of null (bulk rewrap)
     this.width = width;
     this.height = height;
     this.onVariant = onVariant;
@@ -116,7 +198,7 @@ export class TDFHLSStream {
   }
 
   /** Fetches the archives of segments index..index+LOOKAHEAD of every rendition and gets all
-   * their missing keys in one rewrap. */
+   * their missing keys in one rewrap (the media rewrap when the policy has media rules). */
   async prefetchKeys(index) {
     while (this.pending) await this.pending.catch(() => {});
     this.pending = this.rewrapFrom(index);
@@ -150,21 +232,52 @@ export class TDFHLSStream {
       if (!policies.has(archive.policy)) policies.set(archive.policy, []);
       policies.get(archive.policy).push({ keyAccessObjectId: wanted[i].id, keyAccessObject: archive.keyAccess });
     });
+    // The route is chosen once, from the first batch's policies, as the Swift client does.
+    this.route ??= this.chooseRoute([...policies.keys()]);
+    const sessionId = await this.route;
+    for (const batch of sessionId ? mediaRewrapBatches(policies) : [policies]) {
+      const keys = await this.withRetryAfter(() => sessionId ? this.mediaRewrap(sessionId, batch) : this.bulkRewrap(batch));
+      for (const [id, key] of keys) this.keys.set(id, key);
+    }
+  }
+
+  /** The media session's id when a policy carries media rules (the session is started then,
+   * for the policy uuid), else null: the bulk OpenTDF rewrap. */
+  async chooseRoute(policyTexts) {
+    const ruled = policyTexts.map(readPolicy).find((policy) => policy.hasMediaRules);
+    if (!ruled) return null;
+    if (!this.startMediaSession) throw new PlayerError("denied", "the stream's policy has media rules and no media session can be started", { reason: "media_rules_need_sessions" });
+    return this.startMediaSession(ruled.uuid);
+  }
+
+  /** One `POST /kas/v2/rewrap` of `policies` (policy text -> key access objects) with a signed
+   * request token made with a fresh P-256 key. */
+  async bulkRewrap(policies) {
     const { privateKey, publicKeyPEM, signingKey } = await ephemeralKey({ signing: true });
-    const requests = [...policies].map(([policy, objects], i) => ({ algorithm: "ec:secp256r1", keyAccessObjects: objects, policy: { body: policy, id: `policy-${i}` } }));
+    const requests = bulkRequests(policies);
     const token = await signedRequestToken(JSON.stringify({ clientPublicKey: publicKeyPEM, requests }), signingKey);
-    const answer = await this.service.rewrap(token);
-    if (typeof answer.sessionPublicKey !== "string" || !Array.isArray(answer.responses)) throw malformed("the rewrap answer has no session public key or no responses");
-    const results = new Map();
-    for (const policy of answer.responses) for (const result of Array.isArray(policy?.results) ? policy.results : []) results.set(result?.keyAccessObjectId, result);
-    for (const w of wanted) {
-      const result = results.get(w.id);
-      if (!result) throw malformed("the rewrap answer left out a requested key");
-      if (result.status !== "permit") throw TDFHLSStream.refusal(result);
-      if (!base64Decode(result.kasWrappedKey || "")) throw malformed("a permitted rewrap result has no wrapped key");
-      const key = await unwrapKey(result.kasWrappedKey, answer.sessionPublicKey, privateKey);
-      if (key.length !== 32) throw malformed("a rewrapped payload key is not 32 bytes");
-      this.keys.set(w.id, key);
+    return unwrapResults(await this.service.rewrap(token), requests, privateKey);
+  }
+
+  /** One `POST /media/v1/rewrap` of `policies` through the media session, with a fresh P-256 key. */
+  async mediaRewrap(sessionId, policies) {
+    const { privateKey, publicKeyPEM } = await ephemeralKey();
+    const requests = bulkRequests(policies);
+    return unwrapResults(await this.service.mediaRewrap(sessionId, publicKeyPEM, requests), requests, privateKey);
+  }
+
+  /** Runs `request` (a new request, with a new key, each time) again after a rate limit's
+   * `Retry-After`, emitting `onRateLimited` before each wait; anything else is thrown. */
+  async withRetryAfter(request) {
+    for (let send = 1; ; send++) {
+      try {
+        return await request();
+      } catch (error) {
+        const seconds = error?.retryAfter;
+        if (!seconds || seconds > MAX_RETRY_AFTER_SECONDS || send >= MAX_RATE_LIMITED_SENDS) throw error;
+        this.onRateLimited?.({ retryAfter: seconds, attempt: send });
+        await delay(seconds * 1000, this.signal);
+      }
     }
   }
 

@@ -15,6 +15,7 @@ window.startPlayer = async ({ kas, src, token }) => {
     window.player.addEventListener("error", (e) => { record("player-error", { reason: e.detail.reason, code: e.detail.code, check: e.detail.check }); document.getElementById("reason").textContent = e.detail.reason; });
     window.player.addEventListener("keysdelivered", (e) => record("keysdelivered", { component: e.detail.component ?? null }));
     window.player.addEventListener("variantchange", (e) => record("variantchange", e.detail));
+    window.player.addEventListener("ratelimited", (e) => record("ratelimited", e.detail));
     const started = performance.now();
     video.addEventListener("playing", () => { window.firstPlayingMs ??= performance.now() - started; }, { once: true });
     await window.player.load(src);

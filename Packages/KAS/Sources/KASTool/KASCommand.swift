@@ -1,7 +1,7 @@
 import Foundation
 import MediaDRMToolSupport
 
-/// The `kas` tool: `keys`, `token`, `serve`, `assets`, `sign-url`, `origin-config`.
+/// The `kas` tool: `keys`, `token`, `serve`, `assets`, `sign-url`, `origin-config`, `store`.
 enum KASCommand {
     static let version = "0.1.0"
 
@@ -9,7 +9,7 @@ enum KASCommand {
         Tool(name: "kas", version: version,
              summary: "The key access server and its key and token tools.",
              verbs: [keysPlaceholder, TokenCommand.verb, ServeCommand.verb, assetsPlaceholder, SignURLCommand.verb,
-                     OriginConfigCommand.verb])
+                     OriginConfigCommand.verb, storePlaceholder])
     }
 
     /// Only for `kas --help` and `kas help assets`: `main.swift` hands `kas assets ...` to `AssetsCommand`.
@@ -18,6 +18,15 @@ enum KASCommand {
                  discussion: "Actions: add, list, remove. Run 'kas assets <action> --help' for each action's options.",
                  arguments: [ToolArgument("action", help: "add | list | remove", optional: true)]) { _, _ in
             throw UsageError("run 'kas assets <action>'; see 'kas assets --help'")
+        }
+    }
+
+    /// Only for `kas --help` and `kas help store`: `main.swift` hands `kas store ...` to `StoreCommand`.
+    static var storePlaceholder: ToolVerb {
+        ToolVerb("store", summary: "Move the state into a shared Redis: migrate.",
+                 discussion: "Actions: migrate. Run 'kas store migrate --help' for its options.",
+                 arguments: [ToolArgument("action", help: "migrate", optional: true)]) { _, _ in
+            throw UsageError("run 'kas store <action>'; see 'kas store --help'")
         }
     }
 

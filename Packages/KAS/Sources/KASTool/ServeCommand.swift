@@ -22,6 +22,8 @@ enum ServeCommand {
                     ToolOption.single("config", valueName: "file", help: "The JSON configuration file."),
                     ToolOption.single("listen", valueName: "host:port", help: "Address to listen on. Default: 127.0.0.1:8443."),
                     CommonOptions.dataDirectory,
+                    ToolOption.single("key-ring-dir", valueName: "dir",
+                                      help: "Read the key ring from <dir>/keys instead of the data directory (nodes sharing one ring)."),
                     ToolOption.single("public-url", valueName: "url",
                                       help: "The URL packagers write into key access objects, and the default accepted KAS URL."),
                     ToolOption.single("tls-cert", valueName: "pem", help: "Serve HTTPS with this PEM certificate chain (with --tls-key)."),
@@ -46,7 +48,7 @@ enum ServeCommand {
                     publicURL: parsed.value("public-url"), tlsCertificateFile: parsed.value("tls-cert"),
                     tlsKeyFile: parsed.value("tls-key"), originURL: parsed.value("origin-url"),
                     originSecretFile: parsed.value("origin-secret-file"), deliverySecretFile: parsed.value("delivery-secret-file"),
-                    store: parsed.value("store"), node: parsed.value("node"))
+                    store: parsed.value("store"), node: parsed.value("node"), keyRingDirectory: parsed.value("key-ring-dir"))
             } catch {
                 throw UsageError(error.reason)
             }
@@ -63,7 +65,8 @@ enum ServeCommand {
                 console.write(JSONWriter.write(configuration.jsonValue, options: [.prettyPrinted]) + Data("\n".utf8))
                 return
             }
-            let ring = try loadOrGenerateRing(configuration.dataDirectory, console: console)
+            let ring = try configuration.keyRingDirectory.map { directory in try KeyRing.load(dataDirectory: directory) }
+                ?? loadOrGenerateRing(configuration.dataDirectory, console: console)
             let verifier: BearerTokenVerifier
             do throws(KASConfigurationError) {
                 verifier = try BearerTokenVerifier(configuration: configuration, keyRing: ring, environment: environment)

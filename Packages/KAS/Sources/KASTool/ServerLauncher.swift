@@ -37,7 +37,11 @@ enum ServerLauncher {
         log(sink, "listening", [
             ("address", .string(instance.address)), ("publicURL", .string(instance.configuration.publicURL)),
             ("kids", .array(keyRing.current.entries.filter(\.isActive).map { .string($0.kid) })),
-            ("mediaStore", .string(layout.mediaStore)), ("auditLog", .string(layout.auditLog)),
+            // The state: the SQLite file, or the shared Redis by its redacted URL; and which node
+            // this is and whose key ring it reads, for an operator running several.
+            ("mediaStore", .string(instance.configuration.store.url == nil ? layout.mediaStore : instance.application.stores.location)),
+            ("node", .string(instance.configuration.node)), ("keyRing", .string(instance.configuration.keyRingHome)),
+            ("auditLog", .string(layout.auditLog)),
             ("fairPlay", .string(fairPlayMode(instance.configuration.fairPlay))),
         ])
         let signalName = signals.wait()

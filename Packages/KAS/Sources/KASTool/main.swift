@@ -12,4 +12,8 @@ if arguments.first == "assets" {
     let status = AssetsCommand.tool.run(Array(arguments.dropFirst()), console: .standard(toolName: "kas assets"))
     exit(status.rawValue)
 }
+if arguments.first == "store" {
+    let status = StoreCommand.tool.run(Array(arguments.dropFirst()), console: .standard(toolName: "kas store"))
+    exit(status.rawValue)
+}
 KASCommand.tool.main()

@@ -66,7 +66,7 @@ final class DeliveryDeployment: @unchecked Sendable {
         }
         guard let address else {
             let log = (try? String(contentsOfFile: kasLog, encoding: .utf8)) ?? ""
-            Self.stop(process)
+            stopGracefully(process)
             nginx.stop()
             throw TestFailure("kas serve did not start: \(log.suffix(2000))")
         }
@@ -74,17 +74,10 @@ final class DeliveryDeployment: @unchecked Sendable {
     }
 
     func stop() {
-        Self.stop(kas)
+        stopGracefully(kas)
         nginx.stop()
     }
 
-    private static func stop(_ process: Process) {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
 
     /// Packages `clip` for this KAS into the origin root as `name` and catalogues it; the asset id.
     func publish(_ clip: Clips.Clip, _ profile: Publisher.Profile, name: String, mediaFlags: [String] = []) throws -> String {

@@ -13,9 +13,10 @@ struct ProcessResult {
 }
 
 /// Runs a program to completion, feeding `input` on stdin; stdout and stderr are drained
-/// concurrently so a chatty child never blocks on a full pipe.
+/// concurrently so a chatty child never blocks on a full pipe. `started` gets the child's pid
+/// (for a watchdog).
 func run(_ executable: String, _ arguments: [String], input: Data? = nil,
-         environment: [String: String]? = nil) throws -> ProcessResult {
+         environment: [String: String]? = nil, started: ((pid_t) -> Void)? = nil) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -25,6 +26,7 @@ func run(_ executable: String, _ arguments: [String], input: Data? = nil,
     process.standardError = err
     process.standardInput = inPipe
     try process.run()
+    started?(process.processIdentifier)
     let group = DispatchGroup()
     nonisolated(unsafe) var outData = Data()
     nonisolated(unsafe) var errData = Data()
@@ -38,6 +40,15 @@ func run(_ executable: String, _ arguments: [String], input: Data? = nil,
     group.wait()
     return ProcessResult(status: process.terminationStatus, stdout: outData,
                          stderr: String(decoding: errData, as: UTF8.self))
+}
+
+/// Stops a server the suite started: SIGTERM (its graceful stop), SIGKILL past a 30 s bound.
+func stopGracefully(_ process: Process) {
+    if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+    let deadline = Date().addingTimeInterval(30)
+    while process.isRunning, Date() < deadline { usleep(20_000) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    process.waitUntilExit()
 }
 
 /// Where the suite's files go: one directory per test process, removed at exit.

@@ -61,7 +61,7 @@ public final class KASApplication: Sendable {
         let auditLog: MediaAuditLog
         do {
             auditLog = try MediaAuditLog(path: layout.auditLog, maxBytes: configuration.media.auditMaxBytes,
-                                         keepFiles: configuration.media.auditKeepFiles)
+                                         keepFiles: configuration.media.auditKeepFiles, node: configuration.node)
         } catch {
             stores.close()
             throw KASApplicationError("cannot open the audit log '\(layout.auditLog)': \(error.reason)")

@@ -5,7 +5,7 @@ extension KASConfiguration {
     static let fileKeys: Set<String> = [
         "listen", "dataDir", "publicURL", "acceptedKASURLs", "tlsCert", "tlsKey", "devIssuer", "issuers",
         "limits", "leaseSeconds", "rateLimits", "trustedProxies", "regionHeader", "media", "fairplay",
-        "web", "cors", "delivery", "store", "node",
+        "web", "cors", "delivery", "store", "node", "keyRingDir",
     ]
     static let fairPlayKeys: Set<String> = ["certificateFile", "sdkCommand", "sdkArguments", "sdkURL", "timeoutSeconds"]
     static let issuerKeys: Set<String> = ["issuer", "audience", "jwksFile", "pemFile", "hs256SecretFile", "hs256SecretEnv"]
@@ -48,6 +48,7 @@ extension KASConfiguration {
         var layer = Overrides()
         if let value = root["listen"] { layer.listen = try ConfigValue.listen(reader.string(value, "listen"), reader.source("listen")) }
         if let value = root["dataDir"] { layer.dataDirectory = try reader.path(value, "dataDir") }
+        if let value = root["keyRingDir"] { layer.keyRingDirectory = try reader.path(value, "keyRingDir") }
         if let value = root["publicURL"] { layer.publicURL = try ConfigValue.url(reader.string(value, "publicURL"), reader.source("publicURL")) }
         if let value = root["acceptedKASURLs"] {
             layer.acceptedKASURLs = try ConfigValue.urls(reader.strings(value, "acceptedKASURLs"), reader.source("acceptedKASURLs"))

@@ -13,6 +13,7 @@ extension KASConfiguration {
             ("publicURL", .string(publicURL)),
             ("acceptedKASURLs", .array(acceptedKASURLs.map(JSONValue.string))),
         ]
+        if let keyRingDirectory { members.append(("keyRingDir", .string(keyRingDirectory))) }
         if let tls {
             members.append(("tlsCert", .string(tls.certificateFile)))
             members.append(("tlsKey", .string(tls.keyFile)))

@@ -6,6 +6,7 @@ extension KASConfiguration {
     public struct Overrides: Sendable, Equatable {
         public var listen: ListenAddress?
         public var dataDirectory: String?
+        public var keyRingDirectory: String?
         public var publicURL: String?
         public var acceptedKASURLs: [String]?
         public var tlsCertificateFile: String?
@@ -62,7 +63,7 @@ extension KASConfiguration {
         "KAS_FAIRPLAY_SDK_ARGUMENTS", "KAS_FAIRPLAY_SDK_URL", "KAS_FAIRPLAY_TIMEOUT_SECONDS",
         "KAS_ORIGIN_URL", "KAS_ORIGIN_SECRET_FILE", "KAS_DELIVERY_SECRET_FILE", "KAS_MEDIA_URL_MARGIN_SECONDS",
         "KAS_LICENSE_URL_SECONDS", "KAS_STORE_URL", "KAS_STORE_PASSWORD", "KAS_STORE_POOL_SIZE",
-        "KAS_STORE_TIMEOUT_SECONDS", "KAS_NODE",
+        "KAS_STORE_TIMEOUT_SECONDS", "KAS_NODE", "KAS_KEY_RING_DIR",
     ]
 
     /// The configuration from defaults, then the file (`configFile`, else `KAS_CONFIG`, else
@@ -87,6 +88,7 @@ extension KASConfiguration {
         var configuration = KASConfiguration()
         if let value = merged.listen { configuration.listen = value }
         if let value = merged.dataDirectory { configuration.dataDirectory = value }
+        configuration.keyRingDirectory = merged.keyRingDirectory
         if let value = merged.devIssuer { configuration.devIssuer = value }
         if let value = merged.issuers { configuration.issuers = value }
         if let value = merged.maxBodyBytes { configuration.limits.maxBodyBytes = value }
@@ -217,6 +219,7 @@ extension KASConfiguration {
         }
         if let text = value("KAS_LISTEN") { layer.listen = try ConfigValue.listen(text, "KAS_LISTEN") }
         if let text = value("KAS_DATA_DIR") { layer.dataDirectory = try ConfigValue.path(text, "KAS_DATA_DIR") }
+        if let text = value("KAS_KEY_RING_DIR") { layer.keyRingDirectory = try ConfigValue.path(text, "KAS_KEY_RING_DIR") }
         if let text = value("KAS_PUBLIC_URL") { layer.publicURL = try ConfigValue.url(text, "KAS_PUBLIC_URL") }
         if let items = list("KAS_ACCEPTED_KAS_URLS") {
             layer.acceptedKASURLs = try ConfigValue.urls(items, "KAS_ACCEPTED_KAS_URLS")
@@ -260,10 +263,12 @@ extension KASConfiguration {
     public static func flagOverrides(listen: String? = nil, dataDirectory: String? = nil, publicURL: String? = nil,
                                      tlsCertificateFile: String? = nil, tlsKeyFile: String? = nil, originURL: String? = nil,
                                      originSecretFile: String? = nil, deliverySecretFile: String? = nil,
-                                     store: String? = nil, node: String? = nil) throws(KASConfigurationError) -> Overrides {
+                                     store: String? = nil, node: String? = nil,
+                                     keyRingDirectory: String? = nil) throws(KASConfigurationError) -> Overrides {
         var layer = Overrides()
         if let listen { layer.listen = try ConfigValue.listen(listen, "--listen") }
         if let dataDirectory { layer.dataDirectory = try ConfigValue.path(dataDirectory, "--data-dir") }
+        if let keyRingDirectory { layer.keyRingDirectory = try ConfigValue.path(keyRingDirectory, "--key-ring-dir") }
         if let publicURL { layer.publicURL = try ConfigValue.url(publicURL, "--public-url") }
         if let tlsCertificateFile { layer.tlsCertificateFile = try ConfigValue.path(tlsCertificateFile, "--tls-cert") }
         if let tlsKeyFile { layer.tlsKeyFile = try ConfigValue.path(tlsKeyFile, "--tls-key") }
@@ -281,6 +286,7 @@ extension KASConfiguration.Overrides {
     mutating func merge(_ other: Self) {
         if let value = other.listen { listen = value }
         if let value = other.dataDirectory { dataDirectory = value }
+        if let value = other.keyRingDirectory { keyRingDirectory = value }
         if let value = other.publicURL { publicURL = value }
         if let value = other.acceptedKASURLs { acceptedKASURLs = value }
         if let value = other.tlsCertificateFile { tlsCertificateFile = value }

@@ -8,6 +8,7 @@ import Foundation
 /// |---|---|---|---|
 /// | `listen` "host:port" | `KAS_LISTEN` | `--listen` | `127.0.0.1:8443` |
 /// | `dataDir` | `KAS_DATA_DIR` | `--data-dir` | `./kas-data` |
+/// | `keyRingDir` (the directory whose `keys/` holds the key ring; nodes of a cluster share one) | `KAS_KEY_RING_DIR` | `--key-ring-dir` | `dataDir` |
 /// | `publicURL` | `KAS_PUBLIC_URL` | `--public-url` | `http(s)://<listen>` (`127.0.0.1` for a wildcard host) |
 /// | `acceptedKASURLs` [string] | `KAS_ACCEPTED_KAS_URLS` (comma-separated) | | `[publicURL]` |
 /// | `tlsCert`, `tlsKey` (PEM paths, both or neither) | `KAS_TLS_CERT`, `KAS_TLS_KEY` | `--tls-cert`, `--tls-key` | none: plain HTTP |
@@ -57,6 +58,12 @@ public struct KASConfiguration: Sendable, Equatable {
     public var listen: ListenAddress
     /// The data directory: the key ring (`keys/`), the state database, the audit log.
     public var dataDirectory: String
+    /// The directory whose `keys/` holds the key ring, when it is not the data directory: several
+    /// nodes sharing one Redis store read one key ring (docs/kas.md "Scale-out with Redis") while
+    /// each keeps its own audit log. `kas serve` never generates a ring there.
+    public var keyRingDirectory: String?
+    /// Where the key ring is read: `keyRingDirectory`, else the data directory.
+    public var keyRingHome: String { keyRingDirectory ?? dataDirectory }
     /// The URL packagers write into key access objects (`kas.url`), without a trailing slash.
     public var publicURL: String
     /// Key access objects naming another URL are refused. Defaults to `[publicURL]`.
@@ -158,6 +165,7 @@ public struct KASConfiguration: Sendable, Equatable {
     public init() {
         listen = Self.defaultListen
         dataDirectory = Self.defaultDataDirectory
+        keyRingDirectory = nil
         publicURL = Self.derivedPublicURL(listen: Self.defaultListen, tls: false)
         acceptedKASURLs = [publicURL]
         tls = nil

@@ -48,7 +48,11 @@ public struct MediaAuditEvent: Sendable, Equatable {
     }
 
     /// One JSON line. Keys, tokens, SPCs, CKCs, wrapped keys and session ids have no field here.
-    public var jsonLine: String {
+    public var jsonLine: String { jsonLine(node: nil) }
+
+    /// One JSON line naming the KAS node that decided (`node`, docs/kas.md: several nodes share
+    /// one store but each keeps its own audit log, so a merged log still says who decided).
+    public func jsonLine(node: String?) -> String {
         var members: [(String, JSONValue)] = [
             ("time", .string(Self.timestamp(time))),
             ("event", .string(event)),
@@ -60,6 +64,7 @@ public struct MediaAuditEvent: Sendable, Equatable {
         if let asset { members.append(("asset", .string(asset))) }
         if let component { members.append(("component", .string(component))) }
         if let proto = self.protocol { members.append(("protocol", .string(proto))) }
+        if let node { members.append(("node", .string(node))) }
         return JSONWriter.string(.object(JSONObject(members)), options: [.sortedKeys])
     }
 
@@ -70,16 +75,20 @@ public struct MediaAuditEvent: Sendable, Equatable {
 /// the file past `maxBytes`, `audit.log` becomes `audit.log.1` (older files shift up to
 /// `keepFiles`, the oldest is deleted) and a new file starts. Lines are written with O_APPEND in
 /// one `write(2)` each, so they never interleave, and a crash loses at most the line in flight.
+/// Every line carries the node name (`KASConfiguration.node`) when one is given.
 public final class MediaAuditLog: @unchecked Sendable {
     public let path: String
+    /// The KAS node written into every line; nil writes no `node` field.
+    public let node: String?
     public let maxBytes: Int
     public let keepFiles: Int
     private let lock = NSLock()
     private var descriptor: Int32 = -1
     private var size: Int = 0
 
-    public init(path: String, maxBytes: Int = 64 << 20, keepFiles: Int = 5) throws(StoreError) {
+    public init(path: String, maxBytes: Int = 64 << 20, keepFiles: Int = 5, node: String? = nil) throws(StoreError) {
         self.path = path
+        self.node = node
         self.maxBytes = max(1024, maxBytes)
         self.keepFiles = max(1, keepFiles)
         try open()
@@ -96,7 +105,7 @@ public final class MediaAuditLog: @unchecked Sendable {
     }
 
     public func record(_ event: MediaAuditEvent) {
-        let line = Array((event.jsonLine + "\n").utf8)
+        let line = Array((event.jsonLine(node: node) + "\n").utf8)
         lock.withLock {
             if size > 0 && size + line.count > maxBytes { rotate() }
             guard descriptor >= 0 else { return }

@@ -137,7 +137,7 @@ extension ConfigTests {
                 "KAS_FAIRPLAY_SDK_ARGUMENTS": #"["-v"]"#, "KAS_FAIRPLAY_TIMEOUT_SECONDS": "4",
                 "KAS_ORIGIN_URL": "http://127.0.0.1:8088", "KAS_ORIGIN_SECRET_FILE": "/origin.conf",
                 "KAS_DELIVERY_SECRET_FILE": "/delivery.secret", "KAS_MEDIA_URL_MARGIN_SECONDS": "30",
-                "KAS_LICENSE_URL_SECONDS": "60",
+                "KAS_LICENSE_URL_SECONDS": "60", "KAS_KEY_RING_DIR": "/shared",
             ])
             // KAS_FAIRPLAY_SDK_URL excludes KAS_FAIRPLAY_SDK_COMMAND: FairPlayConfigurationTests reads it.
             #expect(configuration.fairPlay == .init(certificateFile: "/fps.der",
@@ -155,7 +155,9 @@ extension ConfigTests {
             #expect(configuration.delivery.deliverySecretFile == "/delivery.secret")
             #expect(configuration.delivery.mediaURLMarginSeconds == 30)
             #expect(configuration.delivery.licenseURLSeconds == 60)
-            #expect(KASConfiguration.environmentVariables.count == 39)
+            #expect(KASConfiguration.environmentVariables.count == 40)
+            #expect(configuration.keyRingDirectory == "/shared" && configuration.keyRingHome == "/shared")
+            #expect(try KASConfiguration.load().keyRingHome == KASConfiguration.defaultDataDirectory)
             #expect(configuration.listen == ListenAddress(host: "::1", port: 7000))
             #expect(configuration.listen.description == "[::1]:7000")
             #expect(configuration.dataDirectory == "/d")

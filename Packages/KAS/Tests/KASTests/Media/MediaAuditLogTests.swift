@@ -26,6 +26,23 @@ import Testing
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
     }
 
+    @Test func everyLineNamesTheNode() throws {
+        let directory = try MediaFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = try MediaAuditLog(path: directory.appendingPathComponent("audit.log").path, node: "kas-b")
+        log.record(event("started"))
+        log.record(MediaAuditEvent.sessionEnded(viewer: Identity(subject: "alice", issuer: "urn:test"), asset: "3f1c9e2a-7b4d-4e8f-9a21-5c6d7e8f9a0b",
+                                                component: nil, reason: "ended_over_stream_limit", time: Date()))
+        let lines = try String(contentsOfFile: log.path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2)
+        for line in lines {
+            let object = try #require(try JSONParser.parse(Data(line.utf8)).object)
+            #expect(object["node"]?.string == "kas-b")
+        }
+        // Without a node the line has no such field (a single KAS).
+        #expect(!event("x").jsonLine.contains("\"node\""))
+    }
+
     @Test func rotatesBySizeAndKeepsAppending() throws {
         let directory = try MediaFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

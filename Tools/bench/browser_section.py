@@ -1,0 +1,74 @@
+"""The "Browser: load() to the first playing event" part of docs/benchmarks.md (issue 15),
+rendered from the JSON lines of one bench run. report.py includes it in a whole run;
+`BENCH_PART=browser make bench` runs only this step and splices the section, and its row of the
+targets table, into the existing docs/benchmarks.md:
+
+    browser_section.py RESULTS.jsonl docs/benchmarks.md
+"""
+import sys
+import time
+
+from doc_sections import spliced
+
+BEGIN, END = "<!-- browser:begin -->", "<!-- browser:end -->"
+TARGET = "Browser load() → first playing < 300 ms (median of 5 cold pages, loopback)"
+TARGET_MS = 300
+
+
+def render(records, partial=False):
+    """(lines, target) where target is (name, measured, verdict) for the targets table."""
+    browser = next((r for r in records if r["kind"] == "browser_first_playing"), None)
+    if not browser:
+        return [], None
+    commands = {r["name"]: r["command"] for r in records if r["kind"] == "command"}
+    b = browser["load_to_playing_ms"]
+    out = [BEGIN, "### Browser: load() to the first playing event", ""]
+    load = {r["when"]: r["loadavg"] for r in records if r["kind"] == "load"}
+    # When the five runs began (recorded by bench.sh; else now, when the section is written).
+    when = next((r["utc"] for r in records if r["kind"] == "load" and r.get("utc")), None) \
+        or time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
+    if partial:
+        out += [f"Measured by `BENCH_PART=browser make bench` on {when} "
+                f"(this step only; load average {load.get('start-browser', '?')} before the five runs and "
+                f"{load.get('end-browser', '?')} after them (1, 5, 15 min), on a machine shared with other builds "
+                "and tests, which inflates these figures).", ""]
+    out += ["Debian's chromium (headless, Playwright) opens `kas serve`'s own player page, `/player/?src=...`, in a new "
+            f"browser context per run ({browser['runs']} cold pages after one unrecorded run); the token is typed into "
+            "the page, which reads the fps-v2 package of the 1080p clip from `range_server.py --cors` with Range "
+            "requests, admits it, opens a media session per component, gets every key through WebCrypto into EME "
+            "ClearKey and feeds MediaSource. The figure is the page's User Timing measure from `load()` to the first "
+            "`playing` event.", ""]
+    if "browser-first-playing" in commands:
+        out += [f"```\n{commands['browser-first-playing']}\n```", ""]
+    out += [f"Median {b['median']} ms (min {b['min']}, max {b['max']}; runs: {', '.join(str(x) for x in b['all'])}); "
+            f"of which admission (Range reads and reader checks) {browser['load_to_admitted_ms']['median']} ms and "
+            f"every key in the CDM {browser['load_to_keys_ms']['median']} ms after load() (medians).", "", END]
+    measured = f"{b['median']} ms ({b['min']}–{b['max']})"
+    if partial:
+        measured += f" (`BENCH_PART=browser`, {when}, load {load.get('start-browser', '?').split()[0]})"
+    target = (TARGET, measured,
+              "met" if b["median"] < TARGET_MS else f"**missed** by {b['median'] - TARGET_MS:.1f} ms")
+    return out, target
+
+
+def splice(results, doc):
+    text, target = spliced(results, doc, render, BEGIN, END, "## 3. Key delivery",
+                           "browser_section: the results hold no browser_first_playing figures")
+    row = "| " + " | ".join(target) + " |"
+    rows = text.split("\n")
+    mine = [i for i, line in enumerate(rows) if line.startswith(f"| {TARGET} |")]
+    if mine:
+        rows[mine[0]] = row
+    elif "## Targets" in text:
+        # After the last row of the targets table.
+        at = next(i for i, line in enumerate(rows) if line.startswith("## Targets"))
+        while at + 1 < len(rows) and not rows[at + 1].startswith("|"):
+            at += 1
+        while at + 1 < len(rows) and rows[at + 1].startswith("|"):
+            at += 1
+        rows.insert(at + 1, row)
+    open(doc, "w").write("\n".join(rows))
+
+
+if __name__ == "__main__":
+    splice(sys.argv[1], sys.argv[2])

@@ -173,49 +173,65 @@ import Testing
         }
     }
 
-    /// Redis killed (`kill -9`) and restarted on the same AOF while starts and key requests go on:
-    /// during the outage every start answers 503 `state store unavailable` (never 200), the nodes
-    /// recover by themselves, and every start and first play acknowledged before, during or
-    /// after is still there.
-    @Test func aRedisRestartLosesNothingAcknowledgedAndNeverAdmitsUncounted() throws {
+    /// Redis killed (`kill -9`) and restarted on the same AOF while four viewers keep starting
+    /// sessions and requesting keys on both nodes: every start answers 200 or 503 `state store
+    /// unavailable` (503s seen during the outage), the nodes recover by themselves, and every start
+    /// answered 200 (before, during or after) and every first play of a delivered key is still there.
+    @Test func aRedisRestartMidLoadLosesNothingAcknowledgedAndNeverAdmitsUncounted() throws {
         let cluster = try ClusterDeployment()
         defer { cluster.stop() }
-        let a = try cluster.start("node-a"), b = try cluster.start("node-b")
+        let settings = ["KAS_MAX_LIVE_SESSIONS_PER_VIEWER": "100000", "KAS_KEY_REQUESTS_PER_MINUTE": "1000000"]
+        let a = try cluster.start("node-a", settings: settings), b = try cluster.start("node-b", settings: settings)
         let (asset, manifest) = try cluster.publish(try Clips.silent(), mediaFlags: [])
-        let viewer = ClusterViewer(token: try cluster.token("cluster-restart"))
+        let subjects = (0..<4).map { "cluster-restart-\($0)" }
+        let viewers = try subjects.map { ClusterViewer(token: try cluster.token($0)) }
         let acknowledged = Acknowledgements()
-        var keysDelivered = 0
-        var outage: [Curl.Response] = []
-        func round(_ node: ClusterNode) throws -> Curl.Response {
-            let answer = try viewer.startSession(node, asset: asset, playbackID: ClusterViewer.playbackID())
-            if answer.status == 200, let session = answer.json?["sessionId"] as? String {
-                acknowledged.add(session, node: node.name, viewer: 0)
-                if try viewer.keyRequest(node, asset: asset, session: session, manifest: manifest).status == 200 { keysDelivered += 1 }
+        let load = LoadRecord()
+        _ = try Self.concurrently(5) { (worker: Int) throws -> Answer in
+            guard worker < 4 else {
+                // The conductor: Redis dies once starts were acknowledged, comes back once the
+                // nodes answered 503, and the load stops once both nodes admitted again after it.
+                defer { load.stop() }
+                try Self.poll("8 starts are acknowledged") { acknowledged.all.count >= 8 }
+                cluster.redis.kill9()
+                try Self.poll("the nodes answer 503 while Redis is down") { load.unavailable > 0 }
+                try cluster.redis.restart()
+                let before = acknowledged.all.count
+                try Self.poll("both nodes admit again without a restart") {
+                    let after = acknowledged.all.dropFirst(before)
+                    return after.contains { $0.node == a.name } && after.contains { $0.node == b.name }
+                }
+                return Answer(node: "", status: 0, reason: nil)
             }
-            return answer
+            var round = 0
+            while !load.stopped {
+                let node = (worker + round) % 2 == 0 ? a : b
+                round += 1
+                let answer = try viewers[worker].startSession(node, asset: asset, playbackID: ClusterViewer.playbackID())
+                load.started(answer)
+                guard answer.status == 200, let session = answer.json?["sessionId"] as? String else { continue }
+                acknowledged.add(session, node: node.name, viewer: worker)
+                if try viewers[worker].keyRequest(node, asset: asset, session: session, manifest: manifest).status == 200 {
+                    load.delivered(to: worker)
+                }
+            }
+            return Answer(node: "", status: 0, reason: nil)
         }
-        for index in 0..<6 { #expect(try round(index % 2 == 0 ? a : b).status == 200) }
-        cluster.redis.kill9()
-        for index in 0..<6 {
-            let answer = try round(index % 2 == 0 ? a : b)
-            outage.append(answer)
-        }
-        try cluster.redis.restart()
-        try Self.poll("node A admits again without a restart") { (try? round(a).status) == 200 }
-        try Self.poll("node B admits again without a restart") { (try? round(b).status) == 200 }
-        #expect(outage.allSatisfy { $0.status == 503 && $0.text.contains("state store unavailable") },
-                "\(outage.map { "\($0.status) \($0.text)" })")
+        #expect(load.unexpected.isEmpty, "answers other than 200 and 503 state store unavailable: \(load.unexpected)")
+        #expect(load.unavailable > 0)
         #expect(a.process.isRunning && b.process.isRunning)
-        #expect(keysDelivered >= 8)
         for entry in acknowledged.all {
-            #expect(try viewer.heartbeat(entry.node == a.name ? b : a, entry.session).status == 200,
+            #expect(try viewers[entry.viewer].heartbeat(entry.node == a.name ? b : a, entry.session).status == 200,
                     "a session acknowledged by \(entry.node) did not survive the restart")
         }
-        // The first play of the key delivered before the outage survived it.
         let client = RedisClient(url: cluster.redis.url, poolSize: 1)
         defer { client.close() }
-        #expect(try RedisMediaStore(client: client).firstPlay(viewer: Identity.storeKey(subject: "cluster-restart"), asset: asset) != nil)
-
+        let store = RedisMediaStore(client: client)
+        #expect(!load.deliveredTo.isEmpty)
+        for worker in load.deliveredTo {
+            #expect(try store.firstPlay(viewer: Identity.storeKey(subject: subjects[worker]), asset: asset) != nil,
+                    "the first play of \(subjects[worker]) is gone")
+        }
     }
 
     // MARK: Helpers
@@ -286,6 +302,35 @@ import Testing
         finished.withLock { done = true }
         return result
     }
+}
+
+/// What the session starts of a load answered, from several threads, and its stop flag.
+final class LoadRecord: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stopFlag = false
+    private var unavailableCount = 0
+    private var others: [String] = []
+    private var viewers: Set<Int> = []
+
+    var stopped: Bool { lock.withLock { stopFlag } }
+    func stop() { lock.withLock { stopFlag = true } }
+    /// 503 `state store unavailable` answers so far.
+    var unavailable: Int { lock.withLock { unavailableCount } }
+    /// Answers that were neither 200 nor that 503.
+    var unexpected: [String] { lock.withLock { others } }
+    var deliveredTo: Set<Int> { lock.withLock { viewers } }
+
+    func started(_ answer: Curl.Response) {
+        lock.withLock {
+            if answer.status == 503 && answer.text.contains("state store unavailable") {
+                unavailableCount += 1
+            } else if answer.status != 200 {
+                others.append("\(answer.status) \(answer.text)")
+            }
+        }
+    }
+
+    func delivered(to viewer: Int) { _ = lock.withLock { viewers.insert(viewer) } }
 }
 
 /// Sessions acknowledged with 200, by node, from several threads.

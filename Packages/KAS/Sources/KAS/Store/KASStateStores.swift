@@ -47,7 +47,9 @@ public struct KASStateStores: Sendable {
             try client.checkServer()
         } catch {
             client.close()
-            throw KASApplicationError("cannot use the state store \(url.redacted): \(error.reason)")
+            // The client's reasons name the store already; say which one when a reason does not.
+            let named = error.reason.contains(url.redacted) ? error.reason : "\(url.redacted): \(error.reason)"
+            throw KASApplicationError("cannot use the state store: \(named)")
         }
         return KASStateStores(media: RedisMediaStore(client: client), catalog: RedisCatalogStore(client: client),
                               offline: RedisOfflineLicenseStore(client: client), playbacks: RedisPlaybackStore(client: client),
@@ -71,14 +73,21 @@ public struct KASStateStores: Sendable {
             throw KASApplicationError("cannot open the catalog in '\(layout.mediaStore)': \(error.reason)")
         }
         let offline: SQLiteOfflineStore
-        let playbacks: InMemoryPlaybackStore
         do {
             offline = try SQLiteOfflineStore(path: layout.offlineStore)
-            playbacks = try InMemoryPlaybackStore()
         } catch {
             catalog.close()
             media.close()
             throw KASApplicationError("cannot open the offline store '\(layout.offlineStore)': \(error.reason)")
+        }
+        let playbacks: InMemoryPlaybackStore
+        do {
+            playbacks = try InMemoryPlaybackStore()
+        } catch {
+            offline.close()
+            catalog.close()
+            media.close()
+            throw KASApplicationError(error.reason)
         }
         return KASStateStores(media: media, catalog: catalog, offline: offline, playbacks: playbacks,
                               location: layout.path, closers: [catalog.close, offline.close, media.close])

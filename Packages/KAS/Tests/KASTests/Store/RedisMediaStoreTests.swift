@@ -207,6 +207,13 @@ import KASTesting
         let (started, id) = try harness.startSession(token: alice, asset: asset)
         #expect(started.status == 200)
         let sessionID = try #require(id)
+        // Everything Redis persisted (its append-only files) names neither the session id nor
+        // the subject: a copy of Redis yields no usable session and no viewer.
+        let persisted = try Self.filesBelow(redis.directory)
+        #expect(persisted.count > 0 && persisted.contains { !$0.isEmpty })
+        for data in persisted {
+            #expect(data.range(of: Data(sessionID.utf8)) == nil && data.range(of: Data("alice@example.com".utf8)) == nil)
+        }
 
         redis.stop()
         let refused = try harness.startSession(token: alice, asset: asset)
@@ -224,6 +231,20 @@ import KASTesting
         }
         #expect(status == 200, "the service did not recover within 30 s of Redis's restart")
         #expect(try harness.startSession(token: alice, asset: asset).result.status == 200)
+    }
+
+    /// The contents of every regular file below `directory`.
+    static func filesBelow(_ directory: String) throws -> [Data] {
+        guard let enumerator = FileManager.default.enumerator(atPath: directory) else { return [] }
+        var contents: [Data] = []
+        while let relative = enumerator.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            let path = directory + "/" + relative
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                contents.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+            }
+        }
+        return contents
     }
 
     /// Retries `body` while it throws `.unavailable` (a client reconnecting after a restart),

@@ -101,39 +101,6 @@ import KASTesting
         }
     }
 
-    /// `kas store migrate`'s copy: a single node's SQLite records, read back from Redis.
-    @Test func aDataDirectoryIsCopiedIntoRedisAndACopyAgainChangesNothing() throws {
-        try StateStoreFixture.with(.local) { local throws in
-            let entry = try StateStoreConformanceTests.entry("aaaaaaaa-0000-4000-8000-000000000001", title: "T", path: "/t.tdf")
-            try local.stores.catalog.put(entry, now: t0)
-            let record = OfflineLicenseRecord(
-                id: "l1", viewer: "viewer", asset: "asset", playKey: "asset", deviceThumbprint: "device", deviceName: nil,
-                signingKid: "kid", issued: t0, expires: t0.addingTimeInterval(60), rentalEnds: nil, rules: "{}",
-                dataAttributes: "[]", dissem: "[]", keys: "[]", released: nil, firstPlayed: t0)
-            _ = try local.stores.offline.issue(record, maxDevices: 1, now: t0)
-            try local.stores.media.recordFirstPlay(viewer: "viewer", asset: "asset", at: t0)
-            try StateStoreFixture.with(.redis) { redis throws in
-                var expected = StateStoreCopyCounts()
-                expected.firstPlays = 1
-                expected.catalogEntries = 1
-                expected.offlineLicenses = 1
-                #expect(try local.stores.copy(to: redis.stores, now: t0) == expected)
-                #expect(try local.stores.copy(to: redis.stores, now: t0) == expected)
-                #expect(try redis.stores.catalog.entries() == [entry])
-                #expect(try redis.stores.offline.allLicenses() == [record])
-                #expect(try redis.stores.media.firstPlay(viewer: "viewer", asset: "asset") == t0)
-                // The copied licence counts against the device limit as the original did.
-                let other = OfflineLicenseRecord(
-                    id: "l2", viewer: "viewer", asset: "asset", playKey: "asset", deviceThumbprint: "other", deviceName: nil,
-                    signingKid: "kid", issued: t0, expires: t0.addingTimeInterval(60), rentalEnds: nil, rules: "{}",
-                    dataAttributes: "[]", dissem: "[]", keys: "[]", released: nil, firstPlayed: nil)
-                #expect(try redis.stores.offline.issue(other, maxDevices: 1, now: t0) == .deviceLimit)
-                // Only a data directory's SQLite goes into Redis.
-                #expect(throws: StoreError(.open, "")) { _ = try redis.stores.copy(to: local.stores) }
-            }
-        }
-    }
-
     /// `kas assets` writes and reads the catalog of the store `kas serve` would use.
     @Test func kasAssetsUsesTheConfiguredRedis() throws {
         let redis = try TestRedis()

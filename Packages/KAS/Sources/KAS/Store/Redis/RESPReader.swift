@@ -11,12 +11,14 @@
 /// allocate, recurse or buffer without bound; a refusal is `RedisError(.protocolViolation)` and
 /// the connection that produced it is closed (its stream position is lost).
 ///
-/// Parsing restarts from the reply's first byte on each `next()` until the reply is complete;
-/// replies are small (a script's answer, a few fields), and the size bound caps the rescanning.
+/// Work per received chunk is bounded by the chunk, not by the reply so far: a `RESPFrameScanner`
+/// finds where the reply ends, resuming where it stopped, skipping bulk data by its length and
+/// allocating nothing; only a complete reply is then parsed into values, once.
 public struct RESPReader: Sendable {
     private var buffer: [UInt8] = []
     /// Where the next reply starts in `buffer`; consumed bytes are dropped lazily.
     private var start = 0
+    private var scanner = RESPFrameScanner(position: 0)
 
     public init() {}
 
@@ -28,6 +30,7 @@ public struct RESPReader: Sendable {
         if start > 0, start == buffer.count {
             buffer.removeAll(keepingCapacity: true)
             start = 0
+            scanner = RESPFrameScanner(position: 0)
         }
         buffer.append(contentsOf: bytes)
     }
@@ -35,18 +38,24 @@ public struct RESPReader: Sendable {
     /// The next complete reply, or nil if more bytes are needed.
     public mutating func next() throws(RedisError) -> RESPValue? {
         guard start < buffer.count else { return nil }
-        var parser = RESPByteParser(bytes: buffer, position: start)
-        guard let value = try parser.value(depth: 0) else {
+        guard let end = try scanner.scan(buffer) else {
             guard bufferedByteCount <= RESPLimits.maximumReplyBytes else {
                 throw RESPByteParser.violation("a reply is larger than \(RESPLimits.maximumReplyBytes) bytes")
             }
             return nil
         }
-        start = parser.position
+        var parser = RESPByteParser(bytes: buffer, position: start)
+        // The scanner checked the framing the parser checks, so the parser takes exactly the
+        // scanned bytes; anything else would be a bug here, reported rather than trusted.
+        guard let value = try parser.value(depth: 0), parser.position == end else {
+            throw RESPByteParser.violation("the reply's framing was read two ways")
+        }
+        start = end
         if start > RESPLimits.compactionThreshold {
             buffer.removeFirst(start)
             start = 0
         }
+        scanner = RESPFrameScanner(position: start)
         return value
     }
 
@@ -93,9 +102,15 @@ struct RESPByteParser {
         RedisError(.protocolViolation, "the server's reply is not valid RESP2: \(reason)")
     }
 
+    static let tooDeep = violation("arrays are nested deeper than \(RESPLimits.maximumDepth)")
+
+    static func unknownType(_ type: UInt8) -> RedisError {
+        violation("unknown type byte 0x\(String(type, radix: 16)) (only RESP2's + - : $ * are spoken)")
+    }
+
     mutating func value(depth: Int) throws(RedisError) -> RESPValue? {
         guard depth <= RESPLimits.maximumDepth else {
-            throw Self.violation("arrays are nested deeper than \(RESPLimits.maximumDepth)")
+            throw Self.tooDeep
         }
         guard position < bytes.count else { return nil }
         let type = bytes[position]
@@ -117,7 +132,7 @@ struct RESPByteParser {
             case .count(let count): return isBulk ? try bulkData(count) : try elements(count, depth: depth)
             }
         default:
-            throw Self.violation("unknown type byte 0x\(String(type, radix: 16)) (only RESP2's + - : $ * are spoken)")
+            throw Self.unknownType(type)
         }
     }
 
@@ -145,7 +160,7 @@ struct RESPByteParser {
         return .array(elements)
     }
 
-    private enum LengthLine {
+    enum LengthLine {
         case incomplete
         /// `-1`: RESP2's null bulk string or array.
         case null
@@ -155,37 +170,46 @@ struct RESPByteParser {
     /// The length line of a bulk string or an array: 0...limit, or -1 for null.
     private mutating func length(_ what: String, limit: Int) throws(RedisError) -> LengthLine {
         guard let text = try line() else { return .incomplete }
-        let value = try Self.integer(text, what: "a " + what)
+        return try Self.length(text, what, limit: limit)
+    }
+
+    static func length(_ text: ArraySlice<UInt8>, _ what: String, limit: Int) throws(RedisError) -> LengthLine {
+        let value = try integer(text, what: "a " + what)
         if value == -1 { return .null }
         guard value >= 0, value <= limit else {
-            throw Self.violation("\(what) \(value) is outside 0...\(limit) (or -1 for null)")
+            throw violation("\(what) \(value) is outside 0...\(limit) (or -1 for null)")
         }
         return .count(Int(value))
     }
 
     /// The bytes up to CRLF (consumed with it), nil if the CRLF has not arrived yet.
     private mutating func line() throws(RedisError) -> ArraySlice<UInt8>? {
-        let lineStart = position
-        var index = position
+        guard let end = try Self.lineEnd(bytes, from: position) else { return nil }
+        defer { position = end + 2 }
+        return bytes[position..<end]
+    }
+
+    /// Where the line starting at `from` ends (its CR), nil if its CRLF has not arrived yet.
+    static func lineEnd(_ bytes: [UInt8], from lineStart: Int) throws(RedisError) -> Int? {
+        var index = lineStart
         while index < bytes.count {
             let byte = bytes[index]
-            if byte == RESPType.lineFeed { throw Self.violation("a line feed without a carriage return") }
+            if byte == RESPType.lineFeed { throw violation("a line feed without a carriage return") }
             if byte == RESPType.carriageReturn {
                 guard index + 1 < bytes.count else { return nil }
-                guard bytes[index + 1] == RESPType.lineFeed else { throw Self.violation("a carriage return without a line feed") }
-                position = index + 2
-                return bytes[lineStart..<index]
+                guard bytes[index + 1] == RESPType.lineFeed else { throw violation("a carriage return without a line feed") }
+                return index
             }
             index += 1
             guard index - lineStart <= RESPLimits.maximumLineLength else {
-                throw Self.violation("a line is longer than \(RESPLimits.maximumLineLength) bytes")
+                throw violation("a line is longer than \(RESPLimits.maximumLineLength) bytes")
             }
         }
         return nil
     }
 
     /// A canonical decimal `Int64`: an optional '-', then digits without a leading zero.
-    private static func integer(_ text: ArraySlice<UInt8>, what: String) throws(RedisError) -> Int64 {
+    static func integer(_ text: ArraySlice<UInt8>, what: String) throws(RedisError) -> Int64 {
         var digits = text[...]
         let negative = digits.first == RESPType.minus
         if negative { digits = digits.dropFirst() }

@@ -58,16 +58,10 @@ final class RedisConnection {
 
 /// How error replies become `RedisError`s.
 enum RedisReply {
-    /// `WRONGPASS`, `NOAUTH` and a password sent to a server that has none: the credentials.
-    static func isAuthenticationError(_ message: String) -> Bool {
-        message.hasPrefix("WRONGPASS") || message.hasPrefix("NOAUTH")
-            || (message.hasPrefix("ERR") && message.contains("AUTH") && message.contains("password"))
-    }
-
     /// The reason for a refused `AUTH`: the store by its redacted URL, the server's error code
     /// (never the password, which Redis does not echo anyway) and what to check.
     static func authenticationReason(_ message: String, url: RedisURL) -> String {
-        let code = message.split(separator: " ", maxSplits: 1).first.map(String.init) ?? "ERR"
+        let code = errorCode(message)
         let who = url.user.map { "user '\($0)'" } ?? "the default user"
         return "\(url.redacted) refused the credentials of \(who) (\(code)): check the password in the store URL or KAS_STORE_PASSWORD"
     }
@@ -75,13 +69,22 @@ enum RedisReply {
     /// An error reply as a thrown error: credentials problems as `.authentication`, the rest as
     /// `.server` with the server's message (capped), which names no argument of ours.
     static func serverError(_ message: String, url: RedisURL, context: String? = nil) -> RedisError {
-        if message.hasPrefix("NOAUTH") || message.hasPrefix("WRONGPASS") {
-            let required = "\(url.redacted) requires authentication the KAS did not give (\(message.prefix(9))): "
-                + "set the password in the store URL or KAS_STORE_PASSWORD"
-            return RedisError(.authentication, message.hasPrefix("NOAUTH") ? required : authenticationReason(message, url: url))
+        switch errorCode(message) {
+        case "NOAUTH":
+            return RedisError(.authentication, "\(url.redacted) requires authentication the KAS did not give (NOAUTH): "
+                              + "set the password in the store URL or KAS_STORE_PASSWORD")
+        case "WRONGPASS":
+            return RedisError(.authentication, authenticationReason(message, url: url))
+        default:
+            break
         }
         let text = String(message.prefix(maximumMessageLength))
         return RedisError(.server, context.map { "\(text) (\($0) on \(url.redacted))" } ?? text)
+    }
+
+    /// The error reply's first word (`ERR`, `WRONGTYPE`, `NOSCRIPT`, ...), capped.
+    private static func errorCode(_ message: String) -> String {
+        String((message.split(separator: " ", maxSplits: 1).first ?? "ERR").prefix(32))
     }
 
     /// Longest server message kept in a reason.

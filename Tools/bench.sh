@@ -164,10 +164,10 @@ viewer_tokens() {
 browser_step() {
     step "browser: load() to the first playing event in chromium, 5 cold pages"
     record_command browser-first-playing "$PY" "$HERE/browser_first_playing.py" "$KASURL" TOKEN "$WORK/ours.zip" \
-        --origin-server "$ROOT/Tools/python/range_server.py" --runs 5
+        --nginx --runs 5
     record "{\"kind\":\"load\",\"when\":\"start-browser\",\"loadavg\":\"$(loadavg)\",\"utc\":\"$(date -u '+%Y-%m-%d %H:%M UTC')\"}"
     "$PY" "$HERE/browser_first_playing.py" "$KASURL" "$(head -n 1 "$WORK/tokens.txt")" "$WORK/ours.zip" \
-        --origin-server "$ROOT/Tools/python/range_server.py" --runs 5 >> "$RESULTS"
+        --nginx --runs 5 >> "$RESULTS"
     record "{\"kind\":\"load\",\"when\":\"end-browser\",\"loadavg\":\"$(loadavg)\"}"
 }
 

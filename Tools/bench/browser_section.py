@@ -35,7 +35,7 @@ def render(records, partial=False):
     out += ["Debian's chromium (headless, Playwright) opens `kas serve`'s own player page, `/player/?src=...`, in a new "
             f"browser context per run ({browser['runs']} cold pages after one unrecorded run); the token is typed into "
             "the page, which reads the fps-v2 package of the 1080p clip with Range requests from "
-            f"{ORIGINS.get(browser.get('origin'), '`range_server.py --cors`')} on loopback, admits it, opens a media session per component, gets every key through WebCrypto into EME "
+            f"{ORIGINS.get(browser.get('origin'), '`range_server.py --cors`')}, admits it, opens a media session per component, gets every key through WebCrypto into EME "
             "ClearKey and feeds MediaSource. The figure is the page's User Timing measure from `load()` to the first "
             "`playing` event.", ""]
     if "browser-first-playing" in commands:
@@ -52,8 +52,8 @@ def render(records, partial=False):
 
 
 # The origin the runs read the package from (browser_first_playing.py's `origin`).
-ORIGINS = {"nginx": "Debian's nginx (static files, CORS), the origin a deployment runs",
-           "range_server.py": "`range_server.py --cors` (Python's standard library)"}
+ORIGINS = {"nginx": "Debian's nginx on loopback (static files, CORS: the origin a deployment runs)",
+           "range_server.py": "`range_server.py --cors` on loopback (Python's standard library)"}
 
 
 def splice(results, doc):

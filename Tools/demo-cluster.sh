@@ -17,6 +17,7 @@ CONFIG="${CONFIG:-release}"
 BIN="$SCRATCH/$CONFIG"
 DEMO="$ROOT/out/demo-cluster"
 export PATH="/opt/swift/usr/bin:$PATH"
+DEMO_NAME=demo-cluster
 source "$ROOT/Tools/lib/processes.sh"
 
 PIDS=()   # "name:pid:signal", stopped in reverse order
@@ -33,11 +34,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-STEP=""
-step() { STEP="$*"; printf '\n== %s\n' "$*"; }
-fail() { echo "demo-cluster: step '$STEP' failed: $*" >&2; exit 1; }
-now_ms() { date +%s%3N; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # wait_for WHAT PID COMMAND...: polls COMMAND (bounded, 30 s) while PID lives.
 wait_for() {
     local what=$1 pid=$2 t0; shift 2

@@ -13,6 +13,7 @@ SCRATCH="$ROOT/.build"
 BIN="$SCRATCH/release"
 DEMO="$ROOT/out/demo"
 export PATH="/opt/swift/usr/bin:$PATH"
+DEMO_NAME=demo
 source "$ROOT/Tools/lib/processes.sh"
 
 KAS_PID="" NGINX_PID=""
@@ -28,10 +29,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-STEP=""
-step() { STEP="$*"; printf '\n== %s\n' "$*"; }
-fail() { echo "demo: step '$STEP' failed: $*" >&2; exit 1; }
-now_ms() { date +%s%3N; }
 # Runs a command, prints its duration; on failure prints its output and stops.
 timed() {
     local t0 log="$DEMO/logs/step-$(date +%s%N).log"
@@ -94,7 +91,7 @@ echo "   $DEMO/tls/cert.pem"
 step "the origin: Debian's nginx with signed URLs (kas origin-config: secure_link, Range), on 127.0.0.1"
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$NGINX" ] || fail "nginx is not installed: run 'make deps'"
-NGINX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+NGINX_PORT=$(free_port)
 ORIGIN_URL="http://127.0.0.1:$NGINX_PORT"
 mkdir -p "$DEMO/nginx/logs" "$DEMO/nginx/tmp"
 "$BIN/kas" origin-config --root "$DEMO/www" --secret-file "$DEMO/nginx/origin-secret.conf" \
@@ -122,7 +119,7 @@ done
 echo "   $ORIGIN_URL serves $DEMO/www; the secret is in $DEMO/nginx/origin-secret.conf (0600, never printed)"
 
 step "start the KAS: kas serve on 127.0.0.1 over TLS, SQLite store in its data directory, signing media URLs for nginx"
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 KAS_URL="https://127.0.0.1:$PORT"
 t0=$(now_ms)
 "$BIN/kas" serve --listen "127.0.0.1:$PORT" --data-dir "$DEMO/kas-data" \

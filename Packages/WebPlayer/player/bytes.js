@@ -75,18 +75,37 @@ export class ByteView {
   slice(o, n) { this.check(o, n); return this.bytes.subarray(o, o + n); }
 }
 
-let crcTable = null;
-/** CRC-32 (ISO 3309, as ZIP stores it). */
-export function crc32(bytes) {
-  if (!crcTable) {
-    crcTable = new Uint32Array(256);
-    for (let n = 0; n < 256; n++) {
-      let c = n;
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-      crcTable[n] = c >>> 0;
-    }
+// CRC-32 (ISO 3309, as ZIP stores it) by "slicing by 8": eight 256-entry tables let the loop
+// take eight bytes per step instead of one; a 6 s 1080p segment (several MB) is checked before
+// MediaSource gets it, on the page's main thread, so this speed is start-up latency.
+let crcTables = null;
+function makeCRCTables() {
+  const tables = Array.from({ length: 8 }, () => new Uint32Array(256));
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    tables[0][n] = c >>> 0;
   }
-  let crc = 0xffffffff;
-  for (let i = 0; i < bytes.length; i++) crc = crcTable[(crc ^ bytes[i]) & 0xff] ^ (crc >>> 8);
+  // tables[k][n]: the CRC register after byte n is followed by k zero bytes.
+  for (let k = 1; k < 8; k++) {
+    for (let n = 0; n < 256; n++) tables[k][n] = (tables[k - 1][n] >>> 8) ^ tables[0][tables[k - 1][n] & 0xff];
+  }
+  return tables;
+}
+
+/** CRC-32 (ISO 3309, as ZIP stores it) of `bytes`; with `previous` (the CRC-32 of the bytes
+ * before them), of the whole run: crc32(b, crc32(a)) === crc32(a ‖ b). */
+export function crc32(bytes, previous = 0) {
+  crcTables ??= makeCRCTables();
+  const [t0, t1, t2, t3, t4, t5, t6, t7] = crcTables;
+  let crc = (previous ^ 0xffffffff) >>> 0;
+  let i = 0;
+  const whole = bytes.length - (bytes.length % 8);
+  for (; i < whole; i += 8) {
+    const low = crc ^ (bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24));
+    crc = t7[low & 0xff] ^ t6[(low >>> 8) & 0xff] ^ t5[(low >>> 16) & 0xff] ^ t4[low >>> 24] ^
+      t3[bytes[i + 4]] ^ t2[bytes[i + 5]] ^ t1[bytes[i + 6]] ^ t0[bytes[i + 7]];
+  }
+  for (; i < bytes.length; i++) crc = t0[(crc ^ bytes[i]) & 0xff] ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }

@@ -1,18 +1,20 @@
 // An fps-v2 package read over HTTP Range and admitted as the Swift client's remote admission
 // does (docs/fps-v2-admission.md, "Local headers: eager or on read"): the tail with the central
 // directory, then the metadata entries in two reads; every reader check runs before the player
-// sends anything to the key service. Segments are read one Range request each, their local
-// header verified before any byte is used.
-import { utf8 } from "./bytes.js";
+// sends anything to the key service. Segments are read with Range requests (one each, two for a
+// large one needed to start) and handed on as they download: the local header is verified before
+// any byte is used, the CRC-32 over the bytes as they pass, and a mismatch stops the playback
+// when the segment ends.
+import { concat, crc32, utf8 } from "./bytes.js";
 import { malformed, refused } from "./errors.js";
 import { checkManifest } from "./fps-v2-manifest.js";
 import { channelCount, checkInit } from "./mp4-init.js";
 import { checkMaster, checkMedia } from "./hls-playlist.js";
 import { RangeSource } from "./range-source.js";
-import { END_RECORD_SIZE, LIMITS, entryData, readCentralDirectory, readEndRecord } from "./zip-directory.js";
+import { LIMITS, LOCAL_HEADER_SIZE, checkEntryCRC, checkLocalHeader, entryData, readCentralDirectory, readEndRecord } from "./zip-directory.js";
 
-// A segment is read whole into memory before MediaSource gets it; a declared size past this is
-// refused rather than downloaded (6 s of 4K video at 40 Mbit/s is about 30 MB).
+// A segment whose declared size is past this is refused rather than downloaded (6 s of 4K video
+// at 40 Mbit/s is about 30 MB): what MediaSource has not taken yet waits in the page's memory.
 export const MAX_SEGMENT_BYTES = 64 << 20;
 
 const NAME = /^([a-z]+)(\.m3u8|-init\.mp4|-segment(0|[1-9][0-9]{0,3})\.m4s)$/;
@@ -141,11 +143,46 @@ export class FPSv2Package {
     this.duration = components[0].segments.reduce((sum, s) => sum + s.duration, 0);
   }
 
-  /** Segment `index` of component `component`: its local header and data in one request. */
-  async segment(component, index) {
+  /** Segment `index` of component `component` as it downloads, its local header and data read
+   * with Range requests: an async iterator of data chunks. The local header is verified before
+   * the first chunk; the CRC-32 runs over the chunks and a mismatch throws after the last one,
+   * so the player stops (`componentEntryRead`) before the playhead reaches the rest of that
+   * segment: a damaged segment ahead of the playhead never plays, and at start-up or after a
+   * seek at most the frames decoded while its last bytes arrive are shown. Streaming is what
+   * lets the first frames be decoded while a multi-megabyte segment is still on its way.
+   * `startup` ({seconds, minBytes, playable}, from the streaming engine): read about `seconds`
+   * of the segment (by its average rate, at least `minBytes`) first, and the rest once
+   * `playable` resolves. */
+  async *segment(component, index, { signal, startup } = {}) {
     const entry = component.segments[index].entry;
     if (entry.size > MAX_SEGMENT_BYTES) throw malformed(`${entry.name} is larger than ${MAX_SEGMENT_BYTES} bytes`);
-    const bytes = await this.source.read(entry.offset, entry.dataOffset + entry.size - entry.offset);
-    return entryData(bytes, entry, { checkCRC: true });
+    const headerSize = LOCAL_HEADER_SIZE + entry.nameLength;
+    const total = headerSize + entry.size;
+    const duration = component.segments[index].duration;
+    const first = startup ? Math.min(total, headerSize + Math.max(startup.minBytes, Math.ceil((entry.size * startup.seconds) / duration))) : total;
+    const source = this.source;
+    async function* parts() {
+      yield* source.stream(entry.offset, first, { signal });
+      if (first === total) return;
+      await startup.playable;
+      yield* source.stream(entry.offset + first, total - first, { signal });
+    }
+    let header = new Uint8Array(0);
+    let crc = 0;
+    for await (const chunk of parts()) {
+      let data = chunk;
+      if (header) {
+        const wanted = headerSize - header.length;
+        header = concat([header, chunk.subarray(0, wanted)]);
+        if (header.length < headerSize) continue;
+        checkLocalHeader(header, entry);
+        header = null;
+        data = chunk.subarray(wanted);
+        if (data.length === 0) continue;
+      }
+      crc = crc32(data, crc);
+      yield data;
+    }
+    checkEntryCRC(crc, entry);
   }
 }

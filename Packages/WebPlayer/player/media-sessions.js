@@ -58,8 +58,11 @@ export class MediaSessions {
   }
 
   async acquire(component) {
+    // The request's key pair is made while the session starts.
+    const keyPair = ephemeralKey();
+    keyPair.catch(() => {});   // reported below, unless the session start failed first
     const grant = await this.start(component.id);
-    const { privateKey, publicKeyPEM } = await ephemeralKey();
+    const { privateKey, publicKeyPEM } = await keyPair;
     const answer = await this.service.requestKey({ assetId: this.assetId, component: component.id, sessionId: grant.sessionId,
       manifest: this.manifest, clientPublicKey: publicKeyPEM });
     const key = await unwrapKey(answer.wrappedKey, answer.sessionPublicKey, privateKey);

@@ -57,6 +57,9 @@ export class MediaDRMPlayer extends EventTarget {
       if (new URL(url).pathname.endsWith(".m3u8")) await this.loadTDFHLS(current, service, url);
       else await this.loadFPSv2(current, service, url);
     } catch (error) {
+      // A failure the playback already reported (the engine's, during start-up) is the reason
+      // the load failed; the abort it caused is not a second error.
+      if (current.failure) throw current.failure;
       const failure = this.asPlayerError(error);
       if (this.current === current) await this.unload();
       this.emitError(failure);
@@ -68,28 +71,26 @@ export class MediaDRMPlayer extends EventTarget {
     const pkg = await FPSv2Package.admit(url, { keyServiceURL: this.options.kas, signal: current.abort.signal });
     this.emit("admitted", { profile: "fps-v2", duration: pkg.duration });
     const [video, audio] = pkg.components;
-    // While the keys come: the CDM is set up, and each component's first segment (encrypted,
-    // public) is fetched, so the first frame does not wait for them after the last key.
+    // The media side gets ready while the keys come (docs/web.md, "Start-up"): the CDM is set
+    // up, the MediaSource opens and takes the inits, and the first segments (encrypted, public)
+    // stream in. Their samples wait in the decoder for their keys (EME's "waiting for key"), so
+    // the first frame follows the last key instead of its download, parsing and decoding
+    // starting then. Nothing goes to the KAS before admission passed; load() resolves once
+    // every key is in the CDM and the MediaSource has the inits.
     const cdmReady = ClearKeyCDM.attach(this.video, { videoCodec: video.codec, audioCodec: audio?.codec });
     cdmReady.then((cdm) => { current.cdm = cdm; }, () => {});
-    const firstSegments = pkg.components.map((c) => pkg.segment(c, 0));
-    firstSegments.forEach((segment) => segment.catch(() => {}));   // used (and reported) by the engine
     current.sessions = new MediaSessions(service, {
       assetId: pkg.uuid, manifest: pkg.manifestBytes, components: pkg.components, cdm: cdmReady,
       onKey: (component) => this.emit("keysdelivered", { component }),
       onFailure: (error) => this.failDuringPlayback(current, error),
     });
-    await current.sessions.acquireAll();
-    this.emit("keysdelivered", { all: true });
-    current.engine = new StreamingEngine(this.video, pkg.components.map((c, i) => ({
+    const keys = current.sessions.acquireAll().then(() => this.emit("keysdelivered", { all: true }));
+    current.engine = new StreamingEngine(this.video, pkg.components.map((c) => ({
       mime: `${c.id}/mp4; codecs="${c.codec}"`, init: c.init, segments: c.segments,
-      fetch: (index) => {
-        const early = index === 0 ? firstSegments[i] : null;
-        firstSegments[i] = null;
-        return early ?? pkg.segment(c, index);
-      },
+      fetch: (index, options) => pkg.segment(c, index, options),
     })), { onError: (error) => this.failDuringPlayback(current, error) });
-    await current.engine.start(pkg.duration);
+    // The first failure of either side fails the load; unload() stops the other.
+    await Promise.all([keys, current.engine.start(pkg.duration)]);
   }
 
   async loadTDFHLS(current, service, url) {
@@ -134,6 +135,7 @@ export class MediaDRMPlayer extends EventTarget {
   failDuringPlayback(current, error) {
     if (this.current !== current) return;
     const failure = this.asPlayerError(error);
+    current.failure = failure;
     this.unload();
     this.emitError(failure);
   }

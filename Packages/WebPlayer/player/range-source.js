@@ -1,5 +1,5 @@
-// Reads byte ranges of a remote file with HTTP Range requests (RFC 9110 §14), as the Swift
-// client's HTTPRangeSource does: every answer must be 206 with a Content-Range naming exactly the
+// Reads byte ranges of a remote file with HTTP Range requests (RFC 9110 §14), whole or as they
+// arrive, as the Swift client's HTTPRangeSource does: every answer must be 206 with a Content-Range naming exactly the
 // bytes asked for and the same total size, so a server that ignores Range (200 with the whole
 // file) or a file that changes under the reader is an error, not silently wrong bytes.
 import { PlayerError, malformed } from "./errors.js";
@@ -26,10 +26,51 @@ export class RangeSource {
     return bytes;
   }
 
+  /** Bytes [start, start + length) as they arrive: an async iterator of chunks (the answer's
+   * status and Content-Range checked before the first; a body shorter or longer than asked for
+   * throws after the last). `signal` (with the source's own) cancels the download. */
+  async *stream(start, length, { signal } = {}) {
+    const { response, length: answered } = await this.answer(`bytes=${start}-${start + length - 1}`, start, length, signal);
+    if (answered !== length) throw malformed("the origin answered a range of the wrong length");
+    const reader = response.body.getReader();
+    let received = 0;
+    try {
+      for (;;) {
+        const { done, value } = await this.body(() => reader.read());
+        if (done) break;
+        received += value.length;
+        if (received > length) throw malformed("the origin's body does not match its Content-Range");
+        yield value;
+      }
+    } finally {
+      reader.cancel().catch(() => {});
+    }
+    if (received !== length) throw malformed("the origin's body does not match its Content-Range");
+  }
+
   async request(range, expectedStart, maxLength) {
+    const { response, start, length } = await this.answer(range, expectedStart, maxLength);
+    const bytes = new Uint8Array(await this.body(() => response.arrayBuffer()));
+    if (bytes.length !== length) throw malformed("the origin's body does not match its Content-Range");
+    return { bytes, start };
+  }
+
+  /** Reads (part of) a body; a connection lost on the way is the origin's transport error. */
+  async body(read) {
+    try {
+      return await read();
+    } catch (error) {
+      if (error && error.name === "AbortError") throw error;
+      throw new PlayerError("transport", `the package origin's answer broke off (${new URL(this.url).origin})`);
+    }
+  }
+
+  /** Sends one Range request and checks its answer's head: {response (body unread), start, length}. */
+  async answer(range, expectedStart, maxLength, signal) {
     let response;
     try {
-      response = await fetch(this.url, { headers: { Range: range }, signal: this.signal, credentials: "omit", cache: "no-store" });
+      response = await fetch(this.url, { headers: { Range: range }, credentials: "omit", cache: "no-store",
+        signal: signal && this.signal ? AbortSignal.any([this.signal, signal]) : signal ?? this.signal });
     } catch (error) {
       if (error && error.name === "AbortError") throw error;
       throw new PlayerError("transport", `the package origin could not be reached (${new URL(this.url).origin})`);
@@ -49,8 +90,6 @@ export class RangeSource {
     if (expectedStart !== null && first !== expectedStart) throw malformed("the origin answered another range than the one asked for");
     const length = last - first + 1;
     if (last < first || length > maxLength) throw malformed("the origin answered a range of the wrong length");
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    if (bytes.length !== length) throw malformed("the origin's body does not match its Content-Range");
-    return { bytes, start: first };
+    return { response, start: first, length };
   }
 }

@@ -76,11 +76,10 @@ export function readCentralDirectory(bytes, end) {
   return entries;
 }
 
-/** Checks the local header in `bytes` (header then data) against `entry`, and the data's CRC-32
- * when `checkCRC`; returns the data. */
-export function entryData(bytes, entry, { checkCRC }) {
-  const view = new ByteView(bytes);
-  if (bytes.length !== LOCAL_SIZE + entry.nameLength + entry.size || view.u32le(0) !== LOCAL) {
+/** Checks `header` (an entry's local header as read: 30 bytes and the name) against `entry`. */
+export function checkLocalHeader(header, entry) {
+  const view = new ByteView(header);
+  if (header.length !== LOCAL_SIZE + entry.nameLength || view.u32le(0) !== LOCAL) {
     throw refused("headersAgree", `the local header of ${entry.name} is missing`);
   }
   const agree = view.u16le(6) === entry.flags && view.u16le(8) === 0 && view.u32le(14) === entry.crc &&
@@ -88,8 +87,21 @@ export function entryData(bytes, entry, { checkCRC }) {
     utf8.decode(view.slice(LOCAL_SIZE, entry.nameLength)) === entry.name;
   if (!agree) throw refused("headersAgree", `the local header of ${entry.name} disagrees with the central directory`);
   if (view.u16le(28) !== 0) throw refused("exactLayout", `the local header of ${entry.name} has an extra field`);
-  const data = bytes.subarray(LOCAL_SIZE + entry.nameLength);
-  if (checkCRC && crc32(data) !== entry.crc) throw refused(entry.name === "manifest.json" || entry.name === "master.m3u8" ? "manifestEntryRead" : "componentEntryRead", `the CRC-32 of ${entry.name} does not match`);
+}
+
+/** Compares the CRC-32 computed over an entry's data with the directory's. */
+export function checkEntryCRC(crc, entry) {
+  if (crc !== entry.crc) throw refused(entry.name === "manifest.json" || entry.name === "master.m3u8" ? "manifestEntryRead" : "componentEntryRead", `the CRC-32 of ${entry.name} does not match`);
+}
+
+/** Checks the local header in `bytes` (header then data) against `entry`, and the data's CRC-32
+ * when `checkCRC`; returns the data. */
+export function entryData(bytes, entry, { checkCRC }) {
+  const headerSize = LOCAL_SIZE + entry.nameLength;
+  if (bytes.length !== headerSize + entry.size) throw refused("headersAgree", `the local header of ${entry.name} is missing`);
+  checkLocalHeader(bytes.subarray(0, headerSize), entry);
+  const data = bytes.subarray(headerSize);
+  if (checkCRC) checkEntryCRC(crc32(data), entry);
   return data;
 }
 

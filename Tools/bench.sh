@@ -162,12 +162,12 @@ viewer_tokens() {
     done
 }
 browser_step() {
-    step "browser: load() to the first playing event in chromium, 5 cold pages"
+    step "browser: load() to the first playing event in chromium, 5 cold pages (and 5 with the controls shown from the start)"
     record_command browser-first-playing "$PY" "$HERE/browser_first_playing.py" "$KASURL" TOKEN "$WORK/ours.zip" \
-        --nginx --runs 5
+        --nginx --runs 5 --compare-controls
     record "{\"kind\":\"load\",\"when\":\"start-browser\",\"loadavg\":\"$(loadavg)\",\"utc\":\"$(date -u '+%Y-%m-%d %H:%M UTC')\"}"
     "$PY" "$HERE/browser_first_playing.py" "$KASURL" "$(head -n 1 "$WORK/tokens.txt")" "$WORK/ours.zip" \
-        --nginx --runs 5 >> "$RESULTS"
+        --nginx --runs 5 --compare-controls >> "$RESULTS"
     record "{\"kind\":\"load\",\"when\":\"end-browser\",\"loadavg\":\"$(loadavg)\"}"
 }
 

@@ -29,6 +29,7 @@ import unittest
 import urllib.error
 import urllib.request
 import zipfile
+import zlib
 
 ROOT = os.environ.get("MEDIADRM_ROOT") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.path.join(ROOT, ".build", os.environ.get("CONFIG", "debug"))
@@ -215,17 +216,25 @@ class Fixture:
                 "-g", "25", "-keyint_min", "25", "-sc_threshold", "0", "-pix_fmt", "yuv420p", rung)
             self.rungs.append(rung)
         self.ladder = self.package("ladder/", "--profile", "tdf-hls", inputs=self.rungs)
+        # A 4 s 1280x720 clip at about 6 Mbit/s in one 4 s segment (about 3 MB): larger than the
+        # streaming engine's first-part minimum (1 MiB), so start-up reads it in two parts.
+        self.large_clip = os.path.join(self.dir, "clip-720p.mp4")
+        run("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "4", "-c:v", "libx264", "-preset", "ultrafast",
+            "-b:v", "6M", "-maxrate", "6M", "-bufsize", "6M", "-bf", "0", "-g", "25", "-pix_fmt", "yuv420p",
+            "-c:a", "aac", "-ac", "2", "-movflags", "+faststart", self.large_clip)
+        self.large = self.package("large.tdf", inputs=[self.large_clip], segment_duration=4)
         self.origin_process = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tools", "python", "range_server.py"),
                                                 "--root", self.origin_root, "--cors"],
                                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.origin = f"http://127.0.0.1:{self.origin_process.stdout.readline().strip()}"
 
-    def package(self, name, *flags, kas=None, inputs=None):
+    def package(self, name, *flags, kas=None, inputs=None, segment_duration=1):
         kas = kas or self.main
         output = os.path.join(self.origin_root, name)
         run(os.path.join(BIN, "packager"), "package", *(inputs or [self.clip]), "-o", output, "--kas-url", kas.url,
             "--kas-public-key", kas.public_key, "--policy", self.policy, "--classification", CLASSIFICATION,
-            "--segment-duration", "1", "--quiet", *flags)
+            "--segment-duration", str(segment_duration), "--quiet", *flags)
         return name
 
     def stream_policy_uuid(self, name):
@@ -318,12 +327,12 @@ class BrowserCase(unittest.TestCase):
         found = lambda: next(((i,) for i, e in enumerate(self.events(page)) if e["type"] == kind and i >= after), None)
         return poll(found, f"the {kind} event")[0]
 
-    def play_through_with_seek(self, name, token, page, kas=None):
+    def play_through_with_seek(self, name, token, page, kas=None, size=(320, 180)):
         result = self.start(page, name, token, kas)
         self.assertTrue(result["ok"], result)
         playing = self.wait_event(page, "playing")
         state = page.evaluate("window.state()")
-        self.assertEqual((state["width"], state["height"]), (320, 180))
+        self.assertEqual((state["width"], state["height"]), size)
         self.assertAlmostEqual(state["duration"], 4.0, delta=0.1)
         page.evaluate("window.seekTo(2.0)")
         seeked = self.wait_event(page, "seeked", after=playing)
@@ -536,6 +545,67 @@ class AdaptiveBitrateTests(BrowserCase):
         kinds = [e["type"] for e in self.events(page)]
         self.assertNotIn("player-error", kinds)
         self.assertNotIn("error", kinds)
+
+
+def entry_range(package, name):
+    """The first and last byte of entry `name` of a stored ZIP (local header and data)."""
+    with zipfile.ZipFile(package) as archive:
+        info = archive.getinfo(name)
+    return info.header_offset, info.header_offset + 30 + len(info.filename.encode()) + info.file_size - 1
+
+
+class StreamingTests(BrowserCase):
+    """How fps-v2 segments reach MediaSource (docs/web.md, "Start-up"): as they download, a large
+    one needed to start in two Range requests, the CRC-32 checked over the bytes as they pass."""
+
+    def test_a_large_first_segment_is_read_in_two_parts_that_tile_it_and_plays_to_the_end(self):
+        package = fixture.url(fixture.large)
+        ranges = []
+        self.context.on("request", lambda r: ranges.append(r.headers.get("range")) if r.url == package and r.method == "GET" else None)
+        page = self.open(capture_keys=True)
+        self.play_through_with_seek(fixture.large, fixture.token("viewer-large"), page, size=(1280, 720))
+        first, last = entry_range(os.path.join(fixture.origin_root, fixture.large), "video-segment0.m4s")
+        self.assertGreater(last - first, 1 << 20, "the fixture's segment is larger than the first-part minimum")
+        reads = [tuple(map(int, r[len("bytes="):].split("-"))) for r in ranges if r and r.startswith("bytes=") and not r.startswith("bytes=-")]
+        mine = [(a, b) for a, b in reads if first <= a <= last]
+        self.assertGreaterEqual(len(mine), 2, reads)
+        # The first part from the local header on, then the rest to the entry's last byte.
+        (a, b), (c, d) = mine[:2]
+        self.assertEqual(a, first)
+        self.assertLess(b, last)
+        self.assertEqual((c, d), (b + 1, last))
+        self.assertEqual(len(page.evaluate("window.__capturedLicenses")), 2)
+
+    def test_a_damaged_segment_stops_the_playback_with_its_check_and_ends_the_sessions(self):
+        damaged = "damaged.tdf"
+        path = os.path.join(fixture.origin_root, damaged)
+        shutil.copy(os.path.join(fixture.origin_root, fixture.fps), path)
+        first, last = entry_range(path, "video-segment2.m4s")
+        with open(path, "r+b") as f:   # one byte of the segment's data flipped; its CRC-32 no longer matches
+            f.seek((first + last) // 2)
+            byte = f.read(1)[0]
+            f.seek((first + last) // 2)
+            f.write(bytes([byte ^ 0xFF]))
+        viewer = "viewer-damaged"
+        page = self.open()
+        self.start(page, damaged, fixture.token(viewer))
+        index = self.wait_event(page, "player-error")
+        failure = self.events(page)[index]
+        self.assertEqual((failure["code"], failure["check"]), ("refused", "componentEntryRead"), failure)
+        self.assertNotIn("ended", [e["type"] for e in self.events(page)])
+        events = lambda kind: [e for e in fixture.audit(viewer) if e["event"] == kind and e["decision"] == "allow"]
+        poll(lambda: len(events("session_start")) == 2 and len(events("session_end")) == 2, "both sessions ended after the failure")
+
+    def test_crc32_over_chunks_equals_zlibs(self):
+        page = self.open()
+        data = bytes((i * 2654435761 >> 13) & 0xFF for i in range(100003))
+        crcs = page.evaluate("""async ({ kas, data, splits }) => {
+          const { crc32 } = await import(`${kas}/player/bytes.js`);
+          const bytes = Uint8Array.from(data);
+          return splits.map((size) => { let crc = 0; for (let i = 0; i < bytes.length; i += size) crc = crc32(bytes.subarray(i, i + size), crc); return crc; });
+        }""", {"kas": fixture.kas, "data": list(data), "splits": [len(data), 1, 7, 8, 9, 4096, 65537]})
+        self.assertEqual(crcs, [zlib.crc32(data)] * 7)
+        self.assertEqual(page.evaluate("async (kas) => (await import(`${kas}/player/bytes.js`)).crc32(new Uint8Array(0))", fixture.kas), 0)
 
 
 class LeaseTests(BrowserCase):

@@ -6,10 +6,14 @@ from a loopback origin with CORS and Range: SCRIPT (Tools/python/range_server.py
 --nginx Debian's nginx, the origin a deployment runs (docs/delivery.md), serving static files.
 
 Usage: browser_first_playing.py KAS_URL TOKEN PACKAGE_FILE (--origin-server SCRIPT | --nginx) [--runs N]
+                                [--compare-controls]
 Also read: `mediadrm-load-to-admitted` (the package admitted, before any KAS request) and
 `mediadrm-load-to-keys` (every component's key in the CDM).
+--compare-controls: N more cold pages, alternating with the others, on which the element shows
+its own controls from the start (an init script makes the page's `controls = false` show them),
+where the page itself shows them only once it plays (docs/web.md, "Start-up").
 Prints one JSON line: {"kind": "browser_first_playing", "runs", "load_to_playing_ms",
-"load_to_admitted_ms", "load_to_keys_ms"}, each {median, min, max, n, all}.
+"load_to_admitted_ms", "load_to_keys_ms"[, "controls_from_start_ms"]}, each {median, min, max, n, all}.
 """
 import argparse
 import json
@@ -54,6 +58,22 @@ http {{
 """
 
 
+# For --compare-controls: whatever the page sets, the element shows its controls.
+CONTROLS_FROM_START = """Object.defineProperty(HTMLMediaElement.prototype, 'controls', {
+  configurable: true, get() { return true; }, set(value) { this.setAttribute('controls', ''); } });"""
+
+# Resolves once the page has recorded the measure, from a PerformanceObserver: Playwright's
+# wait_for_function would poll on every animation frame and keep the measured page rendering.
+WAIT_FOR_PLAYING = """() => new Promise((resolve, reject) => {
+  const name = 'mediadrm-load-to-playing';
+  if (performance.getEntriesByName(name).length) return resolve();
+  setTimeout(() => reject(new Error('no first playing within 60 s')), 60000);
+  new PerformanceObserver((list, observer) => {
+    if (list.getEntriesByName(name).length) { observer.disconnect(); resolve(); }
+  }).observe({ type: 'measure' });
+})"""
+
+
 def start_nginx(root, work):
     """nginx on a free loopback port serving `root`: (the process, its base URL)."""
     with socket.socket() as probe:
@@ -89,6 +109,7 @@ def main():
     source.add_argument("--origin-server")
     source.add_argument("--nginx", action="store_true")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--compare-controls", action="store_true")
     args = parser.parse_args()
     root = tempfile.mkdtemp(prefix="bench-browser-")
     shutil.copy(args.package, os.path.join(root, "package.tdf"))
@@ -109,16 +130,24 @@ def main():
             browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
                                                  args=["--no-sandbox", "--autoplay-policy=no-user-gesture-required"])
             # One unrecorded run: the browser process and its caches of the player modules warm.
-            for run in range(args.runs + 1):
+            # With --compare-controls every other run shows the controls from the start.
+            pages = [(run, False) for run in range(args.runs + 1)]
+            if args.compare_controls:
+                pages = [(0, False)] + [(run, shown) for run in range(1, args.runs + 1) for shown in (False, True)]
+            for run, controls in pages:
                 context = browser.new_context()
                 page = context.new_page()
+                if controls:
+                    page.add_init_script(CONTROLS_FROM_START)
                 page.goto(f"{args.kas}/player/?src={src}")
                 page.fill("#token", args.token)
                 page.click("button[type=submit]")
-                page.wait_for_function("() => performance.getEntriesByName('mediadrm-load-to-playing').length > 0", timeout=60000)
+                page.evaluate(WAIT_FOR_PLAYING)
                 measures = page.evaluate("() => Object.fromEntries(['playing', 'admitted', 'keys'].map("
                                          "(n) => [n, performance.getEntriesByName('mediadrm-load-to-' + n)[0]?.duration ?? null]))")
-                if run > 0:
+                if controls:
+                    figures.setdefault("controls", []).append(round(measures["playing"], 1))
+                elif run > 0:
                     for name, value in measures.items():
                         figures.setdefault(name, []).append(round(value, 1) if value is not None else None)
                 context.close()
@@ -136,7 +165,8 @@ def main():
     print(json.dumps({"kind": "browser_first_playing", "runs": args.runs, "origin": "nginx" if args.nginx else "range_server.py",
                       "load_to_playing_ms": summary(figures["playing"]),
                       "load_to_admitted_ms": summary(figures["admitted"]),
-                      "load_to_keys_ms": summary(figures["keys"])}))
+                      "load_to_keys_ms": summary(figures["keys"]),
+                      **({"controls_from_start_ms": summary(figures["controls"])} if args.compare_controls else {})}))
 
 
 if __name__ == "__main__":

@@ -35,14 +35,22 @@ def render(records, partial=False):
     out += ["Debian's chromium (headless, Playwright) opens `kas serve`'s own player page, `/player/?src=...`, in a new "
             f"browser context per run ({browser['runs']} cold pages after one unrecorded run); the token is typed into "
             "the page, which reads the fps-v2 package of the 1080p clip with Range requests from "
-            f"{ORIGINS.get(browser.get('origin'), '`range_server.py --cors`')}, admits it, opens a media session per component, gets every key through WebCrypto into EME "
-            "ClearKey and feeds MediaSource. The figure is the page's User Timing measure from `load()` to the first "
-            "`playing` event.", ""]
+            f"{ORIGINS.get(browser.get('origin'), '`range_server.py --cors`')}, admits it, opens a media session per component and gets every key through WebCrypto into EME "
+            "ClearKey while the MediaSource takes the inits and the first segments as they download, a large one in two parts (docs/web.md, \"Start-up\"). "
+            "The figure is the page's User Timing measure from `load()` to the first `playing` event; the harness waits "
+            "for it with a PerformanceObserver, without polling the page.", ""]
     if "browser-first-playing" in commands:
         out += [f"```\n{commands['browser-first-playing']}\n```", ""]
     out += [f"Median {b['median']} ms (min {b['min']}, max {b['max']}; runs: {', '.join(str(x) for x in b['all'])}); "
             f"of which admission (Range reads and reader checks) {browser['load_to_admitted_ms']['median']} ms and "
-            f"every key in the CDM {browser['load_to_keys_ms']['median']} ms after load() (medians).", "", END]
+            f"every key in the CDM {browser['load_to_keys_ms']['median']} ms after load() (medians).", ""]
+    shown = browser.get("controls_from_start_ms")
+    if shown:
+        out += [f"The page shows the element's own controls once it plays. On {shown['n']} more cold pages, alternating "
+                "with those above, an init script made the controls show from the start, as a page that sets "
+                f"`controls` in its HTML has them: median {shown['median']} ms (min {shown['min']}, max {shown['max']}; "
+                f"runs: {', '.join(str(x) for x in shown['all'])}).", ""]
+    out += [END]
     measured = f"{b['median']} ms ({b['min']}–{b['max']})"
     if partial:
         measured += f" (`BENCH_PART=browser`, {when}, load {load.get('start-browser', '?').split()[0]})"

@@ -1,7 +1,8 @@
 // Reads byte ranges of a remote file with HTTP Range requests (RFC 9110 §14), whole or as they
-// arrive, as the Swift client's HTTPRangeSource does: every answer must be 206 with a Content-Range naming exactly the
-// bytes asked for and the same total size, so a server that ignores Range (200 with the whole
-// file) or a file that changes under the reader is an error, not silently wrong bytes.
+// arrive, as the Swift client's HTTPRangeSource does: every answer must be 206 with a
+// Content-Range naming exactly the bytes asked for and the same total size, so a server that
+// ignores Range (200 with the whole file) or a file that changes under the reader is an error,
+// not silently wrong bytes.
 import { PlayerError, malformed } from "./errors.js";
 
 export class RangeSource {
@@ -31,7 +32,7 @@ export class RangeSource {
    * throws after the last). `signal` (with the source's own) cancels the download. */
   async *stream(start, length, { signal } = {}) {
     const { response, length: answered } = await this.answer(`bytes=${start}-${start + length - 1}`, start, length, signal);
-    if (answered !== length) throw malformed("the origin answered a range of the wrong length");
+    if (answered !== length || !response.body) throw malformed("the origin answered a range of the wrong length");
     const reader = response.body.getReader();
     let received = 0;
     try {

@@ -80,6 +80,13 @@ async function readEntries(source, byName, names) {
   return out;
 }
 
+/** Runs `task` when the page has nothing more urgent to do (a background-priority task where the
+ * browser offers `scheduler.postTask`, else the next macrotask); resolves to its result. */
+function inBackground(task) {
+  if (typeof globalThis.scheduler?.postTask === "function") return globalThis.scheduler.postTask(task, { priority: "background" });
+  return new Promise((resolve) => setTimeout(() => resolve(task()), 0));
+}
+
 /** An admitted fps-v2 package: `manifestBytes` exactly as stored, `uuid`, `components`
  * ({id, kid, codec, init, segments: [{entry, start, duration}]}), `duration`, `width`, `height`. */
 export class FPSv2Package {
@@ -168,7 +175,10 @@ export class FPSv2Package {
       yield* source.stream(entry.offset + first, total - first, { signal });
     }
     let header = new Uint8Array(0);
-    let crc = 0;
+    // The CRC-32 runs chunk after chunk at background priority: the check need not come before
+    // the append, and during start-up the page's main thread has the key requests and the first
+    // frames to serve first. The segment ends only once it is checked.
+    let crc = Promise.resolve(0);
     for await (const chunk of parts()) {
       let data = chunk;
       if (header) {
@@ -180,9 +190,10 @@ export class FPSv2Package {
         data = chunk.subarray(wanted);
         if (data.length === 0) continue;
       }
-      crc = crc32(data, crc);
+      const bytes = data;
+      crc = crc.then((previous) => inBackground(() => crc32(bytes, previous)));
       yield data;
     }
-    checkEntryCRC(crc, entry);
+    checkEntryCRC(await crc, entry);
   }
 }

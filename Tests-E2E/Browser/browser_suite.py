@@ -361,6 +361,9 @@ class PlaybackTests(BrowserCase):
         page = self.open(capture_keys=True)
         token = fixture.token("viewer-fps")
         self.play_through_with_seek(fixture.fps, token, page)
+        # The audio key goes into the CDM first (docs/web.md, "Start-up").
+        delivered = [e["component"] for e in self.events(page) if e["type"] == "keysdelivered" and e["component"]]
+        self.assertEqual(delivered, ["audio", "video"])
         licenses = [json.loads(text) for text in page.evaluate("window.__capturedLicenses")]
         keys = {k["kid"]: k["k"] for license in licenses for k in license["keys"]}
         self.assertEqual(len(keys), 2, "one key per component")

@@ -29,9 +29,15 @@ export class MediaSessions {
     this.stopped = false;
   }
 
-  /** Gets every component's key into the CDM; on any failure ends whatever was opened and throws. */
+  /** Gets every component's key into the CDM; on any failure ends whatever was opened and throws.
+   * The requests go out together; the audio key goes into the CDM before the video key. Chromium
+   * decrypts and decodes both tracks on one media thread and starts playback only with some
+   * audio decoded: with the video key first, every large video frame decoded there delays the
+   * audio, and the first `playing` (docs/web.md, "Start-up"). */
   async acquireAll() {
-    const results = await Promise.allSettled(this.components.map((c) => this.acquire(c)));
+    const audioKeys = new Map(this.components.filter((c) => c.id === "audio").map((c) => [c, this.acquire(c)]));
+    const audioInstalled = Promise.allSettled(audioKeys.values());
+    const results = await Promise.allSettled(this.components.map((c) => audioKeys.get(c) ?? this.acquire(c, { installAfter: audioInstalled })));
     const failure = results.find((r) => r.status === "rejected");
     if (failure) {
       await this.stop();
@@ -57,7 +63,9 @@ export class MediaSessions {
     return grant;
   }
 
-  async acquire(component) {
+  /** One component's key: a session, a key request, the key into the CDM (after `installAfter`
+   * settles, when given). Returns the session's grant with the key's lease. */
+  async acquire(component, { installAfter = null } = {}) {
     // The request's key pair is made while the session starts.
     const keyPair = ephemeralKey();
     keyPair.catch(() => {});   // reported below, unless the session start failed first
@@ -69,6 +77,7 @@ export class MediaSessions {
     if (key.length !== 16) { key.fill(0); throw new Error("a content key is not 16 bytes"); }
     // `cdm` may still be setting up (a promise); the key waits for it, never the other way.
     try {
+      await installAfter;
       await (await this.cdm).install(component.kid, key);
     } finally {
       key.fill(0);

@@ -21,9 +21,9 @@ const BUFFER_AHEAD_SECONDS = 12;
 const STARTUP_AHEAD_SECONDS = 2;
 // Such a segment is read in two parts: about this many seconds of it (by its average rate), and
 // at least STARTUP_PART_MIN_BYTES, first; the rest when the element can play forward ...
-const STARTUP_PART_SECONDS = 1;
+const STARTUP_PART_SECONDS = 0.5;
 // (a segment not larger than this is read whole: a second request would cost more than it saves)
-const STARTUP_PART_MIN_BYTES = 1 << 20;
+const STARTUP_PART_MIN_BYTES = 512 << 10;
 // ... or after this many ticks at the latest, so a first part that cannot start playback on its
 // own (an unusually large first frame) delays the rest but never stalls it.
 const STARTUP_HOLD_TICKS = 4;

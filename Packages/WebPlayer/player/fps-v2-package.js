@@ -11,7 +11,7 @@ import { checkManifest } from "./fps-v2-manifest.js";
 import { channelCount, checkInit } from "./mp4-init.js";
 import { checkMaster, checkMedia } from "./hls-playlist.js";
 import { RangeSource } from "./range-source.js";
-import { LIMITS, LOCAL_HEADER_SIZE, checkEntryCRC, checkLocalHeader, entryData, readCentralDirectory, readEndRecord } from "./zip-directory.js";
+import { LIMITS, checkEntryCRC, checkLocalHeader, entryData, readCentralDirectory, readEndRecord } from "./zip-directory.js";
 
 // A segment whose declared size is past this is refused rather than downloaded (6 s of 4K video
 // at 40 Mbit/s is about 30 MB): what MediaSource has not taken yet waits in the page's memory.
@@ -163,7 +163,7 @@ export class FPSv2Package {
   async *segment(component, index, { signal, startup } = {}) {
     const entry = component.segments[index].entry;
     if (entry.size > MAX_SEGMENT_BYTES) throw malformed(`${entry.name} is larger than ${MAX_SEGMENT_BYTES} bytes`);
-    const headerSize = LOCAL_HEADER_SIZE + entry.nameLength;
+    const headerSize = entry.dataOffset - entry.offset;
     const total = headerSize + entry.size;
     const duration = component.segments[index].duration;
     const first = startup ? Math.min(total, headerSize + Math.max(startup.minBytes, Math.ceil((entry.size * startup.seconds) / duration))) : total;

@@ -105,5 +105,3 @@ export function entryData(bytes, entry, { checkCRC }) {
   return data;
 }
 
-export const LOCAL_HEADER_SIZE = LOCAL_SIZE;
-export const END_RECORD_SIZE = END_SIZE;

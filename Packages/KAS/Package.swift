@@ -6,20 +6,36 @@ import PackageDescription
 let package = Package(
     name: "KAS",
     products: [
+        // What an embedder links: the application (routes, configuration, server) and, through
+        // it, the domain and HTTP modules.
         .library(name: "KAS", targets: ["KAS"]),
         // Test harnesses (the whole KAS in process, a server on loopback, a self-signed
         // certificate) for this package's tests and the end-to-end suite; apps do not link it.
         .library(name: "KASTesting", targets: ["KASTesting"]),
-        .library(name: "CSQLite", targets: ["CSQLite"]),
-        .library(name: "CMicroHTTPD", targets: ["CMicroHTTPD"]),
         .executable(name: "kas", targets: ["KASTool"]),
     ],
     dependencies: [.package(path: "../MediaCrypto")],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "KAS", dependencies: [
-            "CSQLite", "CMicroHTTPD",
+        // Log lines and the metrics registry: written by the HTTP layer and by the domain alike.
+        .target(name: "KASObservability", dependencies: [
+            .product(name: "MediaDRMJSON", package: "MediaCrypto"),
+        ]),
+        // The HTTP server, router and middleware: knows nothing of media, delivery or offline.
+        .target(name: "KASHTTP", dependencies: [
+            "CMicroHTTPD", "KASObservability",
+            .product(name: "MediaDRMJSON", package: "MediaCrypto"),
+        ]),
+        // A Redis client: RESP, connections, a pool. Knows nothing of the KAS's records.
+        .target(name: "KASRedis", dependencies: [
+            .product(name: "MediaDRMCrypto", package: "MediaCrypto"),
+            .product(name: "MediaDRMEncoding", package: "MediaCrypto"),
+        ]),
+        // The domain: media, delivery, offline and OpenTDF services, stores, keys, configuration.
+        // It never imports KASHTTP: services take and return domain values.
+        .target(name: "KASDomain", dependencies: [
+            "CSQLite", "KASObservability", "KASRedis",
             .product(name: "MediaDRMCrypto", package: "MediaCrypto"),
             .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
             .product(name: "MediaDRMJSON", package: "MediaCrypto"),
@@ -31,20 +47,33 @@ let package = Package(
             .product(name: "MediaDRMOffline", package: "MediaCrypto"),
             .product(name: "CZlib", package: "MediaCrypto"),
         ]),
+        // The routes (one adapter per service, each with one status table) and the application
+        // that joins the domain to the HTTP server.
+        .target(name: "KAS", dependencies: [
+            "KASDomain", "KASHTTP", "KASObservability",
+            .product(name: "MediaDRMCrypto", package: "MediaCrypto"),
+            .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
+            .product(name: "MediaDRMJSON", package: "MediaCrypto"),
+            .product(name: "MediaDRMEncoding", package: "MediaCrypto"),
+            .product(name: "MediaDRMTDF", package: "MediaCrypto"),
+            .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
+            .product(name: "MediaDRMMedia", package: "MediaCrypto"),
+            .product(name: "MediaDRMOffline", package: "MediaCrypto"),
+        ]),
         .target(name: "KASTesting", dependencies: [
-            "KAS",
+            "KAS", "KASDomain", "KASHTTP", "KASObservability", "KASRedis",
             .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
             .product(name: "MediaDRMJSON", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "KASTool", dependencies: [
-            "KAS",
+            "KAS", "KASDomain", "KASHTTP", "KASObservability",
             .product(name: "MediaDRMToolSupport", package: "MediaCrypto"),
             .product(name: "MediaDRMCrypto", package: "MediaCrypto"),
             .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
             .product(name: "MediaDRMJSON", package: "MediaCrypto"),
         ]),
         .testTarget(name: "KASTests", dependencies: [
-            "KAS", "KASTesting",
+            "KAS", "KASDomain", "KASHTTP", "KASObservability", "KASRedis", "KASTesting",
             .product(name: "MediaDRMCrypto", package: "MediaCrypto"),
             .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
             .product(name: "MediaDRMJSON", package: "MediaCrypto"),

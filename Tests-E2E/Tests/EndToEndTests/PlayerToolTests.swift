@@ -1,7 +1,11 @@
 import Foundation
 import KAS
-import Testing
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
 import KASTesting
+import Testing
 
 /// `player play` as a viewer runs it: the package URL on the origin, `--kas`, `--ca`, `--token`,
 /// `--output`; progress and key timing on stderr; the refusals with exit 1 and no clear file.

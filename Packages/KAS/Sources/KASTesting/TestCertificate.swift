@@ -1,5 +1,9 @@
 import Foundation
 import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
 
 /// A self-signed P-256 certificate for `localhost` and `127.0.0.1`, made by the openssl CLI in a
 /// fresh temporary directory. For tests and local demos only.

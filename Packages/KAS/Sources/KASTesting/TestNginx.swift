@@ -1,5 +1,9 @@
 import Foundation
 import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
 
 /// Debian's stock nginx (`make deps` installs it) as a test origin: its own prefix directory,
 /// configuration and loopback port, running the `server` block of `kas origin-config` in the

@@ -1,5 +1,9 @@
 import Foundation
 import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
 
 /// Debian's `redis-server` (`make deps` installs it, its system service disabled) for tests: its
 /// own temporary directory and free loopback port (on 127.0.0.1, and on ::1 where the host has

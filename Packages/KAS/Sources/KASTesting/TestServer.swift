@@ -1,5 +1,9 @@
 import Foundation
 import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
 
 /// The real server, in process, on 127.0.0.1 and a port the kernel picks; plain HTTP or HTTPS
 /// with a fresh self-signed certificate. For this package's tests and the Client and end-to-end
@@ -14,12 +18,12 @@ public final class TestServer: Sendable {
 
     /// - Parameter configure: adjusts the configuration (limits, pool size) before start;
     ///   host, port and TLS are set by the harness.
-    public convenience init(router: Router, tls: Bool = false,
+    public convenience init<Context: RequestContext>(router: Router<Context>, tls: Bool = false,
                             configure: (inout HTTPServerConfiguration) -> Void = { _ in }) throws(HTTPServerError) {
         try self.init(responder: router.responder(), tls: tls, configure: configure)
     }
 
-    public init(responder: HTTPResponder, tls: Bool = false,
+    public init<Context: RequestContext>(responder: HTTPResponder<Context>, tls: Bool = false,
                 configure: (inout HTTPServerConfiguration) -> Void = { _ in }) throws(HTTPServerError) {
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.threadPoolSize = 2

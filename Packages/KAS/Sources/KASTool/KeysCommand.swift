@@ -1,5 +1,9 @@
 import Foundation
 import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
 import MediaDRMToolSupport
 
 /// `kas keys generate | rotate | list | export-public | remove`.

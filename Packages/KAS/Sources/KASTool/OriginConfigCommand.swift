@@ -1,5 +1,9 @@
 import Foundation
 import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
 import MediaDRMToolSupport
 
 /// `kas origin-config --root DIR --secret-file F --listen HOST:PORT [--access-log FILE]`: the

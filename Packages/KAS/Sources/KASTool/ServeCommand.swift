@@ -1,7 +1,11 @@
 import Dispatch
 import Foundation
-import MediaDRMJSON
 import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
+import MediaDRMJSON
 import MediaDRMToolSupport
 
 /// `kas serve`: loads the configuration and the key ring, starts the server, and runs until

@@ -1,6 +1,10 @@
 import Foundation
-import MediaDRMJSON
 import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
+import MediaDRMJSON
 import MediaDRMToolSupport
 
 /// Starts the whole KAS (`KASInstance`: server, media store, audit log, every route) and blocks

@@ -1,5 +1,9 @@
 import Foundation
 import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
 import MediaDRMToolSupport
 
 /// `kas sign-url --sub ID --asset ID`: a delivery-API URL with its token (docs/delivery.md#delivery-tokens).

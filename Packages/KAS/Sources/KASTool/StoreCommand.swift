@@ -1,5 +1,9 @@
 import Foundation
 import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
 import MediaDRMToolSupport
 
 /// `kas store migrate`: the single-node SQLite state of a data directory copied into the Redis

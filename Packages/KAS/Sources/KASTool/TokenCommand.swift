@@ -1,6 +1,10 @@
 import Foundation
-import MediaDRMJSON
 import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
+import MediaDRMJSON
 import MediaDRMToolSupport
 
 /// `kas token --sub alice [--ttl 3600] [--claims JSON]`: a bearer token from the dev issuer.

@@ -1,6 +1,10 @@
 import Foundation
-import Testing
 @testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import Testing
 
 @Suite struct SQLiteDatabaseTests {
     private func temporaryPath() -> String {

@@ -1,6 +1,10 @@
 import Foundation
-import MediaDRMJSON
 import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
+import MediaDRMJSON
 
 /// The whole KAS in process, assembled as `kas serve` and `KASTestHarness` assemble it
 /// (`KASInstance`): 127.0.0.1, a port the kernel picks, TLS with a server certificate issued by

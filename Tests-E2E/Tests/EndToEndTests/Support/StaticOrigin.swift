@@ -1,5 +1,9 @@
 import Foundation
 import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
 import KASTesting
 
 /// A loopback origin for published packages, on the KAS HTTP layer (`TestServer`, libmicrohttpd):
@@ -18,7 +22,7 @@ final class StaticOrigin: Sendable {
         self.root = root
         let root = root
         let ledger = ledger
-        server = try TestServer(responder: HTTPResponder { request, _ in
+        server = try TestServer(responder: HTTPResponder<BasicRequestContext> { request, _ in
             Self.respond(to: request, root: root, ledger: ledger)
         })
     }

@@ -1,5 +1,9 @@
 import Foundation
 import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
 import MediaDRMCrypto
 import MediaDRMJOSE
 import MediaDRMJSON

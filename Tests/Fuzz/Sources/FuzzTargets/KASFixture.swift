@@ -1,5 +1,9 @@
 import Foundation
 import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
 import KASTesting
 import MediaDRMJSON
 
@@ -68,7 +72,7 @@ final class KASFixture: Sendable {
         fields.append(("Authorization", "Bearer \(token)"))
         let request = ServerRequest(method: method, path: path, headers: ServerHeaders(fields), body: body,
                                     remoteAddress: "127.0.0.1")
-        var context = RequestContext(remoteAddress: "127.0.0.1")
+        var context = KASRequestContext(core: CoreRequestContext(remoteAddress: "127.0.0.1"))
         return harness.application.responder.respond(to: request, context: &context).status
     }
 
@@ -83,7 +87,7 @@ final class KASFixture: Sendable {
             let request = ServerRequest(method: .post, path: "/media/v1/session/start",
                                         headers: ServerHeaders([("Authorization", "Bearer \(token)")]),
                                         body: body, remoteAddress: "127.0.0.1")
-            var context = RequestContext(remoteAddress: "127.0.0.1")
+            var context = KASRequestContext(core: CoreRequestContext(remoteAddress: "127.0.0.1"))
             let response = harness.application.responder.respond(to: request, context: &context)
             guard response.status == .ok || response.status == .created,
                   case .object(let object)? = try? JSONParser.parse(response.body),

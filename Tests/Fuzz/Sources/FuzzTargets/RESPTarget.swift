@@ -1,4 +1,8 @@
 import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
 
 /// The RESP2 reader of the KAS's Redis client, fed what a broken or hostile Redis could send:
 /// read whole and read in small chunks (as the socket delivers it), both must give the same

@@ -1,4 +1,7 @@
 import Foundation
+import KASDomain
+import KASHTTP
+import KASObservability
 import MediaDRMJSON
 
 /// The whole KAS for one (bound) configuration: the state stores (`KASStateStores`: SQLite in the
@@ -26,7 +29,7 @@ public final class KASApplication: Sendable {
     /// The offline licences (docs/offline.md), in `stores.offline`.
     public let offline: OfflineLicenseService
     /// Every route, as the server runs them.
-    public let responder: HTTPResponder
+    public let responder: HTTPResponder<KASRequestContext>
 
     /// Opens the state stores (`KASStateStores`: the SQLite files in the data directory, created
     /// when absent, or the configured Redis) and `<dataDir>/audit.log`, and builds the routes.
@@ -37,9 +40,10 @@ public final class KASApplication: Sendable {
                 metrics: Metrics, sink: any LogSink, fairPlay: (any FairPlayKeyModule)? = nil,
                 storePoolSize: Int? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() }) throws(KASApplicationError) {
-        guard var mediaConfiguration = MediaServiceConfiguration(kas: configuration) else {
+        guard Self.regions(configuration) != nil else {
             throw KASApplicationError("trustedProxies holds an entry that is neither an IP address nor a CIDR block")
         }
+        var mediaConfiguration = MediaServiceConfiguration(kas: configuration)
         // The configured FairPlay deployment, checked before anything is created on disk. A
         // module passed in (tests) takes the place of the configured transport.
         var fairPlay = fairPlay
@@ -73,9 +77,7 @@ public final class KASApplication: Sendable {
                                      unwrapper: KeyRingMediaUnwrapper(keyRing), fairPlay: fairPlay, audit: auditLog,
                                      metrics: metrics, clock: clock)
             delivery = try DeliveryService(configuration: configuration, catalog: stores.catalog, playbacks: stores.playbacks,
-                                           media: media,
-                                           authentication: AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics),
-                                           clock: clock)
+                                           media: media, clock: clock)
         } catch let error as KASApplicationError {
             stores.close()
             throw error
@@ -99,6 +101,12 @@ public final class KASApplication: Sendable {
                                          webPlayer: webPlayer).responder()
     }
 
+    /// Where requests' regions come from (`regionHeader`, believed from `trustedProxies` only);
+    /// nil when the proxy list does not parse.
+    static func regions(_ configuration: KASConfiguration) -> TrustedRegionSource? {
+        TrustedRegionSource(header: configuration.regionHeader, trustedProxies: configuration.trustedProxies)
+    }
+
     /// Closes the stores (after the server stopped taking requests).
     public func close() {
         stores.close()
@@ -109,12 +117,16 @@ public final class KASApplication: Sendable {
                                   verifier: BearerTokenVerifier, metrics: Metrics,
                                   sink: any LogSink, media: MediaService? = nil, delivery: DeliveryService? = nil,
                                   offline: OfflineLicenseService? = nil,
-                                  webPlayer: WebPlayerFiles? = nil) -> Router {
-        let router = Router()
+                                  webPlayer: WebPlayerFiles? = nil) -> Router<KASRequestContext> {
+        let router = Router<KASRequestContext>()
+        let regions = Self.regions(configuration) ?? .none
+        var origins = Set(configuration.web.allowedOrigins)
+        // The KAS's own pages (the player at /player/) are same-origin.
+        if let own = WebOrigin(configuration.publicURL) { origins.insert(own.serialized) }
         router.add(middleware: RequestLogMiddleware(sink: sink))
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware(sink: sink))
-        router.add(middleware: CORSMiddleware(allowedOrigins: configuration.web.allowedOrigins, publicURL: configuration.publicURL))
+        router.add(middleware: CORSMiddleware(allowedOrigins: origins))
         if let webPlayer { registerWebPlayerRoutes(on: router, files: webPlayer) }
         router.get("/healthz") { _, _ in .json(.object(JSONObject([("status", .string("ok"))]))) }
         router.get("/metrics") { _, _ in
@@ -128,61 +140,18 @@ public final class KASApplication: Sendable {
                               }))
         if let media {
             let authentication = AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics)
-            registerMediaRoutes(on: router, service: media, authentication: authentication)
-            registerMediaRewrapRoute(on: router, service: MediaRewrapService(media: media, keys: keyRing), authentication: authentication)
+            registerMediaRoutes(on: router, service: media, regions: regions, authentication: authentication)
+            registerMediaRewrapRoute(on: router, service: MediaRewrapService(media: media, keys: keyRing), regions: regions,
+                                     authentication: authentication)
         }
         if let delivery {
-            registerDeliveryRoutes(on: router, service: delivery,
+            registerDeliveryRoutes(on: router, service: delivery, regions: regions,
                                    authentication: AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics))
         }
         if let offline {
-            registerOfflineRoutes(on: router.group(), service: offline,
+            registerOfflineRoutes(on: router.group(), service: offline, regions: regions,
                                   authentication: AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics))
         }
         return router
-    }
-}
-
-/// The app could not be assembled (a store that does not open, a setting the media service
-/// refuses). The reason names the file or setting, never key material.
-public struct KASApplicationError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let reason: String
-    public init(_ reason: String) { self.reason = reason }
-    public var description: String { "KAS start-up error: \(reason)" }
-}
-
-/// What the KAS keeps in its data directory besides the key ring (`keys/`, see `KeyRing`).
-public struct KASDataDirectory: Sendable, Equatable {
-    public let path: String
-
-    public init(_ path: String) { self.path = path }
-
-    /// The media store: sessions, first plays, stream limits, rate buckets (SQLite, WAL: the
-    /// `-wal` and `-shm` files beside it belong to it).
-    public var mediaStore: String { (path as NSString).appendingPathComponent("media.sqlite") }
-    /// The offline licences (SQLite, WAL), apart from the media store (docs/offline.md).
-    public var offlineStore: String { (path as NSString).appendingPathComponent("offline.sqlite") }
-    /// The audit log; rotated copies are `audit.log.1` (newest) to `audit.log.N`.
-    public var auditLog: String { (path as NSString).appendingPathComponent("audit.log") }
-
-    /// Creates the directory (0700) when absent, and the store file 0600 before SQLite creates
-    /// it (its WAL and shared-memory files take the database file's mode).
-    func prepare() throws(KASApplicationError) {
-        let manager = FileManager.default
-        var isDirectory: ObjCBool = false
-        if !manager.fileExists(atPath: path, isDirectory: &isDirectory) {
-            do {
-                try manager.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                            attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw KASApplicationError("cannot create the data directory '\(path)'")
-            }
-        } else if !isDirectory.boolValue {
-            throw KASApplicationError("the data directory '\(path)' is not a directory")
-        }
-        for store in [mediaStore, offlineStore] where !manager.fileExists(atPath: store) {
-            let fd = open(store, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if fd >= 0 { Foundation.close(fd) }
-        }
     }
 }

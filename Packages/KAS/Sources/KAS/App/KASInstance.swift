@@ -1,4 +1,7 @@
 import Foundation
+import KASDomain
+import KASHTTP
+import KASObservability
 import Synchronization
 
 /// A running KAS: the HTTP server bound to the configured address and the `KASApplication`
@@ -55,14 +58,14 @@ public final class KASInstance: Sendable {
 /// The responder a server gets before its routes exist: it answers 503 until the app's
 /// responder is installed, then forwards every request to it.
 final class ResponderSlot: Sendable {
-    private let installed = Mutex<HTTPResponder?>(nil)
+    private let installed = Mutex<HTTPResponder<KASRequestContext>?>(nil)
 
-    func install(_ responder: HTTPResponder) {
+    func install(_ responder: HTTPResponder<KASRequestContext>) {
         installed.withLock { $0 = responder }
     }
 
-    var responder: HTTPResponder {
-        HTTPResponder { [self] request, context in
+    var responder: HTTPResponder<KASRequestContext> {
+        HTTPResponder<KASRequestContext> { [self] request, context in
             guard let responder = installed.withLock({ $0 }) else {
                 throw HTTPError(.serviceUnavailable, reason: "starting")
             }

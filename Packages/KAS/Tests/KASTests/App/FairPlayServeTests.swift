@@ -1,10 +1,14 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMJSON
 import Testing
-@testable import KAS
-import KASTesting
 
 extension AppTests {
     /// The assembled KAS (`KASTestHarness`, as `kas serve` builds it) with a `fairplay`

@@ -1,9 +1,13 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMJSON
-@testable import KAS
-import KASTesting
 
 /// Requests to a `KASTestHarness` through the curl CLI (never URLSession, docs/architecture.md "No URLSession for key traffic"), trusting
 /// the harness's certificate when it serves HTTPS.

@@ -1,12 +1,16 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMJOSE
 import MediaDRMJSON
 import MediaDRMTDF
 import Testing
-@testable import KAS
-import KASTesting
 
 /// One malformed request and the fixed answer it must get.
 struct HostileCase: Sendable {

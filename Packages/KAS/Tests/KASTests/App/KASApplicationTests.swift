@@ -1,10 +1,14 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMJSON
 import Testing
-@testable import KAS
-import KASTesting
 
 extension AppTests {
     /// The assembled KAS (`KASTestHarness`, the assembly `kas serve` runs) over real HTTP.

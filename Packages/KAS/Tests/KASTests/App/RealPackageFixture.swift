@@ -1,12 +1,16 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMFPSv2
 import MediaDRMJSON
 import Synchronization
 import Testing
-@testable import KAS
-import KASTesting
 
 /// One real fps-v2 package per test process: an ffmpeg clip (H.264 + AAC, 4 s) packaged by the
 /// project's `packager` with the public key and public URL of an in-process KAS

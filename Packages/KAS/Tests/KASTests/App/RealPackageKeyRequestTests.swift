@@ -1,11 +1,15 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMFPSv2
 import MediaDRMJSON
-import Testing
 import MediaDRMTDF
-@testable import KAS
+import Testing
 
 /// A mutated copy of the real package (or of the request made with it) that fps-v2 §10.7 makes
 /// the KAS refuse, and the reason code the audit log must record.

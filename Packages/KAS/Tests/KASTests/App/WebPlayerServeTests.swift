@@ -1,8 +1,12 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMJSON
 import Testing
-@testable import KAS
-import KASTesting
 
 extension AppTests {
     /// `kas serve`'s web pieces in the assembled KAS (`KASTestHarness`) over real HTTP with the

@@ -1,7 +1,11 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMJSON
 import Testing
-@testable import KAS
 
 extension ConfigTests {
     /// The `fairplay` section, its `KAS_FAIRPLAY_*` equivalents, and the start-up checks of the

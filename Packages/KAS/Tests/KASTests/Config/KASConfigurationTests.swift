@@ -1,7 +1,11 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMJSON
 import Testing
-@testable import KAS
 
 extension ConfigTests {
     @Suite struct KASConfigurationTests {

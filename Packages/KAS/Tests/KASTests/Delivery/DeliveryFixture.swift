@@ -1,9 +1,13 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMCrypto
 import MediaDRMJSON
 import Testing
-@testable import KAS
-import KASTesting
 
 /// One delivery deployment for a suite, as an operator builds it with the tools: a key ring
 /// (`kas keys generate`), an origin secret and nginx block (`kas origin-config`) run by a real

@@ -1,8 +1,12 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMCrypto
 import MediaDRMJSON
 import Testing
-@testable import KAS
 
 /// The delivery settings, title paths and the origin secret file: what an operator writes, and
 /// what hostile or careless input gets (a typed error naming the problem, never a crash or a

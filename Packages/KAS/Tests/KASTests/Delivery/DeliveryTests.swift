@@ -1,10 +1,14 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMCrypto
 import MediaDRMJOSE
 import MediaDRMJSON
 import Testing
-@testable import KAS
-import KASTesting
 
 @Suite enum DeliveryTests {}
 

@@ -1,10 +1,14 @@
 import Foundation
 import Glibc
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMJSON
 import Synchronization
 import Testing
-@testable import KAS
-import KASTesting
 
 @Suite("HTTPServer over loopback", .serialized)
 struct HTTPServerTests {
@@ -15,8 +19,8 @@ struct HTTPServerTests {
         let slowReleased = Flag()
     }
 
-    static func makeRouter(_ probe: Probe) -> Router {
-        let router = Router()
+    static func makeRouter(_ probe: Probe) -> Router<KASRequestContext> {
+        let router = Router<KASRequestContext>()
         router.add(middleware: ErrorMiddleware())
         router.get("/hello") { _, _ in .text("hello") }
         router.post("/echo") { request, _ in
@@ -51,13 +55,13 @@ struct HTTPServerTests {
         configuration.threadPoolSize = 1
         let clash = HTTPServer(configuration: configuration, router: Self.makeRouter(probe))
         #expect(throws: HTTPServerError(.startFailed, "")) { try clash.start() }
-        let badHost = HTTPServer(configuration: HTTPServerConfiguration(host: "example.com", port: 0), router: Router())
+        let badHost = HTTPServer(configuration: HTTPServerConfiguration(host: "example.com", port: 0), router: Router<KASRequestContext>())
         #expect(throws: HTTPServerError(.invalidAddress, "")) { try badHost.start() }
         #expect(throws: HTTPServerError(.alreadyStarted, "")) { try taken.server.start() }
         var badTLS = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         badTLS.tls = TLSConfiguration(certificatePEM: "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
                                       privateKeyPEM: "not a key")
-        #expect(throws: HTTPServerError(.startFailed, "")) { try HTTPServer(configuration: badTLS, router: Router()).start() }
+        #expect(throws: HTTPServerError(.startFailed, "")) { try HTTPServer(configuration: badTLS, router: Router<KASRequestContext>()).start() }
     }
 
     @Test func keepAliveReusesTheConnection() throws {

@@ -1,7 +1,11 @@
 import Foundation
 import Glibc
-import Synchronization
 @testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import Synchronization
 
 /// Runs the curl CLI against a real server. Output goes to temp files so binary bodies survive.
 struct CurlResult {

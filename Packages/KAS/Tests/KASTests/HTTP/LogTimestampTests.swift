@@ -1,6 +1,10 @@
 import Foundation
-import Testing
 @testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import Testing
 
 @Suite struct LogTimestampTests {
     /// The hand-built stamp must be exactly what ISO8601DateFormatter wrote before (milliseconds

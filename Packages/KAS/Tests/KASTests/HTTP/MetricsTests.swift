@@ -1,25 +1,29 @@
 import Foundation
-import Testing
 @testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import KASTesting
+import Testing
 
 @Suite("Metrics")
 struct HTTPMetricsTests {
     @Test func requestsAreCountedByRoutePatternAndStatus() throws {
         let metrics = Metrics()
-        let router = Router()
+        let router = Router<KASRequestContext>()
         router.add(middleware: MetricsMiddleware(metrics: metrics)).add(middleware: ErrorMiddleware())
         router.post("/session/{id}/heartbeat") { _, _ in .json(["ok": true]) }
-        router.get("/metrics") { _, _ in metrics.response() }
+        router.get("/metrics") { _, _ in .bytes(Data(metrics.render().utf8), contentType: Metrics.contentType) }
         let server = try TestServer(router: router)
         defer { server.stop() }
         for id in ["a", "b", "c"] { _ = try Curl.run(["-X", "POST", server.url("/session/\(id)/heartbeat")]) }
         _ = try Curl.run([server.url("/session/a/heartbeat")])
         _ = try Curl.run([server.url("/nothing-here")])
 
-        #expect(metrics.requestCount(route: "/session/{id}/heartbeat", status: .ok) == 3)
-        #expect(metrics.requestCount(route: "/session/{id}/heartbeat", status: .methodNotAllowed) == 1)
-        #expect(metrics.requestCount(route: "unmatched", status: .notFound) == 1)
+        #expect(metrics.requestCount(route: "/session/{id}/heartbeat", status: HTTPStatus.ok.code) == 3)
+        #expect(metrics.requestCount(route: "/session/{id}/heartbeat", status: HTTPStatus.methodNotAllowed.code) == 1)
+        #expect(metrics.requestCount(route: "unmatched", status: HTTPStatus.notFound.code) == 1)
 
         let scraped = try Curl.run([server.url("/metrics")])
         #expect(scraped.status == 200)
@@ -36,10 +40,10 @@ struct HTTPMetricsTests {
 
     @Test func histogramBucketsAreCumulative() {
         let metrics = Metrics(namespace: "t", latencyBuckets: [0.01, 0.1, 1])
-        metrics.recordRequest(route: "/r", method: .get, status: .ok, latency: .milliseconds(5))
-        metrics.recordRequest(route: "/r", method: .get, status: .ok, latency: .milliseconds(50))
-        metrics.recordRequest(route: "/r", method: .get, status: .ok, latency: .milliseconds(500))
-        metrics.recordRequest(route: "/r", method: .get, status: .ok, latency: .seconds(5))
+        metrics.recordRequest(route: "/r", method: "GET", status: 200, latency: .milliseconds(5))
+        metrics.recordRequest(route: "/r", method: "GET", status: 200, latency: .milliseconds(50))
+        metrics.recordRequest(route: "/r", method: "GET", status: 200, latency: .milliseconds(500))
+        metrics.recordRequest(route: "/r", method: "GET", status: 200, latency: .seconds(5))
         let text = metrics.render()
         #expect(text.contains(#"t_http_request_duration_seconds_bucket{route="/r",le="0.01"} 1"#))
         #expect(text.contains(#"t_http_request_duration_seconds_bucket{route="/r",le="0.1"} 2"#))

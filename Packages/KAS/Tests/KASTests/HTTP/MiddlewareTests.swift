@@ -1,15 +1,19 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMJSON
 import Testing
-@testable import KAS
-import KASTesting
 
 /// Appends its name to the `X-Order` request header on the way in and to the `X-Trace` response
 /// header on the way out, so a test can read both orders.
 struct TraceMiddleware: HTTPMiddleware {
     let name: String
-    func handle(_ request: ServerRequest, context: inout RequestContext,
-                next: (ServerRequest, inout RequestContext) throws -> ServerResponse) throws -> ServerResponse {
+    func handle(_ request: ServerRequest, context: inout KASRequestContext,
+                next: (ServerRequest, inout KASRequestContext) throws -> ServerResponse) throws -> ServerResponse {
         var request = request
         request.headers["X-Order"] = (request.headers["X-Order"].map { $0 + "," } ?? "") + name
         var response = try next(request, &context)
@@ -19,8 +23,8 @@ struct TraceMiddleware: HTTPMiddleware {
 }
 
 struct SetViewerMiddleware: HTTPMiddleware {
-    func handle(_ request: ServerRequest, context: inout RequestContext,
-                next: (ServerRequest, inout RequestContext) throws -> ServerResponse) throws -> ServerResponse {
+    func handle(_ request: ServerRequest, context: inout KASRequestContext,
+                next: (ServerRequest, inout KASRequestContext) throws -> ServerResponse) throws -> ServerResponse {
         context.identity = Identity(subject: "alice", issuer: "test", claims: JSONObject([("sub", .string("alice"))]))
         context.viewerHash = "vh-0123abcd"
         return try next(request, &context)
@@ -28,8 +32,8 @@ struct SetViewerMiddleware: HTTPMiddleware {
 }
 
 struct RefuseMiddleware: HTTPMiddleware {
-    func handle(_ request: ServerRequest, context: inout RequestContext,
-                next: (ServerRequest, inout RequestContext) throws -> ServerResponse) throws -> ServerResponse {
+    func handle(_ request: ServerRequest, context: inout KASRequestContext,
+                next: (ServerRequest, inout KASRequestContext) throws -> ServerResponse) throws -> ServerResponse {
         guard request.headers["Authorization"] != nil else { throw HTTPError.unauthorized }
         return try next(request, &context)
     }
@@ -42,7 +46,7 @@ struct SecretCarryingError: Error, CustomStringConvertible {
 @Suite("Middleware")
 struct HTTPMiddlewareTests {
     @Test func middlewareRunsRouterWideThenGroupsOutsideIn() throws {
-        let router = Router()
+        let router = Router<KASRequestContext>()
         router.add(middleware: TraceMiddleware(name: "A")).add(middleware: TraceMiddleware(name: "B"))
         let group = router.group("/g", middleware: [TraceMiddleware(name: "C")]).add(middleware: TraceMiddleware(name: "D"))
         group.group("/inner", middleware: [TraceMiddleware(name: "E")]).get("/x") { request, _ in
@@ -68,7 +72,7 @@ struct HTTPMiddlewareTests {
 
     @Test func groupMiddlewareCanRefuseBeforeTheHandler() throws {
         let calls = Counter()
-        let router = Router()
+        let router = Router<KASRequestContext>()
         router.add(middleware: ErrorMiddleware())
         router.group("/private", middleware: [RefuseMiddleware()]).get("/thing") { _, _ in
             calls.increment()
@@ -86,7 +90,7 @@ struct HTTPMiddlewareTests {
     }
 
     @Test func errorsBecomeJSONWithFixedReasons() throws {
-        let router = Router()
+        let router = Router<KASRequestContext>()
         router.add(middleware: ErrorMiddleware())
         router.post("/teapot") { request, _ in
             _ = try request.jsonBody()
@@ -114,7 +118,7 @@ struct HTTPMiddlewareTests {
     }
 
     @Test func errorsEscapingAllMiddlewareStillAnswerJSON() throws {
-        let router = Router()
+        let router = Router<KASRequestContext>()
         router.get("/boom") { _, _ in throw SecretCarryingError() }
         let server = try TestServer(router: router)
         defer { server.stop() }
@@ -125,7 +129,7 @@ struct HTTPMiddlewareTests {
 
     @Test func requestLogHasOneLinePerRequestAndNoSecrets() throws {
         let sink = MemoryLogSink()
-        let router = Router()
+        let router = Router<KASRequestContext>()
         router.add(middleware: RequestLogMiddleware(sink: sink)).add(middleware: ErrorMiddleware(sink: sink))
         router.group("/media/v1", middleware: [SetViewerMiddleware()]).post("/session/{id}/heartbeat") { _, _ in
             .json(["status": "alive"])
@@ -168,7 +172,7 @@ struct HTTPMiddlewareTests {
 
     @Test func inventedMethodsAreNotCopiedIntoLogs() throws {
         let sink = MemoryLogSink()
-        let router = Router()
+        let router = Router<KASRequestContext>()
         router.add(middleware: RequestLogMiddleware(sink: sink))
         router.get("/x") { _, _ in .text("x") }
         let server = try TestServer(router: router)

@@ -1,13 +1,17 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMJSON
 import Testing
-@testable import KAS
-import KASTesting
 
 @Suite("Router over the real server")
 struct HTTPRouterTests {
-    static func makeRouter() -> Router {
-        let router = Router()
+    static func makeRouter() -> Router<KASRequestContext> {
+        let router = Router<KASRequestContext>()
         router.add(middleware: ErrorMiddleware())
         let media = router.group("/media/v1")
         media.post("/session/{id}/heartbeat") { _, context in
@@ -83,7 +87,7 @@ struct HTTPRouterTests {
     }
 
     @Test func queryItemsAndRemoteAddressReachTheHandler() throws {
-        let router = Router()
+        let router = Router<KASRequestContext>()
         router.get("/inspect") { request, context in
             let items = request.queryItems.map { "\($0.name)=\($0.value ?? "<nil>")" }.joined(separator: "&")
             return .text("\(items)|\(request.remoteAddress)|\(context.remoteAddress)|\(request.headers["x-custom"] ?? "")")
@@ -96,19 +100,19 @@ struct HTTPRouterTests {
 
     @Test func respondersMatchWithoutAServer() {
         let responder = Self.makeRouter().responder()
-        var context = RequestContext()
+        var context = KASRequestContext(core: CoreRequestContext())
         let response = responder.respond(to: ServerRequest(method: .delete, path: "/media/v1/session/zz"), context: &context)
         #expect(response.status == .ok)
         #expect(context.route == "/media/v1/session/{id}")
         #expect(context.parameters["id"] == "zz")
-        var missing = RequestContext()
+        var missing = KASRequestContext(core: CoreRequestContext())
         let notFound = responder.respond(to: ServerRequest(method: .get, path: "/media/v2/x"), context: &missing)
         #expect(notFound.status == .notFound)
         #expect(missing.route == nil)
     }
 
     @Test func patternsNormaliseSlashes() {
-        let router = Router()
+        let router = Router<KASRequestContext>()
         router.group("/media/v1/").get("session/{id}/") { _, _ in .text("x") }
         #expect(router.routeDescriptions == ["GET /media/v1/session/{id}"])
     }

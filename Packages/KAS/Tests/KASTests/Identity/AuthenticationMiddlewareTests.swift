@@ -1,9 +1,13 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMJSON
 import Synchronization
 import Testing
-@testable import KAS
-import KASTesting
 
 /// Counts handler runs across worker threads.
 final class CallCounter: Sendable {
@@ -17,7 +21,7 @@ extension IdentityTests {
         /// A router with a public route and an authenticated group whose handler reports who it saw.
         private func makeServer(_ verifier: BearerTokenVerifier, sink: MemoryLogSink, metrics: Metrics,
                                 handled: CallCounter) throws -> TestServer {
-            let router = Router()
+            let router = Router<KASRequestContext>()
             router.add(middleware: RequestLogMiddleware(sink: sink))
             router.add(middleware: ErrorMiddleware(sink: sink))
             router.get("/healthz") { _, _ in .text("ok") }
@@ -106,7 +110,7 @@ extension IdentityTests {
         @Test func refusalIsTheSameWhateverTheCause() throws {
             let verifier = BearerTokenVerifier(issuers: [])
             let middleware = AuthenticationMiddleware(verifier: verifier)
-            var context = RequestContext()
+            var context = KASRequestContext(core: CoreRequestContext())
             for headers: ServerHeaders in [[:], ["Authorization": "Bearer a.b.c"], ["Authorization": "Negotiate x"]] {
                 let request = ServerRequest(method: .get, path: "/x", headers: headers)
                 let error = #expect(throws: HTTPError.self) {
@@ -131,7 +135,7 @@ extension IdentityTests {
                 ("entitlements", .array([.string("e1"), .string("e2")])),
                 ("rentals", .object(JSONObject([(uuid.uuidString, .number(1_700_000_000))]))),
             ]), now: now)
-            var context = RequestContext()
+            var context = KASRequestContext(core: CoreRequestContext())
             let request = ServerRequest(method: .get, path: "/x", headers: ["Authorization": "Bearer \(token)"])
             _ = try AuthenticationMiddleware(verifier: verifier).handle(request, context: &context) { _, _ in ServerResponse() }
             let identity = try #require(context.identity)

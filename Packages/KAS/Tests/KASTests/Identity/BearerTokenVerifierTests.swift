@@ -1,11 +1,15 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMJOSE
 import MediaDRMJSON
 import Synchronization
 import Testing
-@testable import KAS
 
 extension IdentityTests {
     @Suite struct BearerTokenVerifierTests {

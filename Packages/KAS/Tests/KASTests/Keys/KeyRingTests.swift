@@ -1,8 +1,12 @@
-import MediaDRMCrypto
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import MediaDRMCrypto
 import MediaDRMJSON
 import Testing
-@testable import KAS
 
 extension KeysTests {
     @Suite struct KeyRingTests {

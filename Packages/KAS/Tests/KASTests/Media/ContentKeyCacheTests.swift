@@ -1,7 +1,11 @@
-import MediaDRMCrypto
 import Foundation
-import Testing
 @testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import MediaDRMCrypto
+import Testing
 
 @Suite struct ContentKeyCacheTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)

@@ -1,9 +1,13 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMJSON
 import Testing
-@testable import KAS
 
 /// `FairPlayCommandTransport` against a real executable: `SDKCommandTestDouble`, a shell script
 /// standing in for the SDK's JSON transport (not FairPlay).

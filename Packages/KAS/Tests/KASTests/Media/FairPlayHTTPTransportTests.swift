@@ -1,9 +1,13 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMJSON
 import Testing
-@testable import KAS
 
 /// `FairPlayHTTPTransport` against `SDKServiceTestDouble`, a loopback HTTP service standing in
 /// for a service wrapping the SDK (not FairPlay).

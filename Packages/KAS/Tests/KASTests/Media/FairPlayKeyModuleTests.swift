@@ -1,10 +1,14 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMJSON
 import Synchronization
 import Testing
-@testable import KAS
 
 /// Answers the SDK's JSON like the SDK would, recording each request: used to test the KAS's
 /// side of the interface. Never wired outside tests.

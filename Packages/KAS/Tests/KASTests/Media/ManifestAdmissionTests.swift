@@ -1,11 +1,15 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMJSON
-import Testing
-import MediaDRMTDF
-@testable import KAS
 import MediaDRMMedia
+import MediaDRMTDF
+import Testing
 
 /// The §10.7 manifest mutations, shared with the route tests.
 enum ManifestMutation: String, CaseIterable, Sendable {

@@ -1,13 +1,17 @@
-import MediaDRMFPSv2
-import MediaDRMCrypto
 import Dispatch
-import MediaDRMEncoding
 import Foundation
-import MediaDRMJSON
-import Testing
-import MediaDRMTDF
 @testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import MediaDRMCrypto
+import MediaDRMEncoding
+import MediaDRMFPSv2
+import MediaDRMJSON
 import MediaDRMMedia
+import MediaDRMTDF
+import Testing
 
 @Suite struct MediaKeyRequestTests {
     /// The body a viewer refused by the media policy gets: the rule's stable code, no more.
@@ -116,9 +120,7 @@ import MediaDRMMedia
     }
 
     @Test func policyDenialsAre403PlatformRefused() throws {
-        let harness = try MediaHarness(configure: {
-            $0.regionSource = TrustedRegionSource(header: "X-Region", trustedProxies: ["127.0.0.0/8"]) ?? .none
-        })
+        let harness = try MediaHarness(regions: TrustedRegionSource(header: "X-Region", trustedProxies: ["127.0.0.0/8"]) ?? .none)
         var package = try TestPackage.videoOnly()
         package.media = .object(JSONObject([("v", 1), ("allowedRegions", ["US"])]))
         let manifest = try package.manifest()
@@ -144,9 +146,7 @@ import MediaDRMMedia
     }
 
     @Test func regionHeaderFromAnUntrustedPeerIsIgnored() throws {
-        let harness = try MediaHarness(configure: {
-            $0.regionSource = TrustedRegionSource(header: "X-Region", trustedProxies: ["10.0.0.0/8"]) ?? .none
-        })
+        let harness = try MediaHarness(regions: TrustedRegionSource(header: "X-Region", trustedProxies: ["10.0.0.0/8"]) ?? .none)
         var package = try TestPackage.videoOnly()
         package.media = .object(JSONObject([("v", 1), ("allowedRegions", ["US"])]))
         let token = try harness.viewer("alice@example.com")

@@ -1,11 +1,15 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMJSON
-import Testing
 import MediaDRMTDF
-@testable import KAS
-import KASTesting
+import Testing
 
 /// The media routes behind the real bearer-token verifier (dev issuer JWTs) and the real key ring,
 /// across a key rotation.
@@ -49,7 +53,7 @@ import KASTesting
         let service = try MediaService(configuration: configuration, store: store, unwrapper: KeyRingMediaUnwrapper(holder),
                                        audit: audit)
         let sink = MemoryLogSink()
-        let router = Router()
+        let router = Router<KASRequestContext>()
         router.add(middleware: RequestLogMiddleware(sink: sink))
         router.add(middleware: ErrorMiddleware(sink: sink))
         registerMediaRoutes(on: router, service: service, authentication: AuthenticationMiddleware(verifier: verifier, sink: sink))

@@ -1,9 +1,13 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMJSON
 import Testing
-@testable import KAS
 
 /// A full run (keys delivered on both paths, refusals, denials, a rate limit), then a scan of the
 /// audit log, the request log and the refusals' answers (bodies with their reason codes, and

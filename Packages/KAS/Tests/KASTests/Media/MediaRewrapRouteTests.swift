@@ -1,12 +1,16 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMCrypto
 import MediaDRMEncoding
 import MediaDRMJSON
 import MediaDRMMedia
 import MediaDRMTDF
 import Testing
-@testable import KAS
-import KASTesting
 
 /// `POST /media/v1/rewrap` on the whole KAS over real HTTP (`KASTestHarness`, dev-issuer
 /// tokens): the body's shape and bound, the session's path, the rate limit counting requests,

@@ -1,9 +1,13 @@
-import MediaDRMFPSv2
 import Foundation
-import MediaDRMJSON
-import Testing
 @testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import MediaDRMFPSv2
+import MediaDRMJSON
 import MediaDRMMedia
+import Testing
 
 @Suite struct MediaRuleEvaluatorTests {
     static let uuid = "3f1c9e2a-7b4d-4e8f-9a21-5c6d7e8f9a0b"

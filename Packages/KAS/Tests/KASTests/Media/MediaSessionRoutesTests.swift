@@ -1,9 +1,13 @@
 import Dispatch
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMJSON
 import Synchronization
 import Testing
-@testable import KAS
 
 @Suite struct MediaSessionRoutesTests {
     @Test func certificateIsServedWithoutCredentialOnlyWhenConfigured() throws {

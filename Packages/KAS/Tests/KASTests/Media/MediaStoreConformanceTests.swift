@@ -1,8 +1,12 @@
 import Dispatch
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import Synchronization
 import Testing
-@testable import KAS
 
 /// The behaviour every `MediaStore` shares, each test run against SQLite and against Redis
 /// (`MediaStoreKind`): the Redis store must give every answer the SQLite store gives.

@@ -1,12 +1,16 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMJSON
-import Synchronization
-import MediaDRMTDF
 import MediaDRMMedia
-@testable import KAS
-import KASTesting
+import MediaDRMTDF
+import Synchronization
 
 /// Shared material: one RSA-2048 KAS key per test process (generation is the slow part).
 enum MediaFixture {
@@ -161,8 +165,8 @@ struct TestAuthentication: HTTPMiddleware {
 
     let identities = Table()
 
-    func handle(_ request: ServerRequest, context: inout RequestContext,
-                next: (ServerRequest, inout RequestContext) throws -> ServerResponse) throws -> ServerResponse {
+    func handle(_ request: ServerRequest, context: inout KASRequestContext,
+                next: (ServerRequest, inout KASRequestContext) throws -> ServerResponse) throws -> ServerResponse {
         guard let header = request.headers["Authorization"], header.hasPrefix("Bearer "),
               let identity = identities.get(String(header.dropFirst(7)))
         else { throw HTTPError.unauthorized }
@@ -186,8 +190,9 @@ final class MediaHarness: @unchecked Sendable {
     /// Written only while a test sets up (before any parallel use).
     var tokens: [String] = []
 
-    init(configure: (inout MediaServiceConfiguration) -> Void = { _ in }, fairPlay: (any FairPlayKeyModule)? = nil,
-         clock: TestClock = TestClock(), store: (any MediaStore)? = nil) throws {
+    /// `regions`: where requests' regions come from (the route adapters read it, not the service).
+    init(configure: (inout MediaServiceConfiguration) -> Void = { _ in }, regions: TrustedRegionSource = .none,
+         fairPlay: (any FairPlayKeyModule)? = nil, clock: TestClock = TestClock(), store: (any MediaStore)? = nil) throws {
         directory = try MediaFixture.temporaryDirectory()
         self.store = try store ?? SQLiteMediaStore(path: directory.appendingPathComponent("media.sqlite").path)
         auditLog = try MediaAuditLog(path: directory.appendingPathComponent("audit.log").path)
@@ -197,11 +202,11 @@ final class MediaHarness: @unchecked Sendable {
         service = try MediaService(configuration: configuration, store: self.store,
                                    unwrapper: PrivateKeyUnwrapper([.rsa(try MediaFixture.kasKey())]),
                                    fairPlay: fairPlay, audit: auditLog, metrics: metrics, clock: { clock.now })
-        let router = Router()
+        let router = Router<KASRequestContext>()
         router.add(middleware: RequestLogMiddleware(sink: requestLog))
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware(sink: requestLog))
-        registerMediaRoutes(on: router, service: service, authentication: authentication)
+        registerMediaRoutes(on: router, service: service, regions: regions, authentication: authentication)
         server = try TestServer(router: router) { $0.maxBodyBytes = 4 << 20 }
     }
 

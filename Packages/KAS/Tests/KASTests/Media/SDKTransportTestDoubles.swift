@@ -1,7 +1,11 @@
-import MediaDRMEncoding
 import Foundation
-import MediaDRMJSON
 @testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import MediaDRMEncoding
+import MediaDRMJSON
 
 /// TEST DOUBLES for the two transports to the FairPlay Streaming Server SDK's JSON interface.
 /// They are not FairPlay and make no CKC: each records the request documents it is given and

@@ -1,4 +1,9 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMCrypto
 import MediaDRMEncoding
 import MediaDRMJOSE
@@ -8,7 +13,6 @@ import MediaDRMOffline
 import MediaDRMTDF
 import Synchronization
 import Testing
-@testable import KAS
 
 @Suite enum OfflineTests {}
 

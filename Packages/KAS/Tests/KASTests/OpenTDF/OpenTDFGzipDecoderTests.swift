@@ -1,6 +1,10 @@
 import Foundation
-import Testing
 @testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import Testing
 
 /// Compresses with the system gzip (an independent implementation of the format).
 private func systemGzip(_ data: Data) throws -> Data {

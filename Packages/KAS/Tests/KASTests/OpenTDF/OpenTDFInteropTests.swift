@@ -1,7 +1,11 @@
 import Foundation
-import Testing
 @testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import KASTesting
+import Testing
 
 private let gold = "https://example.com/attr/tier/value/gold"
 

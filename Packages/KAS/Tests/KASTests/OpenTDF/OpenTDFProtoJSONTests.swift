@@ -1,7 +1,11 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMJSON
 import Testing
-@testable import KAS
 
 private func object(_ text: String) throws -> JSONObject {
     guard case .object(let object) = try JSONParser.parse(Data(text.utf8)) else {

@@ -1,7 +1,11 @@
-import MediaDRMEncoding
 import Foundation
-import Testing
 @testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import MediaDRMEncoding
+import Testing
 
 /// The messages `Tools/python/opentdf_proto_vectors.py` builds with otdf-python's protobuf
 /// classes (`kas_pb2`, python protobuf); their wire bytes are generated at test time

@@ -1,11 +1,15 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMJOSE
 import MediaDRMJSON
 import MediaDRMTDF
 import Testing
-@testable import KAS
 
 private typealias F = OpenTDFFixtures
 private let gold = "https://example.com/attr/tier/value/gold"

@@ -1,8 +1,12 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMJOSE
 import MediaDRMJSON
-@testable import KAS
-import KASTesting
 
 /// A real server (TestServer on port 0) with the OpenTDF routes over a freshly generated key
 /// ring, trusting the ring's dev issuer.
@@ -18,7 +22,7 @@ final class OpenTDFTestKAS {
         let verifier = BearerTokenVerifier(issuers: [
             .init(issuer: DevIssuer.issuer, audiences: [DevIssuer.audience], keys: [devIssuer.verificationKey]),
         ])
-        let router = Router()
+        let router = Router<KASRequestContext>()
         router.add(middleware: ErrorMiddleware())
         registerOpenTDFRoutes(on: router, keyRing: KeyRingHolder(ring), verifier: verifier,
                               options: OpenTDFRouteOptions(publicURL: "https://kas.example.com", platformIssuer: DevIssuer.issuer))

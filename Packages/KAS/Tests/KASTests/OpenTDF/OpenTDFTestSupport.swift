@@ -1,10 +1,14 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMJOSE
 import MediaDRMJSON
 import MediaDRMTDF
-@testable import KAS
 
 /// Keys and TDFs shared by the OpenTDF tests (RSA generation is slow; make each key once).
 enum OpenTDFFixtures {

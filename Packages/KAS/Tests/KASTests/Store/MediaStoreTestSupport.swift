@@ -1,8 +1,12 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import Synchronization
 import Testing
-@testable import KAS
-import KASTesting
 
 /// The media-store implementations the conformance suite (`MediaStoreConformanceTests`) runs
 /// every assertion against.

@@ -1,5 +1,9 @@
-import Testing
 @testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import Testing
 
 @Suite struct RESPReaderTests {
     private static let nested: RESPValue = .array([

@@ -1,7 +1,11 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import KASTesting
 import Testing
-@testable import KAS
 
 /// The client against a real `redis-server` on loopback (`TestRedis`).
 @Suite struct RedisClientTests {

@@ -1,5 +1,11 @@
 import Dispatch
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMCrypto
 import MediaDRMEncoding
 import MediaDRMJSON
@@ -7,8 +13,6 @@ import MediaDRMMedia
 import MediaDRMOffline
 import Synchronization
 import Testing
-@testable import KAS
-import KASTesting
 
 /// The assembled KAS with `store.url` set (docs/kas.md#scale-out): two `KASInstance`s on one
 /// real `redis-server`, one key ring directory, as two nodes behind a load balancer. What

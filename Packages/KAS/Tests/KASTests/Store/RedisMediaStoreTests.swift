@@ -1,9 +1,13 @@
 import Dispatch
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import Synchronization
 import Testing
-@testable import KAS
-import KASTesting
 
 /// What the Redis media store adds to the shared behaviour (`MediaStoreConformanceTests`, which
 /// also races 20 starts across two clients): state shared by clients as nodes share it, data

@@ -1,11 +1,15 @@
 import Dispatch
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMCrypto
 import MediaDRMEncoding
 import Synchronization
 import Testing
-@testable import KAS
-import KASTesting
 
 /// What only the Redis stores have to show: atomic steps across nodes (two clients on one
 /// server), sealed playbacks, and failure as `StoreError(.unavailable)`.

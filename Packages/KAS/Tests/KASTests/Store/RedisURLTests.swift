@@ -1,5 +1,9 @@
-import Testing
 @testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import Testing
 
 @Suite struct RedisURLTests {
     @Test func theFormsOfTheURLParse() throws {

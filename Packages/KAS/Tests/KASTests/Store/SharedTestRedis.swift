@@ -1,7 +1,11 @@
 import Foundation
-import Testing
 @testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import KASTesting
+import Testing
 
 /// One real `redis-server` (`TestRedis`) around a whole suite: started before its first test,
 /// stopped after its last. Tests reach it through `SharedTestRedis.server` and keep apart by

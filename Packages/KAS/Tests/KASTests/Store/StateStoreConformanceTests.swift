@@ -1,8 +1,12 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMJSON
 import Testing
-@testable import KAS
-import KASTesting
 
 /// The catalog, offline-licence and playback stores' behaviour, one suite run against both
 /// backends (`StateBackend`): the Redis stores give the single node's outcomes for every call,

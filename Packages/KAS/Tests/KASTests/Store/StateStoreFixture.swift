@@ -1,7 +1,11 @@
 import Foundation
-import MediaDRMJSON
 @testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import KASTesting
+import MediaDRMJSON
 
 /// Which backend a state-store test runs against: the single node's (SQLite files and the
 /// in-memory playbacks) or a real `redis-server` on loopback.

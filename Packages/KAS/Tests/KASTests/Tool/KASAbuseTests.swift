@@ -1,11 +1,15 @@
 import Dispatch
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMCrypto
 import MediaDRMEncoding
 import MediaDRMJSON
 import Synchronization
 import Testing
-@testable import KAS
 
 extension ToolTests {
     /// Issue 21: the attacks an outside tester ran against a real `kas serve`, kept as tests on

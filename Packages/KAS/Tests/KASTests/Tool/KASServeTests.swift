@@ -1,11 +1,15 @@
+import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+import KASTesting
 import MediaDRMCrypto
 import MediaDRMEncoding
-import Foundation
 import MediaDRMFPSv2
 import MediaDRMJSON
 import Testing
-@testable import KAS
-import KASTesting
 
 extension ToolTests {
     /// `kas serve` as an operator runs it: the built binary, real signals, curl as the client.

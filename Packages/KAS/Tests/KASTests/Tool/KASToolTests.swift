@@ -1,7 +1,11 @@
 import Foundation
+@testable import KAS
+import KASDomain
+import KASHTTP
+import KASObservability
+import KASRedis
 import MediaDRMJSON
 import Testing
-@testable import KAS
 
 extension ToolTests {
     @Suite struct KASToolTests {

@@ -1,7 +1,11 @@
 import Foundation
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import MediaDRMJSON
 import Testing
-@testable import KAS
 
 /// A `kas serve` process of the built binary on loopback, for tests that attack it as an outside
 /// client would. Started with `start`, stopped (SIGTERM, then SIGKILL past a bound) by `stop`.

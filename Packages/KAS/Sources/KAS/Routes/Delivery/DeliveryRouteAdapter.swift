@@ -1,0 +1,123 @@
+import Foundation
+import KASDomain
+import KASHTTP
+import MediaDRMJSON
+
+/// The HTTP side of the delivery routes (docs/delivery.md), as `MediaRouteAdapter` is of the media
+/// routes: each handler takes the viewer from the request context (or the delivery token), reads
+/// the request into the service's values (the region from `TrustedRegionSource`), calls
+/// `DeliveryService`, and encodes its answer; every `DeliveryFailure` gets its status in one table
+/// (`answer`). The service itself sees no HTTP type.
+struct DeliveryRouteAdapter: Sendable {
+    let service: DeliveryService
+    let regions: TrustedRegionSource
+    /// The bearer-token check of `GET /v2/media/{assetId}` when no delivery token is given.
+    let authentication: any HTTPMiddleware<KASRequestContext>
+
+    // MARK: Handlers
+
+    func startPlayback(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        let viewer = try MediaRouteAdapter.viewer(&context)
+        do {
+            let body = try PlaybackRequest(json: request.jsonBody())
+            return .json(try service.startPlayback(body, viewer: viewer, region: regions.region(for: request)))
+        } catch {
+            throw Self.answer(error)
+        }
+    }
+
+    func releasePlayback(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        let viewer = try MediaRouteAdapter.viewer(&context)
+        do {
+            try service.releasePlayback(id: context.parameters["id"], viewer: viewer)
+            return ServerResponse(status: .noContent)
+        } catch {
+            throw Self.answer(error)
+        }
+    }
+
+    func renewMediaURL(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        let viewer = try MediaRouteAdapter.viewer(&context)
+        do {
+            return .json(try service.renewMediaURL(id: context.parameters["id"], viewer: viewer))
+        } catch {
+            throw Self.answer(error)
+        }
+    }
+
+    /// No bearer header: the URL's signature authorizes it. The log names the playback's viewer.
+    func license(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        let call = LicenseURLRequest(playbackID: context.parameters["id"], component: context.parameters["component"],
+                                     expires: request.queryValue("expires"), signature: request.queryValue("sig"),
+                                     spc: Data(request.body))
+        do {
+            let answer = try service.license(call, region: regions.region(for: request))
+            context.identity = answer.viewer
+            context.viewerHash = answer.viewer.viewerHash
+            return .bytes(answer.ckc, contentType: "application/octet-stream")
+        } catch {
+            throw Self.answer(error)
+        }
+    }
+
+    /// `?token=` (a delivery token for this path) or, without one, the bearer token.
+    func describe(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        if let token = request.queryValue("token") {
+            do {
+                context.identity = try service.viewer(deliveryToken: token, resource: request.path)
+            } catch {
+                throw Self.answer(error)
+            }
+            return try description(request, context: &context)
+        }
+        do {
+            return try authentication.handle(request, context: &context) { request, context in
+                try self.description(request, context: &context)
+            }
+        } catch let error as HTTPError {
+            throw error
+        } catch {
+            throw HTTPError.internalError
+        }
+    }
+
+    private func description(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        let viewer = try MediaRouteAdapter.viewer(&context)
+        do {
+            return .json(try service.describe(assetID: context.parameters["assetId"], viewer: viewer,
+                                              region: regions.region(for: request)))
+        } catch {
+            throw Self.answer(error)
+        }
+    }
+
+    // MARK: The status table
+
+    /// Every failure's answer: 400 malformed, 401 a refused delivery token, 403 a refused viewer
+    /// (`platform refused` with the `MediaDenial` code) or licence URL (`licence URL refused` with
+    /// its code), 404 unknown asset or playback, 503 a dependency down; a media-service refusal is
+    /// answered as the media routes answer it (`MediaRouteAdapter.answer`).
+    static func answer(_ failure: DeliveryFailure) -> HTTPError {
+        switch failure {
+        case .malformed(let reason): HTTPError(.badRequest, reason: reason)
+        case .noSuchAsset: HTTPError(.notFound, reason: "no such asset")
+        case .noSuchPlayback: HTTPError(.notFound, reason: "no such playback")
+        case .denied(let denial): HTTPError(.forbidden, reason: "platform refused", code: denial.rawValue)
+        case .licenseURLRefused(let code): HTTPError(.forbidden, reason: "licence URL refused", code: code)
+        case .deliveryTokensNotConfigured: HTTPError(.unauthorized, reason: "delivery tokens are not configured")
+        case .deliveryTokenRefused(let reason): HTTPError(.unauthorized, reason: reason)
+        case .media(let failure): MediaRouteAdapter.answer(failure)
+        case .storeUnavailable: HTTPError(.serviceUnavailable, reason: "state store unavailable")
+        case .catalogEntryUnreadable: HTTPError(.serviceUnavailable, reason: "catalog entry unreadable")
+        case .randomGeneratorUnavailable: HTTPError(.serviceUnavailable, reason: "random generator unavailable")
+        case .fairPlayUnavailable: HTTPError(.serviceUnavailable, reason: "fairplay unavailable")
+        }
+    }
+
+    /// A body that is not strict JSON keeps the server's 400 naming the JSON error kind.
+    private static func answer(_ error: any Error) -> HTTPError {
+        if let failure = error as? DeliveryFailure { return answer(failure) }
+        if let httpError = error as? HTTPError { return httpError }
+        return HTTPError.internalError
+    }
+}

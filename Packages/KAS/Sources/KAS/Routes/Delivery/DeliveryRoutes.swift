@@ -1,0 +1,23 @@
+import KASDomain
+import KASHTTP
+
+/// Registers the delivery routes (docs/delivery.md), each handled by `DeliveryRouteAdapter`:
+///
+/// | Route | Adapter → service |
+/// |---|---|
+/// | `POST /media/v1/playback` | `startPlayback` (bearer) |
+/// | `DELETE /media/v1/playback/{id}` | `releasePlayback` (bearer) |
+/// | `POST /media/v1/playback/{id}/media-url` | `renewMediaURL` (bearer) |
+/// | `POST /media/v1/playback/{id}/license/{component}` | `license` (the URL's own signature) |
+/// | `GET /v2/media/{assetId}` | `describe` (`?token=` delivery token, or bearer) |
+func registerDeliveryRoutes(on router: Router<KASRequestContext>, service: DeliveryService, regions: TrustedRegionSource = .none,
+                            authentication: any HTTPMiddleware<KASRequestContext>) {
+    let adapter = DeliveryRouteAdapter(service: service, regions: regions, authentication: authentication)
+    let media = router.group().group("media/v1")
+    let authenticated = media.add(middleware: authentication)
+    authenticated.post("playback") { request, context in try adapter.startPlayback(request, context: &context) }
+    authenticated.delete("playback/{id}") { request, context in try adapter.releasePlayback(request, context: &context) }
+    authenticated.post("playback/{id}/media-url") { request, context in try adapter.renewMediaURL(request, context: &context) }
+    media.post("playback/{id}/license/{component}") { request, context in try adapter.license(request, context: &context) }
+    router.get("/v2/media/{assetId}") { request, context in try adapter.describe(request, context: &context) }
+}

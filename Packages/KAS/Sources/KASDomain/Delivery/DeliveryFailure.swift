@@ -1,0 +1,26 @@
+import MediaDRMMedia
+
+/// Why a delivery call (docs/delivery.md) ended without its answer. The service decides and
+/// `DeliveryRouteAdapter` gives each case its status in one table; no case carries request data
+/// or a secret.
+package enum DeliveryFailure: Error, Sendable {
+    /// The request breaks the message's rules; the sentence names which.
+    case malformed(String)
+    case noSuchAsset
+    case noSuchPlayback
+    /// The viewer may not watch this title now (entitlement, rental, region).
+    case denied(MediaDenial)
+    /// A licence URL that is not valid (`license_url_invalid`), expired (`license_url_expired`)
+    /// or whose playback ended (`playback_ended`).
+    case licenseURLRefused(code: String)
+    /// `?token=` was sent but no delivery secret is configured.
+    case deliveryTokensNotConfigured
+    /// The delivery token does not verify; the sentence is fixed text, never token data.
+    case deliveryTokenRefused(String)
+    /// A media-service step (session start, key request) refused; answered as the media routes answer it.
+    case media(MediaFailure)
+    case storeUnavailable
+    case catalogEntryUnreadable
+    case randomGeneratorUnavailable
+    case fairPlayUnavailable
+}

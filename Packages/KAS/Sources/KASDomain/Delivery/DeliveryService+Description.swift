@@ -1,0 +1,54 @@
+import Foundation
+import MediaDRMJSON
+
+extension DeliveryService {
+    /// `GET /v2/media/{assetId}?token=JWT` (a delivery token, `DeliveryTokenKey`) or with a
+    /// bearer header: the JW Platform shape (docs/delivery.md#the-delivery-api). It describes and
+    /// creates nothing: each source names where to start a playback. The viewer comes from the
+    /// delivery token (`viewer(deliveryToken:resource:)`) or the bearer token.
+    package func describe(assetID: String?, viewer: Identity, region: String?) throws(DeliveryFailure) -> JSONValue {
+        let entry = try entry(assetID)
+        let now = clock()
+        if let denial = try refusal(for: try policy(of: entry), viewer: viewer, region: region, now: now) {
+            audit("delivery_describe", viewer: viewer, asset: entry.assetID, decision: .deny, reason: denial.rawValue, now: now)
+            media.countDenial(denial.rawValue)
+            throw .denied(denial)
+        }
+        let file = mediaURL(entry, now: now).url
+        let playbackURL = publicURL + "/media/v1/playback"
+        func source(_ drm: String, _ members: [(String, JSONValue)]) -> JSONValue {
+            .object(JSONObject([
+                ("file", .string(file)),
+                ("type", .string("application/vnd.apple.mpegurl")),
+                ("drm", .object(JSONObject([(drm, .object(JSONObject(members)))]))),
+            ]))
+        }
+        var sources = [source("com.arkavo.tdf", [("kasUrl", .string(publicURL)), ("playbackUrl", .string(playbackURL))])]
+        if entry.profile == .fpsV2 {
+            // The raw SPC/CKC URL is signed per playback: a player posts to playbackUrl
+            // (drmSystem fairplay) and uses the licenseUrl it gets as processSpcUrl.
+            sources.append(source("fairplay", [("processSpcUrl", .string(playbackURL)), ("playbackUrl", .string(playbackURL)),
+                                               ("certificateUrl", .string(publicURL + "/media/v1/certificate"))]))
+            sources.append(source("org.w3.clearkey", [("licenseUrl", .string(publicURL + "/media/v1/key-request")),
+                                                      ("playbackUrl", .string(playbackURL))]))
+        }
+        sources.shuffle()
+        return .object(JSONObject([
+            ("title", .string(entry.title)),
+            ("kind", .string("Single Item")),
+            ("playlist", .array([.object(JSONObject([
+                ("mediaid", .string(entry.assetID)),
+                ("title", .string(entry.title)),
+                ("duration", .number(JSONNumber(Int64(entry.duration.rounded())))),
+                ("sources", .array(sources)),
+                ("tracks", .array([])),
+            ]))])),
+        ]))
+    }
+
+    /// The viewer of a delivery token (`?token=`) for `resource`, the request path it was signed for.
+    package func viewer(deliveryToken token: String, resource: String) throws(DeliveryFailure) -> Identity {
+        guard let tokenKey else { throw .deliveryTokensNotConfigured }
+        return try tokenKey.verify(token, resource: resource, now: clock())
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import MediaDRMMedia
+
+extension DeliveryService {
+    /// The signed licence URL of one component of a playback, valid `licenseURLSeconds`.
+    func licenseURL(playbackID: String, component: String, now: Date) -> String {
+        let expires = Int64(now.timeIntervalSince1970.rounded(.down)) + Int64(settings.licenseURLSeconds)
+        return publicURL + "/media/v1/playback/\(playbackID)/license/\(component)?"
+            + licenses.query(playbackID: playbackID, component: component, expires: expires)
+    }
+
+    /// `POST /media/v1/playback/{id}/license/{component}?expires=&sig=`: the raw SPC in
+    /// (`application/octet-stream`), the raw CKC out. No bearer header: the URL's signature
+    /// authorizes it (`LicenseURLSigner`). Every check of the URL and its playback comes first
+    /// (403 `license_url_invalid`, `license_url_expired`, `playback_ended`); then the FairPlay
+    /// module answers as for `key-request` (503 without the SDK bridge), under the playback's
+    /// viewer and a media session of this component.
+    ///
+    /// The answer is the raw CKC and the viewer it was issued to (the playback's), for the log.
+    package func license(_ request: LicenseURLRequest, region: String?) throws(DeliveryFailure) -> (ckc: Data, viewer: Identity) {
+        let now = clock()
+        guard let id = request.playbackID, MediaSessionID.isPlaybackID(id),
+              let component = request.component, MediaSessionID.isComponentID(component),
+              let expiresText = request.expires, let expires = Int64(expiresText),
+              let sig = request.signature,
+              licenses.isValid(sig, playbackID: id, component: component, expires: expires)
+        else { throw .licenseURLRefused(code: "license_url_invalid") }
+        guard Double(expires) > now.timeIntervalSince1970 else { throw .licenseURLRefused(code: "license_url_expired") }
+        guard let playback = try storeCall({ () throws(StoreError) in try playbacks.live(id, now: now) }) else {
+            throw .licenseURLRefused(code: "playback_ended")
+        }
+        let entry = try entry(playback.assetID)
+        guard let manifest = entry.manifest, entry.components.contains(component) else {
+            throw .licenseURLRefused(code: "license_url_invalid")
+        }
+        guard !request.spc.isEmpty else { throw .malformed("the body must be the SPC (application/octet-stream)") }
+        guard media.fairPlay != nil else { throw .fairPlayUnavailable }
+
+        let sessionID = try startSession(assetID: entry.assetID, protocol: .fairplay, component: component, playbackID: id,
+                                         viewer: playback.identity)
+        // The SPC goes to the media service's key request as a decoded message, with the trusted
+        // region of this request: the same steps, audit and answers as a player's key request.
+        let keyRequest = MediaKeyRequest(assetID: entry.assetID, sessionID: sessionID, component: component,
+                                         manifest: Array(manifest), delivery: .spc(request.spc), device: nil, region: region)
+        do {
+            let answer = try media.keyRequest(.success(keyRequest), viewer: playback.identity)
+            return (answer.wrappedKey, playback.identity)
+        } catch {
+            throw .media(error)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import MediaDRMJSON
+import MediaDRMMedia
+
+extension DeliveryService {
+    /// `POST /media/v1/playback` (bearer): the playback description (docs/delivery.md#playbacks)
+    /// with a signed media URL and a media session, after the title's policy for this viewer.
+    /// A refused viewer gets its `MediaDenial` and no URL; the stream limit is the session start's.
+    package func startPlayback(_ request: PlaybackRequest, viewer: Identity, region: String?) throws(DeliveryFailure) -> JSONValue {
+        let system = request.drmSystem
+        let entry = try entry(request.assetID)
+        if system != .tdf, entry.profile != .fpsV2 {
+            throw .malformed("this asset is tdf-hls: ask for drmSystem tdf")
+        }
+        let now = clock()
+        let policy = try policy(of: entry)
+        if let denial = try refusal(for: policy, viewer: viewer, region: region, now: now) {
+            audit("playback_start", viewer: viewer, asset: entry.assetID, decision: .deny, reason: denial.rawValue, now: now)
+            media.countDenial(denial.rawValue)
+            throw .denied(denial)
+        }
+        // The session start enforces the stream limit the media store learned from a verified
+        // manifest; the catalog's policy was verified when it was added, so it teaches it first.
+        try storeCall { () throws(StoreError) in
+            let limit = policy.rules?.maxConcurrentStreams
+            if try media.store.assetStreamLimit(asset: entry.assetID) != limit {
+                try media.store.setAssetStreamLimit(asset: entry.assetID, limit: limit, now: now)
+            }
+        }
+        let playbackID = try Self.makePlaybackID()
+        let sessionID = try startSession(assetID: entry.assetID, protocol: system == .fairplay ? .fairplay : .tdf, component: nil,
+                                         playbackID: playbackID, viewer: viewer)
+        let signed = mediaURL(entry, now: now)
+        try storeCall { () throws(StoreError) in
+            try playbacks.insert(PlaybackRecord(id: playbackID, identity: viewer, assetID: entry.assetID, drmSystem: system,
+                                                expires: signed.expires.addingTimeInterval(PlaybackRecord.renewalGrace)),
+                                 now: now)
+        }
+        audit("playback_start", viewer: viewer, asset: entry.assetID, decision: .allow, reason: "started", now: now)
+
+        var members: [(String, JSONValue)] = [
+            ("playbackId", .string(playbackID)),
+            ("assetId", .string(entry.assetID)),
+            ("title", .string(entry.title)),
+            ("drmSystem", .string(system.rawValue)),
+            ("mediaUrl", .string(signed.url)),
+            ("mediaUrlExpiresAt", .string(Self.timestamp(signed.expires))),
+        ]
+        switch system {
+        case .fairplay:
+            let urls = entry.components.map { ($0, licenseURL(playbackID: playbackID, component: $0, now: now)) }
+            members.append(("certificateUrl", .string(publicURL + "/media/v1/certificate")))
+            members.append(("licenseUrl", .string(urls.first?.1 ?? "")))
+            members.append(("licenseUrls", .object(JSONObject(urls.map { ($0.0, JSONValue.string($0.1)) }))))
+        case .tdf:
+            members.append(("licenseUrl", .string(publicURL)))
+        case .clearkey:
+            members.append(("licenseUrl", .string(publicURL + "/media/v1/key-request")))
+        }
+        members += [
+            ("sessionId", .string(sessionID)),
+            ("heartbeatUrl", .string(publicURL + "/media/v1/session/\(sessionID)/heartbeat")),
+            ("releaseUrl", .string(publicURL + "/media/v1/playback/\(playbackID)")),
+            ("expiresAt", .string(Self.timestamp(signed.expires.addingTimeInterval(PlaybackRecord.renewalGrace)))),
+        ]
+        return .object(JSONObject(members))
+    }
+
+    /// `DELETE /media/v1/playback/{id}` (bearer): ends every media session of the playback now
+    /// (its stream-limit slot is free at once) and refuses its licence URLs and renewals from
+    /// then on. `noSuchPlayback` when it is not this viewer's live playback.
+    package func releasePlayback(id: String?, viewer: Identity) throws(DeliveryFailure) {
+        let now = clock()
+        guard let id, MediaSessionID.isPlaybackID(id),
+              let playback = try storeCall({ () throws(StoreError) in try playbacks.release(id, viewer: viewer.storeKey, now: now) })
+        else { throw .noSuchPlayback }
+        let ended = try storeCall { () throws(StoreError) in
+            try media.store.endPlaybackSessions(viewer: viewer.storeKey, asset: playback.assetID,
+                                                playback: MediaSessionID.playbackKey(clientPlaybackID: id), now: now)
+        }
+        audit("playback_release", viewer: viewer, asset: playback.assetID, decision: .allow, reason: "released", now: now)
+        for _ in 0..<ended {
+            audit("session_end", viewer: viewer, asset: playback.assetID, decision: .allow, reason: "playback_released", now: now)
+        }
+    }
+
+    /// `POST /media/v1/playback/{id}/media-url` (bearer): a fresh signed media URL for a live
+    /// playback of this viewer; the playback lives `PlaybackRecord.renewalGrace` past its newest URL.
+    package func renewMediaURL(id: String?, viewer: Identity) throws(DeliveryFailure) -> JSONValue {
+        let now = clock()
+        guard let id, MediaSessionID.isPlaybackID(id),
+              let playback = try storeCall({ () throws(StoreError) in try playbacks.live(id, now: now) }),
+              playback.viewer.storeKey == viewer.storeKey
+        else { throw .noSuchPlayback }
+        let entry = try entry(playback.assetID)
+        let signed = mediaURL(entry, now: now)
+        try storeCall { () throws(StoreError) in
+            try playbacks.extend(id, to: signed.expires.addingTimeInterval(PlaybackRecord.renewalGrace), now: now)
+        }
+        return .object(JSONObject([
+            ("mediaUrl", .string(signed.url)),
+            ("mediaUrlExpiresAt", .string(Self.timestamp(signed.expires))),
+        ]))
+    }
+}

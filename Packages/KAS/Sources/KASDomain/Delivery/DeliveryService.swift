@@ -1,0 +1,164 @@
+import Foundation
+import MediaDRMCrypto
+import MediaDRMEncoding
+import MediaDRMJSON
+import MediaDRMMedia
+import MediaDRMTDF
+
+/// The delivery service (docs/delivery.md): playbacks (`/media/v1/playback`: the description with
+/// a signed media URL, a media session, release, media-URL renewal), the FairPlay licence URL
+/// (raw SPC in, raw CKC out) and the JW-shaped description (`/v2/media/{assetId}`).
+///
+/// The decisions are the media service's: a playback's viewer is checked against the title's
+/// policy by `MediaRuleEvaluator` before any URL is handed out, its session is started by
+/// `MediaService.startSession` (stream limits included), and the licence URL's key comes from
+/// `MediaService.keyRequest`, the route `key-request` players call. It sees no HTTP type:
+/// `DeliveryRouteAdapter` reads the requests and answers each `DeliveryFailure`.
+public final class DeliveryService: Sendable {
+    let publicURL: String
+    let settings: KASConfiguration.DeliverySettings
+    public let catalog: any CatalogStore
+    let media: MediaService
+    let origin: OriginURLSigner?
+    let originURL: String?
+    let tokenKey: DeliveryTokenKey?
+    let licenses: LicenseURLSigner
+    let playbacks: any PlaybackStore
+    let clock: @Sendable () -> Date
+
+    /// Reads the origin and delivery secrets the configuration names; an unusable file is an error.
+    /// The playbacks are held in memory (one node; `KASApplication` passes the shared store).
+    public convenience init(configuration: KASConfiguration, catalog: any CatalogStore, media: MediaService,
+                            clock: @escaping @Sendable () -> Date = { Date() })
+        throws(KASApplicationError)
+    {
+        let playbacks: InMemoryPlaybackStore
+        do {
+            playbacks = try InMemoryPlaybackStore()
+        } catch {
+            throw KASApplicationError(error.reason)
+        }
+        try self.init(configuration: configuration, catalog: catalog, playbacks: playbacks, media: media, clock: clock)
+    }
+
+    package init(configuration: KASConfiguration, catalog: any CatalogStore, playbacks: any PlaybackStore, media: MediaService,
+                 clock: @escaping @Sendable () -> Date = { Date() })
+        throws(KASApplicationError)
+    {
+        publicURL = configuration.publicURL
+        settings = configuration.delivery
+        self.catalog = catalog
+        self.playbacks = playbacks
+        self.media = media
+        self.clock = clock
+        originURL = settings.originURL
+        do {
+            if let url = settings.originURL, let file = settings.originSecretFile {
+                origin = OriginURLSigner(originURL: url, secret: try OriginSecret.load(path: file))
+            } else {
+                origin = nil
+            }
+        } catch {
+            throw KASApplicationError(error.reason)
+        }
+        do {
+            tokenKey = try settings.deliverySecretFile.map { path throws(DeliverySecretError) in try DeliveryTokenKey.load(path: path) }
+        } catch {
+            throw KASApplicationError(error.reason)
+        }
+        do {
+            licenses = LicenseURLSigner(key: try playbacks.licenseURLKey())
+        } catch {
+            throw KASApplicationError("cannot read the licence URL key from the playback store: \(error.reason)")
+        }
+    }
+
+    // MARK: Shared steps
+
+    /// The catalogued title; 404 when `assetId` is not one.
+    func entry(_ assetID: String?) throws(DeliveryFailure) -> CatalogEntry {
+        guard let assetID, CanonicalUUID.isCanonical(assetID) else { throw .noSuchAsset }
+        let entry: CatalogEntry?
+        do {
+            entry = try catalog.entry(assetID: assetID)
+        } catch {
+            throw .storeUnavailable
+        }
+        guard let entry else { throw .noSuchAsset }
+        return entry
+    }
+
+    /// One call of a store; a store that cannot answer is `storeUnavailable`.
+    @discardableResult
+    func storeCall<T>(_ call: () throws(StoreError) -> T) throws(DeliveryFailure) -> T {
+        do {
+            return try call()
+        } catch {
+            throw .storeUnavailable
+        }
+    }
+
+    /// The policy a catalog entry was read with (the package's, verified when it was added).
+    func policy(of entry: CatalogEntry) throws(DeliveryFailure) -> AdmittedManifest {
+        do {
+            let policy = try TDFPolicy(parsing: entry.policyJSON)
+            let rules = try policy.media.map { value throws(MediaRulesError) in try MediaRules(json: value) }
+            return AdmittedManifest(digest: "", policy: MediaAssetPolicy(
+                policyUUID: policy.uuid, dataAttributes: policy.body.dataAttributes.map(\.attribute), dissem: policy.body.dissem,
+                rules: rules), iv: Data(), components: [])
+        } catch {
+            throw .catalogEntryUnreadable
+        }
+    }
+
+    /// The title's policy for this viewer as far as it is known before a key request: the media
+    /// authorizer's answer to whether this viewer may start a playback of it now
+    /// (`MediaAuthorizer.playbackStartRefusal`).
+    func refusal(for policy: AdmittedManifest, viewer: Identity, region: String?, now: Date) throws(DeliveryFailure) -> MediaDenial? {
+        try storeCall { () throws(StoreError) in
+            try media.authorizer.playbackStartRefusal(viewer: viewer, asset: policy.policy, region: region, now: now)
+        }
+    }
+
+    /// The media URL of a title and when it stops working: the title's duration plus the margin.
+    func mediaURL(_ entry: CatalogEntry, now: Date) -> (url: String, expires: Date) {
+        let expires = now.addingTimeInterval(entry.duration.rounded(.up) + TimeInterval(settings.mediaURLMarginSeconds))
+        if let origin { return (origin.signedURL(for: entry.mediaPath, expires: expires), expires) }
+        return ((originURL ?? "") + entry.mediaPath.entryPath, expires)
+    }
+
+    /// RFC 3339 UTC, whole seconds rounded down: `2026-12-01T20:00:00Z` (the form the Client reads).
+    static func timestamp(_ date: Date) -> String {
+        RFC3339Timestamp.string(seconds: Int64(date.timeIntervalSince1970.rounded(.down)))
+    }
+
+    func audit(_ event: String, viewer: Identity, asset: String?, component: String? = nil, decision: MediaAuditEvent.Decision,
+               reason: String, now: Date) {
+        media.audit?.record(MediaAuditEvent(time: now, event: event, viewerHash: viewer.viewerHash, asset: asset,
+                                            component: component, protocol: nil, decision: decision, reason: reason,
+                                            latencyMilliseconds: 0))
+    }
+
+    /// A new media session for `playbackID` (one per component for FairPlay, as players start
+    /// them): the player's `MediaSessionStart`, given to the media service as a decoded message,
+    /// so the session start is audited and limited as a player's is. A refusal is the media
+    /// service's (`DeliveryFailure.media`), answered as the media routes answer it.
+    func startSession(assetID: String, protocol proto: MediaProtocol, component: String?, playbackID: String,
+                      viewer: Identity) throws(DeliveryFailure) -> String {
+        let start = MediaSessionStart(assetID: assetID, protocol: proto, playbackID: playbackID, component: component)
+        do {
+            return try media.startSession(.success(start), viewer: viewer).sessionID
+        } catch {
+            throw .media(error)
+        }
+    }
+
+    /// 16 random bytes, base64url: a media-store playback id (`MediaSessionID.isPlaybackID`).
+    static func makePlaybackID() throws(DeliveryFailure) -> String {
+        do {
+            return Base64URL.encode(try SecureRandom.bytes(count: 16))
+        } catch {
+            throw .randomGeneratorUnavailable
+        }
+    }
+}

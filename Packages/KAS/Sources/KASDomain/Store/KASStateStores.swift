@@ -1,0 +1,96 @@
+import Foundation
+import KASRedis
+
+/// Every store the KAS keeps state in, opened together from the configuration (docs/kas.md):
+///
+/// - `store.url` unset (the default, nothing to configure): one node. The media store and the
+///   catalog in `<dataDir>/media.sqlite`, the offline licences in `<dataDir>/offline.sqlite`,
+///   the playbacks in memory.
+/// - `store.url = redis://…`: several nodes share one Redis. One `RedisClient`, its pool sized
+///   to the HTTP worker threads (each handler holds at most one connection at a time), serves
+///   every store; it is checked at start-up (reachable, password accepted, `noeviction`).
+///
+/// The per-viewer rate limits (the rewrap and the media key-request buckets) are media-store
+/// records, so they are shared across nodes with the media store.
+public struct KASStateStores: Sendable {
+    /// Sessions, first plays, stream limits and rate buckets.
+    public let media: any MediaStore
+    /// The titles the delivery routes serve.
+    public let catalog: any CatalogStore
+    /// The offline licences.
+    package let offline: any OfflineLicenseStore
+    /// The playbacks of the delivery routes.
+    package let playbacks: any PlaybackStore
+    /// Where the state lives, for messages: the SQLite data directory or the redacted Redis URL.
+    public let location: String
+    private let closers: [@Sendable () -> Void]
+
+    /// Closes every store (after the server stopped taking requests).
+    public func close() {
+        for close in closers { close() }
+    }
+
+    /// Opens the stores `configuration.store` names; `poolSize` is the HTTP worker threads (the
+    /// Redis pool's size unless `store.poolSize` says otherwise). A store that cannot be opened
+    /// is a start-up error naming it (a Redis by its redacted URL, never its password).
+    public static func open(_ configuration: KASConfiguration, layout: KASDataDirectory,
+                            poolSize: Int) throws(KASApplicationError) -> KASStateStores {
+        guard let url = configuration.store.url else { return try openSQLite(layout) }
+        return try openRedis(url, poolSize: configuration.store.poolSize ?? poolSize,
+                             timeout: TimeInterval(configuration.store.timeoutSeconds))
+    }
+
+    /// The shared stores in one Redis, after `checkServer` (reachable, password accepted,
+    /// `maxmemory-policy noeviction`: an evicting Redis would silently drop first-play records).
+    static func openRedis(_ url: RedisURL, poolSize: Int, timeout: TimeInterval) throws(KASApplicationError) -> KASStateStores {
+        let client = RedisClient(url: url, poolSize: max(1, poolSize), timeout: timeout)
+        do {
+            try client.checkServer()
+        } catch {
+            client.close()
+            // The client's reasons name the store already; say which one when a reason does not.
+            let named = error.reason.contains(url.redacted) ? error.reason : "\(url.redacted): \(error.reason)"
+            throw KASApplicationError("cannot use the state store: \(named)")
+        }
+        return KASStateStores(media: RedisMediaStore(client: client), catalog: RedisCatalogStore(client: client),
+                              offline: RedisOfflineLicenseStore(client: client), playbacks: RedisPlaybackStore(client: client),
+                              location: url.redacted, closers: [client.close])
+    }
+
+    /// The single-node stores in the data directory.
+    static func openSQLite(_ layout: KASDataDirectory) throws(KASApplicationError) -> KASStateStores {
+        try layout.prepare()
+        let media: SQLiteMediaStore
+        do {
+            media = try SQLiteMediaStore(path: layout.mediaStore)
+        } catch {
+            throw KASApplicationError("cannot open the media store '\(layout.mediaStore)': \(error.reason)")
+        }
+        let catalog: SQLiteCatalog
+        do {
+            catalog = try SQLiteCatalog(path: layout.mediaStore)
+        } catch {
+            media.close()
+            throw KASApplicationError("cannot open the catalog in '\(layout.mediaStore)': \(error.reason)")
+        }
+        let offline: SQLiteOfflineStore
+        do {
+            offline = try SQLiteOfflineStore(path: layout.offlineStore)
+        } catch {
+            catalog.close()
+            media.close()
+            throw KASApplicationError("cannot open the offline store '\(layout.offlineStore)': \(error.reason)")
+        }
+        let playbacks: InMemoryPlaybackStore
+        do {
+            playbacks = try InMemoryPlaybackStore()
+        } catch {
+            offline.close()
+            catalog.close()
+            media.close()
+            throw KASApplicationError(error.reason)
+        }
+        return KASStateStores(media: media, catalog: catalog, offline: offline, playbacks: playbacks,
+                              location: layout.path, closers: [catalog.close, offline.close, media.close])
+    }
+}

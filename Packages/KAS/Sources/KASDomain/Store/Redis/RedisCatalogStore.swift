@@ -1,0 +1,107 @@
+import Foundation
+import KASRedis
+import MediaDRMEncoding
+
+/// The catalog (`CatalogStore`) in Redis, shared by every node on the same server
+/// (docs/kas.md#scale-out). The same outcomes as `SQLiteCatalog`: `put` replaces an asset's entry
+/// and refuses another asset's media path in one Lua script, the counterpart of SQLite's
+/// `UNIQUE (media_path)`.
+///
+/// Data model (every key starts with `keyPrefix`, `kas:` by default):
+/// - `catalog:asset:<asset id>` — hash: `title`, `duration_ms`, `profile`, `components` (comma
+///   separated), `media_path`, `policy` (base64), `manifest`? (base64), `added_ms`.
+/// - `catalog:path:<media path>` — string: the asset id served there.
+/// - `catalog:assets` — set of every catalogued asset id (`entries`).
+///
+/// Failures: every `RedisError` is `StoreError(.unavailable, …)`, which the delivery routes
+/// answer 503 `state store unavailable`.
+final class RedisCatalogStore: CatalogStore {
+    private let client: RedisClient
+    let keyPrefix: String
+
+    init(client: RedisClient, keyPrefix: String = "kas:") {
+        self.client = client
+        self.keyPrefix = keyPrefix
+    }
+
+    func close() {}
+
+    private func assetKey(_ asset: String) -> String { keyPrefix + "catalog:asset:" + asset }
+    private var pathPrefix: String { keyPrefix + "catalog:path:" }
+    private var assetsKey: String { keyPrefix + "catalog:assets" }
+
+    /// KEYS: asset hash, path key, assets set. ARGV: asset id, path key prefix, media path, then
+    /// the hash's field/value pairs. 0 when another asset owns the media path.
+    private static let putScript = RedisScript("""
+        local owner = redis.call('GET', KEYS[2])
+        if owner and owner ~= ARGV[1] then return 0 end
+        local old = redis.call('HGET', KEYS[1], 'media_path')
+        if old and old ~= ARGV[3] then redis.call('DEL', ARGV[2] .. old) end
+        redis.call('DEL', KEYS[1])
+        redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+        redis.call('SET', KEYS[2], ARGV[1])
+        redis.call('SADD', KEYS[3], ARGV[1])
+        return 1
+        """)
+
+    /// KEYS: asset hash, assets set. ARGV: asset id, path key prefix. 0 when not catalogued.
+    private static let removeScript = RedisScript("""
+        local path = redis.call('HGET', KEYS[1], 'media_path')
+        if not path then return 0 end
+        if redis.call('GET', ARGV[2] .. path) == ARGV[1] then redis.call('DEL', ARGV[2] .. path) end
+        redis.call('DEL', KEYS[1])
+        redis.call('SREM', KEYS[2], ARGV[1])
+        return 1
+        """)
+
+    func put(_ entry: CatalogEntry, now: Date) throws(StoreError) {
+        var fields = [
+            "title", entry.title, "duration_ms", String(Int64((entry.duration * 1000).rounded())),
+            "profile", entry.profile.rawValue, "components", entry.components.joined(separator: ","),
+            "media_path", entry.mediaPath.prefix, "policy", Base64.encode(entry.policyJSON),
+            "added_ms", String(MediaStoreTime.ms(now)),
+        ]
+        if let manifest = entry.manifest { fields += ["manifest", Base64.encode(manifest)] }
+        let stored = try RedisStoreCalls.evaluate(client, Self.putScript,
+                                                  keys: [assetKey(entry.assetID), pathPrefix + entry.mediaPath.prefix, assetsKey],
+                                                  arguments: [entry.assetID, pathPrefix, entry.mediaPath.prefix] + fields)
+        guard stored.int == 1 else { throw StoreError(.constraint, "another asset is served at this media path") }
+    }
+
+    func entry(assetID: String) throws(StoreError) -> CatalogEntry? {
+        let asset = assetID.lowercased()
+        return Self.entry(asset, try RedisStoreCalls.hash(client, assetKey(asset)))
+    }
+
+    func entries() throws(StoreError) -> [CatalogEntry] {
+        let assets = try RedisStoreCalls.command(client, ["SMEMBERS", assetsKey]).array ?? []
+        var entries: [CatalogEntry] = []
+        for case let asset? in assets.map(\.string) {
+            if let entry = Self.entry(asset, try RedisStoreCalls.hash(client, assetKey(asset))) { entries.append(entry) }
+        }
+        // SQLite's `ORDER BY title, asset`: byte order.
+        return entries.sorted { a, b in
+            a.title == b.title ? a.assetID.utf8.lexicographicallyPrecedes(b.assetID.utf8)
+                : a.title.utf8.lexicographicallyPrecedes(b.title.utf8)
+        }
+    }
+
+    func remove(assetID: String) throws(StoreError) -> Bool {
+        let asset = assetID.lowercased()
+        return try RedisStoreCalls.evaluate(client, Self.removeScript, keys: [assetKey(asset), assetsKey],
+                                            arguments: [asset, pathPrefix]).int == 1
+    }
+
+    /// An entry from its hash; nil when absent or unreadable (as `SQLiteCatalog` skips a bad row).
+    private static func entry(_ asset: String, _ fields: [String: String]) -> CatalogEntry? {
+        guard let title = fields["title"], let durationMs = fields["duration_ms"].flatMap({ Int64($0) }),
+              let profile = fields["profile"].flatMap(CatalogProfile.init(rawValue:)), let components = fields["components"],
+              let path = fields["media_path"].flatMap({ try? TitlePath($0) }),
+              let policy = fields["policy"].flatMap({ try? Base64.decode($0) })
+        else { return nil }
+        let manifest = fields["manifest"].flatMap { try? Base64.decode($0) }
+        return CatalogEntry(assetID: asset, title: title, duration: Double(durationMs) / 1000, profile: profile,
+                            components: components.split(separator: ",").map(String.init), mediaPath: path,
+                            policyJSON: Data(policy), manifest: manifest.map { Data($0) })
+    }
+}

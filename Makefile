@@ -113,7 +113,8 @@ demo-cluster: deps
 bench: deps
 	@Tools/bench.sh
 
-# libFuzzer harnesses (docs/fuzzing.md): built with -sanitize=fuzzer,address into their own
+# libFuzzer harnesses (docs/fuzzing.md): built with -sanitize=fuzzer,address (and -enable-testing:
+# the targets reach parsers the KAS keeps internal through @testable imports) into their own
 # scratch path (sanitized objects never mix with the plain build), in release mode (several
 # times the executions of a debug build), linked with the toolchain's
 # lld (Debian's gold stops with an internal error on these objects), then each target runs for
@@ -123,7 +124,7 @@ FUZZ_TARGET  ?=
 FUZZ_SCRATCH := $(ROOT)/.build/fuzz
 fuzz: deps
 	@echo "fuzz: building the harness (-sanitize=fuzzer,address)"
-	@swift build --package-path Tests/Fuzz/Harness --scratch-path $(FUZZ_SCRATCH) -c release \
+	@swift build --package-path Tests/Fuzz/Harness --scratch-path $(FUZZ_SCRATCH) -c release -Xswiftc -enable-testing \
 	  -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld
 	@Tests/Fuzz/run-fuzz.sh $(FUZZ_SCRATCH)/release/FuzzHarness $(FUZZ_SECONDS) $(FUZZ_TARGET)
 

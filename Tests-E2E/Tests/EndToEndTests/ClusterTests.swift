@@ -1,10 +1,10 @@
 import Foundation
-import KAS
-import KASDomain
-import KASHTTP
-import KASObservability
-import KASRedis
-import KASTesting
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+@testable import KASTesting
 import Testing
 
 /// Issue 19's "Done when": real `kas serve` nodes on loopback sharing one real `redis-server`

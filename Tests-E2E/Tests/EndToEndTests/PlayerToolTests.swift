@@ -1,10 +1,10 @@
 import Foundation
-import KAS
-import KASDomain
-import KASHTTP
-import KASObservability
-import KASRedis
-import KASTesting
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+@testable import KASTesting
 import Testing
 
 /// `player play` as a viewer runs it: the package URL on the origin, `--kas`, `--ca`, `--token`,

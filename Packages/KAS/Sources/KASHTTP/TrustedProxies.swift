@@ -5,7 +5,7 @@ import Foundation
 /// from the proxy's address, so the client a request is for is read from the header, right to
 /// left, skipping the proxies themselves (the proxy appends the address it saw; anything to the
 /// left of that was written by the client and proves nothing).
-public struct TrustedProxies: Sendable {
+package struct TrustedProxies: Sendable {
     private let blocks: [AddressBlock]
 
     /// nil when an entry is neither an IP address nor a CIDR block.

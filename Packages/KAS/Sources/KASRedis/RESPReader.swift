@@ -14,7 +14,7 @@
 /// Work per received chunk is bounded by the chunk, not by the reply so far: a `RESPFrameScanner`
 /// finds where the reply ends, resuming where it stopped, skipping bulk data by its length and
 /// allocating nothing; only a complete reply is then parsed into values, once.
-public struct RESPReader: Sendable {
+package struct RESPReader: Sendable {
     private var buffer: [UInt8] = []
     /// Where the next reply starts in `buffer`; consumed bytes are dropped lazily.
     private var start = 0
@@ -71,7 +71,7 @@ public struct RESPReader: Sendable {
 }
 
 /// The bounds of what the reader accepts, each written once here.
-public enum RESPLimits {
+package enum RESPLimits {
     /// Longest bulk string. The KAS stores small records (sessions, licenses, sealed playbacks);
     /// 16 MiB leaves room for a migration's batch without letting a reply take the memory.
     public static let maximumBulkLength = 16 << 20

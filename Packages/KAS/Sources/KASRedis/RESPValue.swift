@@ -1,6 +1,6 @@
 /// One RESP2 value (https://redis.io/docs/latest/develop/reference/protocol-spec/): what a
 /// command answers. Bulk strings are bytes (binary-safe); a nil bulk or array is RESP2's null.
-public enum RESPValue: Sendable, Equatable {
+package enum RESPValue: Sendable, Equatable {
     /// `+OK`: a status line.
     case simple(String)
     /// `-ERR ...`: an error reply. `RedisClient.command` throws these as `.server`; it appears

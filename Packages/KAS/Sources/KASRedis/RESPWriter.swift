@@ -2,7 +2,7 @@
 /// value (for tests and the fuzz target's round trip). A simple or error string holding CR or
 /// LF cannot be written as RESP2; `encode` writes such a string as a bulk string instead, so
 /// its output is always readable.
-public enum RESPWriter {
+package enum RESPWriter {
     /// `*N\r\n` then `$len\r\n<bytes>\r\n` per argument: binary-safe.
     public static func command(_ arguments: [[UInt8]]) -> [UInt8] {
         var out: [UInt8] = []

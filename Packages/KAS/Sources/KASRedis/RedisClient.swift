@@ -12,7 +12,7 @@ import Foundation
 ///
 /// Commands are not retried: a command whose reply was lost may or may not have run, and only
 /// the caller knows whether running it twice is harmless.
-public final class RedisClient: Sendable {
+package final class RedisClient: Sendable {
     public let url: RedisURL
     /// Most connections open at once; a call finding all of them busy waits up to the timeout.
     public let poolSize: Int

@@ -1,7 +1,7 @@
 /// A failure of the Redis client, compared by code. Reasons name the store by its redacted URL
 /// and the step that failed; they never hold the password, a key's value or a command's
 /// arguments (which carry session ids and tokens).
-public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: Sendable {
         /// No connection could be made (refused, unresolvable, reset), or the client is in its
         /// reconnect backoff after such a failure.

@@ -11,7 +11,7 @@ import Foundation
 ///
 /// `description` and `redacted` print `redis://user:***@host:port/db`: the password is never
 /// printed, and parse errors name the part at fault without repeating the credentials.
-public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
+package struct RedisURL: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
     public var user: String?

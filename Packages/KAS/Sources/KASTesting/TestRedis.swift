@@ -13,7 +13,7 @@ import KASRedis
 /// an append-only file written with `appendFsyncAlways` carries the data across.
 public final class TestRedis: @unchecked Sendable {
     /// `redis://[:password@]127.0.0.1:PORT/0`.
-    public let url: RedisURL
+    package let url: RedisURL
     public let port: Int
     /// The server's directory (the append-only files, `redis.log`).
     public let directory: String

@@ -1,5 +1,6 @@
 import Foundation
-import KASTesting
+@testable import KASRedis
+@testable import KASTesting
 import MediaDRMCrypto
 import MediaDRMEncoding
 import MediaDRMZIP

@@ -1,5 +1,5 @@
 import Foundation
-import KASTesting
+@testable import KASTesting
 
 /// A delivery deployment built with the operator's tools (docs/delivery.md): `kas origin-config`
 /// run by Debian's nginx on loopback (`TestNginx`) over an origin root, a real `kas serve` over

@@ -1,10 +1,10 @@
 import Foundation
-import KAS
-import KASDomain
-import KASHTTP
-import KASObservability
-import KASRedis
-import KASTesting
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
+@testable import KASTesting
 
 /// A loopback origin for published packages, on the KAS HTTP layer (`TestServer`, libmicrohttpd):
 /// GET and HEAD of the files under `root`, single byte ranges (`a-b`, `a-`, `-n`) answered 206

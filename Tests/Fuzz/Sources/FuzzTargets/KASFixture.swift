@@ -1,9 +1,9 @@
 import Foundation
-import KAS
-import KASDomain
-import KASHTTP
-import KASObservability
-import KASRedis
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 import KASTesting
 import MediaDRMJSON
 

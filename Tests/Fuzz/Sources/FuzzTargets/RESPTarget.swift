@@ -1,8 +1,8 @@
-import KAS
-import KASDomain
-import KASHTTP
-import KASObservability
-import KASRedis
+@testable import KAS
+@testable import KASDomain
+@testable import KASHTTP
+@testable import KASObservability
+@testable import KASRedis
 
 /// The RESP2 reader of the KAS's Redis client, fed what a broken or hostile Redis could send:
 /// read whole and read in small chunks (as the socket delivers it), both must give the same

@@ -23,11 +23,11 @@ public final class KASApplication: Sendable {
     /// The media store (`stores.media`).
     public var store: any MediaStore { stores.media }
     public let auditLog: MediaAuditLog
-    public let media: MediaService
+    package let media: MediaService
     /// The catalog, playbacks and delivery routes (docs/delivery.md).
-    public let delivery: DeliveryService
+    package let delivery: DeliveryService
     /// The offline licences (docs/offline.md), in `stores.offline`.
-    public let offline: OfflineLicenseService
+    package let offline: OfflineLicenseService
     /// Every route, as the server runs them.
     public let responder: HTTPResponder<KASRequestContext>
 
@@ -113,7 +113,7 @@ public final class KASApplication: Sendable {
     }
 
     /// The routes of a KAS; `media` nil leaves out the media routes (and their gauges).
-    public static func makeRouter(configuration: KASConfiguration, keyRing: KeyRingHolder,
+    package static func makeRouter(configuration: KASConfiguration, keyRing: KeyRingHolder,
                                   verifier: BearerTokenVerifier, metrics: Metrics,
                                   sink: any LogSink, media: MediaService? = nil, delivery: DeliveryService? = nil,
                                   offline: OfflineLicenseService? = nil,

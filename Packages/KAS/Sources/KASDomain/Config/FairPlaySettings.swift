@@ -35,7 +35,7 @@ extension KASConfiguration {
         /// What `kas serve` runs with: the certificate bytes and the SDK module. Reads the
         /// certificate and checks the command at start-up, so a wrong path stops the server
         /// with the file named instead of failing the first key request.
-        public func deployment() throws(KASConfigurationError) -> FairPlayDeployment {
+        package func deployment() throws(KASConfigurationError) -> FairPlayDeployment {
             let certificate = try readCertificate()
             let module: FairPlaySDKModule
             switch transport {
@@ -83,7 +83,7 @@ extension KASConfiguration {
 }
 
 /// The FairPlay pieces the app assembly installs.
-public struct FairPlayDeployment: Sendable {
+package struct FairPlayDeployment: Sendable {
     /// The application certificate bundle for `GET /media/v1/certificate`.
     public let certificate: Data
     public let module: any FairPlayKeyModule

@@ -43,7 +43,7 @@ extension KASConfiguration {
         public var deliverySecretFile: String?
         public var mediaURLMarginSeconds: Int?
         public var licenseURLSeconds: Int?
-        public var storeURL: RedisURL?
+        package var storeURL: RedisURL?
         public var storePassword: String?
         public var storePoolSize: Int?
         public var storeTimeoutSeconds: Int?

@@ -14,7 +14,7 @@ extension KASConfiguration {
     /// URL's. `--print-config`, logs and errors show the URL with the password masked.
     public struct StoreSettings: Sendable, Equatable {
         /// The Redis store; nil: SQLite in the data directory.
-        public var url: RedisURL?
+        package var url: RedisURL?
         /// Connections to Redis; nil: one per HTTP worker thread (each runs one request at a time).
         public var poolSize: Int?
         /// Bound on connecting to Redis and on each command's reply.

@@ -12,7 +12,7 @@ public struct CatalogEntry: Sendable, Equatable {
     /// Component ids in package order (`video`, `audio`).
     public var components: [String]
     /// Where the origin serves it, below the origin root.
-    public var mediaPath: TitlePath
+    package var mediaPath: TitlePath
     /// The TDF policy JSON of the package (its `body.dataAttributes`, `dissem` and media rules
     /// are what a playback is checked against before any URL is handed out).
     public var policyJSON: Data
@@ -20,7 +20,7 @@ public struct CatalogEntry: Sendable, Equatable {
     /// the key-request path in place of the player. Nil for tdf-hls.
     public var manifest: Data?
 
-    public init(assetID: String, title: String, duration: Double, profile: CatalogProfile, components: [String],
+    package init(assetID: String, title: String, duration: Double, profile: CatalogProfile, components: [String],
                 mediaPath: TitlePath, policyJSON: Data, manifest: Data?) {
         self.assetID = assetID
         self.title = title

@@ -7,7 +7,7 @@ import MediaDRMTDF
 /// Reads a package the way players do, to catalog it: an fps-v2 archive or directory through
 /// the fps-v2 reader (every admission check, for the key services this KAS accepts), a tdf-hls
 /// directory through its master and media playlists and its first segment's TDF manifest.
-public enum CatalogPackageReader {
+package enum CatalogPackageReader {
     /// The catalog entry for the package at `location`: a local file or directory, or an
     /// http(s) URL (`CatalogPackageDownload` fetches what is read into a temporary directory).
     public static func read(location: String, title: String?, mediaPath: TitlePath,
@@ -151,7 +151,7 @@ public enum CatalogPackageReader {
 }
 
 /// A catalog operation that failed; the reason names the package, path or asset and what to do.
-public struct CatalogError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct CatalogError: Error, Equatable, Sendable, CustomStringConvertible {
     public let reason: String
     public init(_ reason: String) { self.reason = reason }
     public var description: String { reason }

@@ -14,7 +14,7 @@ import MediaDRMTDF
 /// `MediaService.startSession` (stream limits included), and the licence URL's key comes from
 /// `MediaService.keyRequest`, the route `key-request` players call. It sees no HTTP type:
 /// `DeliveryRouteAdapter` reads the requests and answers each `DeliveryFailure`.
-public final class DeliveryService: Sendable {
+package final class DeliveryService: Sendable {
     let publicURL: String
     let settings: KASConfiguration.DeliverySettings
     public let catalog: any CatalogStore

@@ -7,7 +7,7 @@ import MediaDRMJSON
 /// where the operator's backend signs an HS256 JWT with the delivery secret, a key used for
 /// nothing else. Claims: `resource` = the request path, `exp` at most ten minutes ahead, `sub`
 /// = the viewer, and the viewer's `entitlements` and `rentals` as in bearer tokens.
-public struct DeliveryTokenKey: Sendable {
+package struct DeliveryTokenKey: Sendable {
     /// A token may not live longer than this (a URL leaks: logs, history, Referer).
     public static let maximumLifetime: TimeInterval = 600
     /// Tolerated clock difference with the signer.

@@ -5,7 +5,7 @@
 /// stays in its 0600 file, which the block `include`s; it is never printed. Requests are logged
 /// without their query string: a signed URL's `md5` and `expires` let whoever holds them read the
 /// title until it expires, so they stay out of the access log like any other credential.
-public struct OriginConfig: Sendable {
+package struct OriginConfig: Sendable {
     public var root: String
     public var secretFile: String
     /// `host:port` nginx listens on.

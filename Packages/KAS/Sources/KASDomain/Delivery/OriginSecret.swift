@@ -16,7 +16,7 @@ import MediaDRMEncoding
 /// signed, and naming the wrong slot only makes the check fail). The KAS signs with
 /// `$origin_signing_slot`. Two slots are the rotation window: the new secret goes into the
 /// slot not in use, nginx reloads, then the KAS signs with it while URLs of the old one live on.
-public struct OriginSecret: Sendable, Equatable, CustomStringConvertible {
+package struct OriginSecret: Sendable, Equatable, CustomStringConvertible {
     /// The slot the KAS signs with, 1 or 2.
     public let signingSlot: Int
     /// base64url characters only (nothing nginx would need to unquote), at least 32 of them.
@@ -124,7 +124,7 @@ public struct OriginSecret: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A delivery secret file that cannot be used; the reason names the file, never its content.
-public struct DeliverySecretError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct DeliverySecretError: Error, Equatable, Sendable, CustomStringConvertible {
     public let reason: String
     public init(_ reason: String) { self.reason = reason }
     public var description: String { reason }

@@ -8,7 +8,7 @@ import MediaDRMEncoding
 /// 403, and `slot` names which of the two origin secrets signed it (`OriginSecret`). The signed
 /// prefix is the title's (`TitlePath`), so one query signs every playlist and segment below a
 /// tdf-hls directory, and every Range read of an fps-v2 file.
-public struct OriginURLSigner: Sendable {
+package struct OriginURLSigner: Sendable {
     /// `scheme://host[:port]` of the origin, without a trailing slash.
     public let originURL: String
     let secret: OriginSecret

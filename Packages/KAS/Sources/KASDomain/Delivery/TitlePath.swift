@@ -3,7 +3,7 @@
 /// root, `/<name>` for an fps-v2 file and `/<name>/` for a tdf-hls directory, so the signed
 /// prefix is the request path up to its second `/` (or the whole path when it has none). The
 /// nginx block of `kas origin-config` derives the same prefix with the same rule.
-public struct TitlePath: Sendable, Equatable, CustomStringConvertible {
+package struct TitlePath: Sendable, Equatable, CustomStringConvertible {
     /// `/talk.tdf` or `/talk/`.
     public let prefix: String
 
@@ -38,7 +38,7 @@ public struct TitlePath: Sendable, Equatable, CustomStringConvertible {
     public var description: String { prefix }
 }
 
-public struct TitlePathError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct TitlePathError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         "a title's path is '/NAME' for an fps-v2 file or '/NAME/' for a tdf-hls directory, directly under the "
             + "origin root; NAME is 1 to 128 letters, digits, '.', '_' or '-' and does not start with '.'"

@@ -18,11 +18,11 @@ public struct KeyRing: Sendable {
 
     public let dataDirectory: String
     /// Every key-access key, in index order.
-    public let keys: [KeyRingKey]
+    package let keys: [KeyRingKey]
     /// The development token issuer, when the ring has one.
     public let devIssuer: DevIssuer?
     /// The offline-licence signing keys, in index order (docs/offline.md).
-    public let licenseSigners: [OfflineLicenseSigner]
+    package let licenseSigners: [OfflineLicenseSigner]
 
     init(dataDirectory: String, keys: [KeyRingKey], devIssuer: DevIssuer?, licenseSigners: [OfflineLicenseSigner] = []) {
         self.dataDirectory = dataDirectory
@@ -32,10 +32,10 @@ public struct KeyRing: Sendable {
     }
 
     /// The licence-signing key that signs new and renewed licences.
-    public var activeLicenseSigner: OfflineLicenseSigner? { licenseSigners.first(where: \.isActive) }
+    package var activeLicenseSigner: OfflineLicenseSigner? { licenseSigners.first(where: \.isActive) }
 
     public var keysDirectory: String { Self.keysDirectory(dataDirectory) }
-    public var entries: [KeyRingEntry] { keys.map(\.entry) }
+    package var entries: [KeyRingEntry] { keys.map(\.entry) }
 
     static func keysDirectory(_ dataDirectory: String) -> String {
         (dataDirectory as NSString).appendingPathComponent(keysDirectoryName)
@@ -108,12 +108,12 @@ public struct KeyRing: Sendable {
     // MARK: Lookup
 
     /// The active key of `algorithm`.
-    public func active(_ algorithm: KeyAlgorithm) -> KeyRingKey? {
+    package func active(_ algorithm: KeyAlgorithm) -> KeyRingKey? {
         keys.first { $0.algorithm == algorithm && $0.entry.isActive }
     }
 
     /// The key with this kid, of any algorithm.
-    public func key(kid: String) -> KeyRingKey? {
+    package func key(kid: String) -> KeyRingKey? {
         keys.first { $0.kid == kid }
     }
 
@@ -121,7 +121,7 @@ public struct KeyRing: Sendable {
     /// key (none when the kid is unknown or names a key of another algorithm, never a fallback,
     /// so a manifest cannot steer an unwrap to a key it did not name); without one, the active
     /// key, then the retired keys newest first.
-    public func candidates(kid: String?, algorithm: KeyAlgorithm) -> [KeyRingKey] {
+    package func candidates(kid: String?, algorithm: KeyAlgorithm) -> [KeyRingKey] {
         if let kid {
             return keys.filter { $0.kid == kid && $0.algorithm == algorithm }
         }

@@ -2,7 +2,7 @@ import Foundation
 
 /// What the index records about one key-access key. The private key itself lives in
 /// `<kid>.pem` beside the index; the file name is derived from the kid, never read from the index.
-public struct KeyRingEntry: Sendable, Equatable {
+package struct KeyRingEntry: Sendable, Equatable {
     public let kid: String
     public let algorithm: KeyAlgorithm
     public let created: Date

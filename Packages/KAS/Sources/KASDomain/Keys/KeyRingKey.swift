@@ -2,7 +2,7 @@ import Foundation
 import MediaDRMCrypto
 
 /// One key-access key of the ring: its index entry and its private key.
-public struct KeyRingKey: Sendable, CustomStringConvertible {
+package struct KeyRingKey: Sendable, CustomStringConvertible {
     public enum PrivateKey: Sendable {
         case rsa(RSA.PrivateKey)
         case ec(P256.KeyAgreement.PrivateKey)

@@ -6,7 +6,7 @@ import MediaDRMJOSE
 /// never a key-access key and never the dev token issuer's, so no licence can pass for a token and
 /// no ECDH key ever signs. Kids are `l1`, `l2`, ...; one is active (it signs), the retired ones
 /// stay in the ring so that the licences they signed keep verifying until they expire.
-public struct OfflineLicenseSigner: Sendable, CustomStringConvertible {
+package struct OfflineLicenseSigner: Sendable, CustomStringConvertible {
     /// The kid prefix of licence-signing keys.
     static let kidPrefix = "l"
     /// The name `kas keys` shows and takes for these keys.

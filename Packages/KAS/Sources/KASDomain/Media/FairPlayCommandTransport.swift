@@ -10,7 +10,7 @@ import Glibc
 /// SIGTERM may be blocked in an inherited signal mask) and in response size. stderr is
 /// discarded and nothing is logged, since requests carry content keys and SPCs and responses
 /// carry CKCs. The child gets the KAS's environment without its `KAS_*` variables.
-public struct FairPlayCommandTransport: Sendable {
+package struct FairPlayCommandTransport: Sendable {
     public let executable: String
     public let arguments: [String]
     public let timeoutSeconds: Int

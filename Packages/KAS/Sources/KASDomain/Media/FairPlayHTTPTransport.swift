@@ -15,7 +15,7 @@ import FoundationNetworking
 /// The session is ephemeral: no cookies, cache or credential store. Trust is the system CA store
 /// (URLSession on Linux cannot take a private CA per session): serve the SDK service with a
 /// certificate the system trusts, or on loopback. Bodies are never logged.
-public final class FairPlayHTTPTransport: @unchecked Sendable {
+package final class FairPlayHTTPTransport: @unchecked Sendable {
     // @unchecked: every stored property is immutable after init and URLSession is thread-safe.
     public let url: URL
     public let timeoutSeconds: Int

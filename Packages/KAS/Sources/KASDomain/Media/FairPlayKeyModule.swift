@@ -79,7 +79,7 @@ public protocol FairPlayKeyModule: Sendable {
 /// request is `{"fairplay-streaming-request": {"version": 1, "create-ckc": [{"id", "spc",
 /// "asset-info": [{...}]}]}}`, answered by `{"fairplay-streaming-response": {"create-ckc":
 /// [{"id", "status", "ckc", ...}]}}`.
-public enum FairPlaySDKJSON {
+package enum FairPlaySDKJSON {
     /// The `create-ckc` request for one component.
     public static func createCKCRequest(_ request: FairPlayCKCRequest, id: Int = 1) -> Data {
         let contentKey = request.contentKey.withUnsafeBytes { Hex.encode(Data($0)) }
@@ -165,7 +165,7 @@ public enum FairPlaySDKJSON {
 /// `FairPlayKeyModule` over the SDK's JSON interface. `transport` carries one request document
 /// to the SDK (its local server, or a process wrapping its library) and returns the response
 /// document; the app assembly builds it from configuration.
-public struct FairPlaySDKModule: FairPlayKeyModule {
+package struct FairPlaySDKModule: FairPlayKeyModule {
     public typealias Transport = @Sendable (Data) throws -> Data
     private let transport: Transport
 

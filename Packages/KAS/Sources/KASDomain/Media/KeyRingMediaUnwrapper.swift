@@ -6,7 +6,7 @@ import MediaDRMTDF
 /// or (without one) the active RSA key and then retired ones, so content packaged before a
 /// rotation keeps playing. The ring is read from the holder on every call, so a reload (SIGHUP)
 /// applies to the next request.
-public struct KeyRingMediaUnwrapper: MediaKeyUnwrapper {
+package struct KeyRingMediaUnwrapper: MediaKeyUnwrapper {
     private let holder: KeyRingHolder
 
     public init(_ holder: KeyRingHolder) { self.holder = holder }

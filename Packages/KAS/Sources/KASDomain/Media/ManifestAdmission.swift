@@ -7,7 +7,7 @@ import MediaDRMTDF
 import MediaDRMMedia
 
 /// One component of an admitted manifest, with its unwrapped content key.
-public struct AdmittedComponent: Sendable, CustomStringConvertible {
+package struct AdmittedComponent: Sendable, CustomStringConvertible {
     public let id: String
     public let kind: MediaComponentKind
     public let key: SymmetricKey
@@ -16,7 +16,7 @@ public struct AdmittedComponent: Sendable, CustomStringConvertible {
 }
 
 /// A manifest that passed every media-service check of fps-v2 §10.7 steps 1 to 3.
-public struct AdmittedManifest: Sendable {
+package struct AdmittedManifest: Sendable {
     /// SHA-256 (hex) of the manifest bytes exactly as received: the key-cache key.
     public let digest: String
     /// What the media rules read (`MediaAuthorizer`).
@@ -50,7 +50,7 @@ public struct AdmittedManifest: Sendable {
 ///
 /// Manifests without `arkavo:components` (profile version 1) are refused: this KAS has no
 /// version 1 viewers to keep serving.
-public struct ManifestAdmission: Sendable {
+package struct ManifestAdmission: Sendable {
     public static let maxManifestBytes = FPSv2Limits.default.maxManifestBytes
     /// The JSON limits `FPSv2Manifest(parsing:)` reads with, so the KAS and the readers refuse
     /// the same texts.

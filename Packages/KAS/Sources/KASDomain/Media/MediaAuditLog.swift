@@ -4,7 +4,7 @@ import MediaDRMJSON
 import MediaDRMMedia
 
 /// One key or session decision.
-public struct MediaAuditEvent: Sendable, Equatable {
+package struct MediaAuditEvent: Sendable, Equatable {
     public enum Decision: String, Sendable { case allow, deny, error }
 
     public var time: Date
@@ -105,7 +105,7 @@ public final class MediaAuditLog: @unchecked Sendable {
         descriptor = fd
     }
 
-    public func record(_ event: MediaAuditEvent) {
+    package func record(_ event: MediaAuditEvent) {
         let line = Array((event.jsonLine(node: node) + "\n").utf8)
         lock.withLock {
             if size > 0 && size + line.count > maxBytes { rotate() }

@@ -9,7 +9,7 @@ public protocol MediaKeyUnwrapper: Sendable {
 }
 
 /// Tries each private key in order (the active key first, then retired ones).
-public struct PrivateKeyUnwrapper: MediaKeyUnwrapper {
+package struct PrivateKeyUnwrapper: MediaKeyUnwrapper {
     private let keys: [KASPrivateKey]
 
     public init(_ keys: [KASPrivateKey]) { self.keys = keys }

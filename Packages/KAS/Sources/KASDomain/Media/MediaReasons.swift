@@ -4,7 +4,7 @@ import MediaDRMFPSv2
 /// Why a key request's manifest (or the request's pairing with it and its session) was refused.
 /// Every case answers the same 403 `"manifest refused"` (fps-v2 §10.7); the code itself goes only
 /// to the audit log and the denial metric.
-public enum ManifestRefusal: String, Error, Sendable, Equatable, CaseIterable {
+package enum ManifestRefusal: String, Error, Sendable, Equatable, CaseIterable {
     case duplicateKey = "duplicate_json_key"
     case malformedManifest = "malformed_manifest"
     case malformedPolicy = "malformed_policy"

@@ -19,7 +19,7 @@ import MediaDRMTDF
 /// never leaks a key. Refusals are the key request's `MediaFailure`s (answered 403 `manifest
 /// refused` with the cause in the audit log, 403 `platform refused` + `MediaDenial` code, 429,
 /// 503), audited as `media_rewrap`.
-public final class MediaRewrapService: Sendable {
+package final class MediaRewrapService: Sendable {
     let media: MediaService
     let rewrap: OpenTDFRewrapService
 

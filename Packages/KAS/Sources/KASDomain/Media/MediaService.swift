@@ -13,7 +13,7 @@ import Synchronization
 /// It decides on typed requests and sees no HTTP type: `registerMediaRoutes` puts it behind the
 /// route adapter (`MediaRouteAdapter`), which decodes and encodes. Its steps are synchronous, as
 /// the HTTP layer's handlers are; every dependency is thread-safe.
-public final class MediaService: Sendable {
+package final class MediaService: Sendable {
     /// The settings the service was made with.
     public let configuration: MediaServiceConfiguration
     /// Sessions, first plays, stream limits and rate buckets (`SQLiteMediaStore` in `kas serve`, or
@@ -216,7 +216,7 @@ public final class MediaService: Sendable {
     }
 }
 
-public struct MediaServiceError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct MediaServiceError: Error, Equatable, Sendable, CustomStringConvertible {
     public let reason: String
     public init(_ reason: String) { self.reason = reason }
     public var description: String { "media service configuration error: \(reason)" }

@@ -4,7 +4,7 @@ import Foundation
 /// (`acceptedKASURLs`, `leaseSeconds`, `rateLimits.keyRequestsPerMinute`, `media.*`) and the
 /// FairPlay deployment files. A request's region is not here: the route adapters read it from
 /// the request (`TrustedRegionSource`) and hand it to the service as a value.
-public struct MediaServiceConfiguration: Sendable {
+package struct MediaServiceConfiguration: Sendable {
     /// KAS URLs key access objects may name (normalised per fps-v2 §5.2).
     public var acceptedKASURLs: [String]
     /// `metadata.lease_seconds` and the CKC `lease-duration`.

@@ -12,7 +12,7 @@ import MediaDRMOffline
 /// transaction that stores the licence. Every issue, renewal and release is audited, without the
 /// licence, its keys, its id or the token. It sees no HTTP type: `OfflineRouteAdapter` reads the
 /// requests and answers each `OfflineFailure`.
-public final class OfflineLicenseService: Sendable {
+package final class OfflineLicenseService: Sendable {
     let media: MediaService
     let keyRing: KeyRingHolder
     let store: any OfflineLicenseStore

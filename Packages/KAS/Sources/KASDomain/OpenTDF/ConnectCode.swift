@@ -1,7 +1,7 @@
 /// Connect protocol error codes and their HTTP statuses (connectrpc.com/docs/protocol, "Error
 /// Codes"). Error bodies are JSON `{"code": ..., "message": ...}` with Content-Type
 /// `application/json`, whatever codec the request used.
-public enum ConnectCode: String, Sendable, CaseIterable {
+package enum ConnectCode: String, Sendable, CaseIterable {
     case canceled
     case unknown
     case invalidArgument = "invalid_argument"

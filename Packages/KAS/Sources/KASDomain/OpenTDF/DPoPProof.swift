@@ -8,7 +8,7 @@ import MediaDRMJSON
 /// signed request token must verify with. Checked: `typ` dpop+jwt, an asymmetric `jwk` in the
 /// header that verifies the proof, `htm` the request method, `htu` naming the request path,
 /// `iat` within the window, and `ath` the hash of the access token presented with it.
-public enum DPoPProof {
+package enum DPoPProof {
     /// How far `iat` may lie from now, either way.
     public static let window: TimeInterval = 300
 

@@ -4,7 +4,7 @@ import Foundation
 /// Inflates gzip request bodies (RFC 1952; concatenated members allowed, as HTTP clients may
 /// send them) through zlib, with a bound on the inflated size so a small body cannot expand
 /// into an unbounded allocation.
-public enum GzipDecoder {
+package enum GzipDecoder {
     /// Default bound on an inflated body (the same order as the uncompressed body limit).
     public static let defaultMaximumOutput = 4 << 20
 

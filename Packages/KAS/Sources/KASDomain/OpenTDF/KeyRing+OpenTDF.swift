@@ -11,7 +11,7 @@ extension KeyRingKey {
 }
 
 extension KeyRing: OpenTDFKeyProvider {
-    public func publicKey(algorithm: KeyAlgorithm, kid: String?) -> OpenTDFPublicKey? {
+    package func publicKey(algorithm: KeyAlgorithm, kid: String?) -> OpenTDFPublicKey? {
         let key: KeyRingKey?
         if let kid {
             key = self.key(kid: kid).flatMap { $0.algorithm == algorithm ? $0 : nil }
@@ -29,7 +29,7 @@ extension KeyRing: OpenTDFKeyProvider {
 /// The holder answers from its current snapshot, so a rotation picked up by `reload()` applies
 /// to the next request.
 extension KeyRingHolder: OpenTDFKeyProvider {
-    public func publicKey(algorithm: KeyAlgorithm, kid: String?) -> OpenTDFPublicKey? {
+    package func publicKey(algorithm: KeyAlgorithm, kid: String?) -> OpenTDFPublicKey? {
         current.publicKey(algorithm: algorithm, kid: kid)
     }
 

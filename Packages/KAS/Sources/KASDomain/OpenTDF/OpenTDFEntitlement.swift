@@ -2,7 +2,7 @@ import Foundation
 import MediaDRMTDF
 
 /// Who asks for a rewrap, as the bearer token says.
-public struct OpenTDFEntity: Sendable, Equatable {
+package struct OpenTDFEntity: Sendable, Equatable {
     /// `sub`: the viewer.
     public var subject: String?
     /// `entitlements`: attribute value FQNs the viewer holds.
@@ -19,7 +19,7 @@ public struct OpenTDFEntity: Sendable, Equatable {
 /// - every `body.dataAttributes[].attribute` must be in the token's `entitlements` (attribute
 ///   value FQNs compare without regard to letter case, as OpenTDF FQNs are case-insensitive).
 /// A policy with neither is open to any authenticated viewer.
-public enum OpenTDFEntitlementRule {
+package enum OpenTDFEntitlementRule {
     public enum Decision: Sendable, Equatable {
         case permit
         /// A fixed reason (names which rule refused, never the values).

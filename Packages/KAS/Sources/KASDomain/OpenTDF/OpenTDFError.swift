@@ -1,6 +1,6 @@
 /// Every failure of the OpenTDF routes and the rewrap logic. Compared by `code`; `reason` is a
 /// fixed sentence safe to send to the client (never a key, a wrapped key, a token or a claim).
-public struct OpenTDFError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct OpenTDFError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         /// The body, a field or the signed request token's contents are malformed.
         case malformedRequest

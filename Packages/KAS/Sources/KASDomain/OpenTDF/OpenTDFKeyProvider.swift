@@ -4,7 +4,7 @@ import MediaDRMTDF
 
 extension KeyAlgorithm {
     /// Reads the `algorithm` of a public-key request: empty means RSA (the OpenTDF default).
-    public init(requested text: String) throws(OpenTDFError) {
+    package init(requested text: String) throws(OpenTDFError) {
         switch text.lowercased() {
         case "", "rsa", "rsa:2048": self = .rsa2048
         case "ec", "ec:secp256r1", "ec:p-256", "ec:p256": self = .ecSecp256r1
@@ -23,7 +23,7 @@ extension KeyAlgorithm {
 }
 
 /// A KAS public key as the public-key routes publish it.
-public struct OpenTDFPublicKey: Sendable {
+package struct OpenTDFPublicKey: Sendable {
     public var algorithm: KeyAlgorithm
     public var kid: String
     /// SPKI PEM.
@@ -37,7 +37,7 @@ public struct OpenTDFPublicKey: Sendable {
 }
 
 /// What the OpenTDF routes need from the key ring.
-public protocol OpenTDFKeyProvider: Sendable {
+package protocol OpenTDFKeyProvider: Sendable {
     /// The key with `kid` (which must be of `algorithm`), else the active key of `algorithm`.
     func publicKey(algorithm: KeyAlgorithm, kid: String?) -> OpenTDFPublicKey?
     /// The private keys to try for a key access object: with a kid, only that key; without,
@@ -47,7 +47,7 @@ public protocol OpenTDFKeyProvider: Sendable {
 
 /// A fixed list of keys; the first of each algorithm is the active one. For tests and for
 /// embedding the routes without a key ring.
-public struct OpenTDFStaticKeyProvider: OpenTDFKeyProvider {
+package struct OpenTDFStaticKeyProvider: OpenTDFKeyProvider {
     public struct Entry: Sendable {
         public var kid: String
         public var key: KASPrivateKey

@@ -2,7 +2,7 @@ import Foundation
 
 /// The public-key route: `algorithm` rsa:2048 (default) | ec:secp256r1, optional `kid`, `fmt`
 /// empty or `pkcs8`/`pem` (the SPKI PEM is the only format served), `v` ignored.
-public struct OpenTDFPublicKeyService: Sendable {
+package struct OpenTDFPublicKeyService: Sendable {
     public var keys: any OpenTDFKeyProvider
 
     public init(keys: any OpenTDFKeyProvider) {

@@ -14,7 +14,7 @@ import MediaDRMTDF
 /// key: ECDH with one KAS ephemeral key per response, HKDF, AES-256-GCM, the ephemeral public
 /// key returned as `sessionPublicKey`). Each object gets `permit` with its wrapped key or
 /// `fail` with a fixed reason; a failure never carries key material.
-public struct OpenTDFRewrapService: Sendable {
+package struct OpenTDFRewrapService: Sendable {
     /// What to do with a policy carrying `arkavo:media` rules (rental windows, concurrency,
     /// regions, HDCP), which the OpenTDF routes have no session to enforce.
     public enum MediaPolicyHandling: Sendable {

@@ -2,7 +2,7 @@ import Foundation
 
 /// The protobuf wire types this codec reads. Groups (3, 4) are refused: no message here uses
 /// them and proto3 has none.
-public enum ProtobufWireType: UInt8, Sendable {
+package enum ProtobufWireType: UInt8, Sendable {
     case varint = 0
     case fixed64 = 1
     case lengthDelimited = 2
@@ -10,7 +10,7 @@ public enum ProtobufWireType: UInt8, Sendable {
 }
 
 /// One field key: field number and wire type.
-public struct ProtobufTag: Sendable, Equatable {
+package struct ProtobufTag: Sendable, Equatable {
     public let fieldNumber: Int
     public let wireType: ProtobufWireType
 }
@@ -18,7 +18,7 @@ public struct ProtobufTag: Sendable, Equatable {
 /// A checked reader over an encoded protobuf message (a window of a byte array). Every length
 /// is checked against the bytes left before anything is sliced; nested messages are read with
 /// a depth budget; unknown fields are skipped by wire type.
-public struct ProtobufReader: Sendable {
+package struct ProtobufReader: Sendable {
     /// Deepest nesting of messages accepted (the OpenTDF messages need 4).
     public static let maximumDepth = 16
     public static let maximumFieldNumber = (1 << 29) - 1

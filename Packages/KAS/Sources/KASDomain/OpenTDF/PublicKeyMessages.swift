@@ -2,7 +2,7 @@ import Foundation
 import MediaDRMJSON
 
 /// `kas.PublicKeyRequest`: `algorithm` = 1 (`rsa:2048` | `ec:secp256r1`), `fmt` = 2, `v` = 3.
-public struct PublicKeyRequest: Sendable, Equatable {
+package struct PublicKeyRequest: Sendable, Equatable {
     public var algorithm: String
     public var fmt: String
     public var v: String
@@ -53,7 +53,7 @@ public struct PublicKeyRequest: Sendable, Equatable {
 }
 
 /// `kas.PublicKeyResponse`: `public_key` = 1 (PEM), `kid` = 2.
-public struct PublicKeyResponse: Sendable, Equatable {
+package struct PublicKeyResponse: Sendable, Equatable {
     public var publicKey: String
     public var kid: String
 

@@ -3,7 +3,7 @@ import MediaDRMJSON
 
 /// `kas.RewrapRequest`: `signed_request_token` = 1 (field 2, the old `bearer`, is reserved and
 /// skipped like any unknown field).
-public struct RewrapRequest: Sendable, Equatable {
+package struct RewrapRequest: Sendable, Equatable {
     public var signedRequestToken: String
 
     public init(signedRequestToken: String = "") {
@@ -38,7 +38,7 @@ public struct RewrapRequest: Sendable, Equatable {
 
 /// `kas.KeyAccessRewrapResult`: `key_access_object_id` = 2, `status` = 3 ("permit" | "fail"),
 /// oneof `kas_wrapped_key` = 4 | `error` = 5. The `metadata` map (1) is neither written nor read.
-public struct KeyAccessRewrapResult: Sendable, Equatable {
+package struct KeyAccessRewrapResult: Sendable, Equatable {
     public enum Outcome: Sendable, Equatable {
         case kasWrappedKey(Data)
         case error(String)
@@ -128,7 +128,7 @@ public struct KeyAccessRewrapResult: Sendable, Equatable {
 }
 
 /// `kas.PolicyRewrapResult`: `policy_id` = 1, repeated `results` = 2.
-public struct PolicyRewrapResult: Sendable, Equatable {
+package struct PolicyRewrapResult: Sendable, Equatable {
     public var policyID: String
     public var results: [KeyAccessRewrapResult]
 
@@ -179,7 +179,7 @@ public struct PolicyRewrapResult: Sendable, Equatable {
 /// `kas.RewrapResponse`: `entity_wrapped_key` = 2 (v1), `session_public_key` = 3 (PEM of the
 /// KAS ephemeral key for EC clients), `schema_version` = 4, repeated `responses` = 5 (v2). The
 /// deprecated `metadata` map (1) is neither written nor read.
-public struct RewrapResponse: Sendable, Equatable {
+package struct RewrapResponse: Sendable, Equatable {
     public var entityWrappedKey: Data
     public var sessionPublicKey: String
     public var schemaVersion: String

@@ -4,7 +4,7 @@ import Foundation
 /// request on `/kas/v2/rewrap` or Connect `Rewrap`, whatever the number of key access objects
 /// in it, so a bulk rewrap for a long tdf-hls title costs one. Buckets live in the media store
 /// under `rewrap:<viewer store key>`, apart from the media key-request buckets.
-public struct RewrapRateLimit: Sendable {
+package struct RewrapRateLimit: Sendable {
     public let perMinute: Int
     let store: any MediaStore
     let clock: @Sendable () -> Date

@@ -10,7 +10,7 @@ import MediaDRMJSON
 /// OpenTDF clients without DPoP (otdf-python 0.11.0 among them) sign it with a key the KAS never
 /// sees, so without DPoP the token binds nothing and the bearer token alone authorizes the
 /// request (docs/protocol.md says so).
-public enum SignedRequestToken {
+package enum SignedRequestToken {
     public static let defaultClockSkew: TimeInterval = 60
     /// The longest `requestBody` text read.
     public static let maximumRequestBodyBytes = 1 << 20

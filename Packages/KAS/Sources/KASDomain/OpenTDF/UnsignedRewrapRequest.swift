@@ -12,7 +12,7 @@ import MediaDRMTDF
 /// A body that is not this shape is refused as a whole; a key access object that is
 /// well-formed JSON but unusable (no type, no wrapped key, no binding) becomes a per-object
 /// failure, so one bad object does not cost the others their keys.
-public struct UnsignedRewrapRequest: Sendable {
+package struct UnsignedRewrapRequest: Sendable {
     public struct Limits: Sendable, Equatable {
         public var maximumPolicies = 32
         public var maximumKeyAccessObjectsPerPolicy = 64

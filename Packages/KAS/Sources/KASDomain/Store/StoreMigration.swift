@@ -8,7 +8,7 @@ import KASRedis
 /// the target already holds where it must (an earlier first play stays), so running it again,
 /// or after nodes started writing to Redis, changes nothing it should not. Rate-limit buckets
 /// are not copied (they refill within a minute) and playbacks are in memory on one node.
-public enum StoreMigration {
+package enum StoreMigration {
     /// What was copied.
     public struct Counts: Sendable, Equatable {
         public var sessions = 0

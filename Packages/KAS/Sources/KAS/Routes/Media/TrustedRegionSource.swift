@@ -6,7 +6,7 @@ import MediaDRMMedia
 
 /// Where a request's region comes from: a header set by a proxy or CDN (`CF-IPCountry`), believed
 /// only when the TCP peer is one of the configured proxies. Anyone else could send the header.
-public struct TrustedRegionSource: Sendable {
+package struct TrustedRegionSource: Sendable {
     public let header: String?
     private let proxies: TrustedProxies
 

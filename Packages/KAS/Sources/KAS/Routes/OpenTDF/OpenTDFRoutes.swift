@@ -13,13 +13,13 @@ public struct OpenTDFRouteOptions: Sendable {
     public var platformIssuer: String?
     /// Bound on a gzip request body once inflated.
     public var maximumInflatedBodyBytes: Int
-    public var mediaPolicies: OpenTDFRewrapService.MediaPolicyHandling
+    package var mediaPolicies: OpenTDFRewrapService.MediaPolicyHandling
     public var clock: @Sendable () -> Date
     public var clockSkew: TimeInterval
     /// The per-viewer rewrap rate limit; nil: none.
-    public var rewrapLimit: RewrapRateLimit?
+    package var rewrapLimit: RewrapRateLimit?
 
-    public init(publicURL: String? = nil, platformIssuer: String? = nil,
+    package init(publicURL: String? = nil, platformIssuer: String? = nil,
                 maximumInflatedBodyBytes: Int = GzipDecoder.defaultMaximumOutput,
                 mediaPolicies: OpenTDFRewrapService.MediaPolicyHandling = .refuse,
                 clock: @escaping @Sendable () -> Date = { Date() },
@@ -46,7 +46,7 @@ public struct OpenTDFRouteOptions: Sendable {
 /// Register these on the router itself, not inside a group behind `AuthenticationMiddleware`:
 /// the public-key and well-known routes need no token, and the rewrap handlers verify the bearer
 /// token themselves so that a refusal is a Connect error (`unauthenticated`) for Connect clients.
-public func registerOpenTDFRoutes(on router: Router<KASRequestContext>, keyRing: any OpenTDFKeyProvider, verifier: BearerTokenVerifier,
+package func registerOpenTDFRoutes(on router: Router<KASRequestContext>, keyRing: any OpenTDFKeyProvider, verifier: BearerTokenVerifier,
                                   options: OpenTDFRouteOptions = OpenTDFRouteOptions()) {
     let routes = OpenTDFRouteHandlers(keys: keyRing, verifier: verifier, options: options)
     router.get("/kas/v2/kas_public_key") { request, _ in try routes.restPublicKey(request) }

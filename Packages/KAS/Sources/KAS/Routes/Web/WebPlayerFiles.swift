@@ -8,7 +8,7 @@ import MediaDRMEncoding
 /// The web player's files (`Packages/WebPlayer/player`, docs/web.md), read once at start-up and
 /// served from memory. Only flat names of lower-case letters, digits and '-' with a known
 /// extension are taken, so nothing else in the directory (or outside it) can be served.
-public struct WebPlayerFiles: Sendable {
+package struct WebPlayerFiles: Sendable {
     public struct File: Sendable {
         public let body: Data
         public let contentType: String

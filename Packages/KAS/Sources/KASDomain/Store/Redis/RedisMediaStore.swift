@@ -37,7 +37,7 @@ import MediaDRMMedia
 ///
 /// Failures: every `RedisError` becomes `StoreError(.unavailable, …)` in `evaluate` (one place),
 /// so the services answer 503 `state store unavailable`; a reason never holds an id or a password.
-public final class RedisMediaStore: MediaStore {
+package final class RedisMediaStore: MediaStore {
     /// Sessions (and, apart, rate buckets) `prune` deletes at most per call, so one call never
     /// holds Redis for long; `MediaService` prunes every 256 operations, which keeps up.
     static let pruneBatch = 500

@@ -7,7 +7,7 @@ import MediaDRMEncoding
 ///
 /// Concurrency and durability are the media store's (`SQLiteMediaStore`): one connection under a
 /// lock, WAL, every read-check-write in `BEGIN IMMEDIATE`.
-public final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
+package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
     /// `migrations[i]` moves version i to i+1.
     static let migrations: [[String]] = [
         [

@@ -15,7 +15,7 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// One SQLite connection in WAL mode. A connection is used by one owner at a time (an actor or a
 /// single thread); SQLite's shared FULLMUTEX connection is not transaction-safe across threads.
-public final class SQLiteDatabase {
+package final class SQLiteDatabase {
     private var handle: OpaquePointer?
 
     public init(path: String) throws(StoreError) {
@@ -153,7 +153,7 @@ public final class SQLiteDatabase {
     }
 }
 
-public enum SQLiteValue: Equatable, Sendable {
+package enum SQLiteValue: Equatable, Sendable {
     case null
     case integer(Int64)
     case text(String)

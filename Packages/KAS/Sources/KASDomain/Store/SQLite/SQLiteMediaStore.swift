@@ -14,7 +14,7 @@ import MediaDRMMedia
 /// costs here is small and bounded (a session to restart, a rate bucket refilled, a first-play
 /// time recorded at the next key delivery instead), while FULL would fsync the WAL on every key
 /// request's rate-limit write.
-public final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
+package final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
     /// The schema version this code writes; `migrations[i]` moves version i to i+1.
     public static let schemaVersion = migrations.count
 

@@ -21,7 +21,7 @@ import ZIP
 
 let ownModules = [CryptoMarker.moduleName, JSONMarker.moduleName, ZIPMarker.moduleName,
                   HLSMarker.moduleName, MP4Marker.moduleName]
-let digest = Hex.encode(SHA256.hash(data: Data("abc".utf8)))
+let digest = Hex.encode(SHA256Digest.hash(data: Data("abc".utf8)))
 let expected = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 guard digest == expected else {
     print("consumer: MediaDRMCrypto's SHA-256 of \"abc\" was \(digest), expected \(expected)")

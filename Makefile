@@ -82,7 +82,8 @@ replay: deps
 	@swift test --package-path Tests/Fuzz --scratch-path $(SCRATCH) -c $(CONFIG)
 
 # A package that declares its own modules `Crypto`, `JSON`, `ZIP`, `HLS` and `MP4` beside every
-# MediaCrypto library: it must build (SwiftPM refuses two modules of one name) and its check run.
+# MediaCrypto library: it must build (SwiftPM refuses two modules of one name, the compiler a
+# type name that its `Crypto` and MediaDRMCrypto both declare) and its check run.
 consumer: apt
 	@echo "test: consumer package (own Crypto, JSON, ZIP, HLS, MP4 modules beside MediaCrypto)"
 	@$(DROP_PLAN)

@@ -3,8 +3,10 @@
 // `Crypto`, `JSON`, `ZIP`, `HLS` and `MP4` (swift-crypto and other common packages use those
 // names) and links every MediaCrypto library beside them. SwiftPM refuses a graph in which two
 // modules share a name, so this package building is the proof that MediaCrypto's modules can be
-// imported beside them (docs/architecture.md). Built and run by `make consumer`, part of
-// `make test`.
+// imported beside them (docs/architecture.md). Its `Crypto` also declares swift-crypto's
+// top-level type names (`SHA256`, `SymmetricKey`, `HMAC`, `HKDF`, `AES`, `P256`), which
+// ConsumerCheck uses unqualified beside MediaDRMCrypto's: the build fails if MediaDRMCrypto
+// declares one of them again. Built and run by `make consumer`, part of `make test`.
 import PackageDescription
 
 let mediaCryptoLibraries = [

@@ -177,7 +177,7 @@ private struct Segment {
 private struct SyntheticTitle {
     struct Segment {
         let id: String
-        let key: SymmetricKey
+        let key: SecretKey
         let keyAccess: KeyAccessObject
     }
 
@@ -197,7 +197,7 @@ private struct SyntheticTitle {
         var segments: [Segment] = []
         for index in 0..<count {
             playlist += "#EXTINF:\(segmentSeconds).0,\nvideo-segment\(index).tdf\n"
-            let key = try SymmetricKey(size: .bits256)
+            let key = try SecretKey(size: .bits256)
             let keyAccess = try KeyAccessObject.wrapping(key, to: kasKey, kasURL: kas.publicURL, policyBase64: policy)
             segments.append(Segment(id: "video-\(index)", key: key, keyAccess: keyAccess))
         }

@@ -177,7 +177,7 @@ import Testing
         // The same payload and kid, signed by a key the KAS never published.
         let forged = try JWS.sign(payload: try Base64URL.decode(parts[1]),
                                   header: try JSONParserBridge.object(["typ": header["typ"] ?? ""]),
-                                  key: JWSSigningKey(p256: try P256.Signing.PrivateKey(), keyID: header["kid"] as? String))
+                                  key: JWSSigningKey(p256: try ECP256.Signing.PrivateKey(), keyID: header["kid"] as? String))
         record["license"] = forged
         try viewer.writeRecord(record, "talk")
         Self.expectRefused(try viewer.play("talk"), "licenseSignature")

@@ -6,7 +6,7 @@ import MediaDRMToolSupport
 /// A `--key KID:KEY` value, as Bento4's mp4decrypt takes it: both 32 hex digits.
 struct ContentKeyArgument {
     let keyID: [UInt8]
-    let key: SymmetricKey
+    let key: SecretKey
 
     init(parsing text: String) throws(UsageError) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
@@ -16,12 +16,12 @@ struct ContentKeyArgument {
             throw UsageError("invalid --key: expected KID:KEY, each 32 hex digits")
         }
         keyID = [UInt8](kid)
-        self.key = SymmetricKey(data: key)
+        self.key = SecretKey(data: key)
     }
 
     /// Every `--key`, refusing a KID given twice.
-    static func parseAll(_ values: [String]) throws(UsageError) -> [[UInt8]: SymmetricKey] {
-        var keys: [[UInt8]: SymmetricKey] = [:]
+    static func parseAll(_ values: [String]) throws(UsageError) -> [[UInt8]: SecretKey] {
+        var keys: [[UInt8]: SecretKey] = [:]
         for value in values {
             let parsed = try ContentKeyArgument(parsing: value)
             guard keys[parsed.keyID] == nil else {

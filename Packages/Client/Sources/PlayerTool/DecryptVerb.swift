@@ -80,9 +80,9 @@ enum DecryptVerb {
     }
 
     /// The key of each protected track, matched by its `tenc` KID.
-    static func trackKeys(_ clearInit: ClearInitSegment, _ keysByID: [[UInt8]: SymmetricKey],
-                          console: Console) throws(MediaError) -> [UInt32: SymmetricKey] {
-        var keys: [UInt32: SymmetricKey] = [:]
+    static func trackKeys(_ clearInit: ClearInitSegment, _ keysByID: [[UInt8]: SecretKey],
+                          console: Console) throws(MediaError) -> [UInt32: SecretKey] {
+        var keys: [UInt32: SecretKey] = [:]
         var used = Set<[UInt8]>()
         for (trackID, protection) in clearInit.protections.sorted(by: { $0.key < $1.key }) {
             guard let key = keysByID[protection.keyID] else {

@@ -15,13 +15,13 @@ import MediaDRMMP4
 ///
 /// Not Sendable: the underlying cipher keeps chaining state.
 public final class CBCSSampleCipher {
-    public let pattern: AES.CBCS.Pattern
-    private let cipher: AES.CBCS.Cipher
+    public let pattern: AESCipher.CBCS.Pattern
+    private let cipher: AESCipher.CBCS.Cipher
 
     /// `key` 16 bytes, `constantIV` 16 bytes.
-    public init(key: SymmetricKey, constantIV: some DataProtocol, pattern: AES.CBCS.Pattern) throws(CENCError) {
+    public init(key: SecretKey, constantIV: some DataProtocol, pattern: AESCipher.CBCS.Pattern) throws(CENCError) {
         do throws(CryptoError) {
-            cipher = try AES.CBCS.Cipher(key: key, constantIV: constantIV, pattern: pattern)
+            cipher = try AESCipher.CBCS.Cipher(key: key, constantIV: constantIV, pattern: pattern)
         } catch {
             throw CENCError(.crypto, "cbcs cipher refused: \(error.reason)")
         }
@@ -31,7 +31,7 @@ public final class CBCSSampleCipher {
     /// From a track's `tenc`: protected, a per-sample IV size of 0, a 16-byte constant IV and its
     /// pattern (0:0 in version 0, meaning whole-block full-sample). Anything else is refused:
     /// `cbcs` as fps-v2 writes it uses a constant IV.
-    public convenience init(key: SymmetricKey, trackEncryption tenc: TrackEncryptionBox) throws(CENCError) {
+    public convenience init(key: SecretKey, trackEncryption tenc: TrackEncryptionBox) throws(CENCError) {
         guard tenc.defaultIsProtected == 1 else {
             throw CENCError(.invalidValue, "tenc marks the track as not protected")
         }
@@ -42,8 +42,8 @@ public final class CBCSSampleCipher {
             throw CENCError(.unsupported, "tenc constant IV is \(iv.count) bytes; 16 are required")
         }
         try self.init(key: key, constantIV: iv,
-                      pattern: AES.CBCS.Pattern(cryptByteBlock: Int(tenc.defaultCryptByteBlock),
-                                                skipByteBlock: Int(tenc.defaultSkipByteBlock)))
+                      pattern: AESCipher.CBCS.Pattern(cryptByteBlock: Int(tenc.defaultCryptByteBlock),
+                                                      skipByteBlock: Int(tenc.defaultSkipByteBlock)))
     }
 
     /// Encrypts `sample` in place. With subsamples (which must cover the sample exactly) each

@@ -10,18 +10,18 @@ extension FPSv2Manifest {
     public struct ComponentKey: Sendable {
         public var kind: MediaComponentKind
         /// 16 random bytes (§5.2 #4).
-        public var key: SymmetricKey
+        public var key: SecretKey
         /// The key wrapped to the key service (RSA-OAEP SHA-1 for `wrapped`).
         public var wrappedKey: Data
 
-        public init(kind: MediaComponentKind, key: SymmetricKey, wrappedKey: Data) {
+        public init(kind: MediaComponentKind, key: SecretKey, wrappedKey: Data) {
             self.kind = kind
             self.key = key
             self.wrappedKey = wrappedKey
         }
 
         /// Wraps `key` to the KAS RSA key with OAEP SHA-1 and MGF1-SHA-1 (docs/formats.md "Cryptographic conventions").
-        public init(kind: MediaComponentKind, key: SymmetricKey, wrappingTo kasKey: RSA.PublicKey) throws(FPSv2Error) {
+        public init(kind: MediaComponentKind, key: SecretKey, wrappingTo kasKey: RSA.PublicKey) throws(FPSv2Error) {
             let wrapped: Data
             do {
                 wrapped = try key.withUnsafeBytes { raw in try kasKey.encrypt(Data(raw), padding: .oaepSHA1) }

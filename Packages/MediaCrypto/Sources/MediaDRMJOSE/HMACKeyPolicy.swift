@@ -8,7 +8,7 @@ enum HMACKeyPolicy {
     /// Refuses short keys and keys whose bytes are a public key in text form. Someone who
     /// configures a PEM public key as an HMAC secret has built the classic algorithm-confusion
     /// hole (anyone holding the public key can mint tokens), so such a key is never accepted.
-    static func check(_ key: SymmetricKey) throws(JOSEError) {
+    static func check(_ key: SecretKey) throws(JOSEError) {
         guard key.byteCount >= minimumByteCount else {
             throw JOSEError(.invalidKey, "HS256 key must be at least 32 bytes")
         }

@@ -15,8 +15,8 @@ public struct JWK: Sendable, CustomStringConvertible {
 
     enum Material: Sendable {
         case rsa(RSA.PublicKey)
-        case p256(P256.Signing.PublicKey)
-        case oct(SymmetricKey)
+        case p256(ECP256.Signing.PublicKey)
+        case oct(SecretKey)
     }
 
     let material: Material
@@ -44,12 +44,12 @@ public struct JWK: Sendable, CustomStringConvertible {
         return nil
     }
 
-    public var p256PublicKey: P256.Signing.PublicKey? {
+    public var p256PublicKey: ECP256.Signing.PublicKey? {
         if case .p256(let key) = material { return key }
         return nil
     }
 
-    public var symmetricKey: SymmetricKey? {
+    public var symmetricKey: SecretKey? {
         if case .oct(let key) = material { return key }
         return nil
     }
@@ -64,7 +64,7 @@ public struct JWK: Sendable, CustomStringConvertible {
     }
 
     /// The public JWK of a P-256 key: `alg: ES256`, `use: sig`.
-    public init(publicKey: P256.Signing.PublicKey, keyID: String? = nil) {
+    public init(publicKey: ECP256.Signing.PublicKey, keyID: String? = nil) {
         self.material = .p256(publicKey)
         self.keyID = keyID
         self.algorithmName = JWSAlgorithm.es256.rawValue
@@ -121,14 +121,14 @@ public struct JWK: Sendable, CustomStringConvertible {
                 throw JOSEError(.invalidKey, "JWK P-256 coordinates must be 32 bytes each")
             }
             do {
-                material = .p256(try P256.Signing.PublicKey(rawRepresentation: x + y))
+                material = .p256(try ECP256.Signing.PublicKey(rawRepresentation: x + y))
             } catch {
                 throw JOSEError(.invalidKey, "JWK EC point is not on P-256")
             }
         case .oct:
             let k = try Self.requiredBytes(object, "k")
             guard !k.isEmpty else { throw JOSEError(.invalidKey, "JWK oct key is empty") }
-            material = .oct(SymmetricKey(data: k))
+            material = .oct(SecretKey(data: k))
         case nil:
             throw JOSEError(.invalidKey, "JWK kty is not RSA, EC or oct")
         }
@@ -201,7 +201,7 @@ public struct JWK: Sendable, CustomStringConvertible {
     /// without whitespace. A stable key id for keys that have none.
     public var thumbprint: Data {
         let body = keyMembers.map { "\"\($0.0)\":\"\($0.1)\"" }.joined(separator: ",")
-        return SHA256.hash(data: Data("{\(body)}".utf8))
+        return SHA256Digest.hash(data: Data("{\(body)}".utf8))
     }
 
     public var description: String {

@@ -5,9 +5,9 @@ import MediaDRMCrypto
 /// private key (ES256), with an optional key id written into the `kid` header.
 public struct JWSSigningKey: Sendable, CustomStringConvertible {
     enum Material: Sendable {
-        case hmac(SymmetricKey)
+        case hmac(SecretKey)
         case rsa(RSA.PrivateKey)
-        case p256(P256.Signing.PrivateKey)
+        case p256(ECP256.Signing.PrivateKey)
     }
 
     let material: Material
@@ -15,7 +15,7 @@ public struct JWSSigningKey: Sendable, CustomStringConvertible {
     public let keyID: String?
 
     /// An HS256 key; at least 32 bytes, and not a PEM/SSH public key in disguise.
-    public init(hmac key: SymmetricKey, keyID: String? = nil) throws(JOSEError) {
+    public init(hmac key: SecretKey, keyID: String? = nil) throws(JOSEError) {
         try HMACKeyPolicy.check(key)
         self.material = .hmac(key)
         self.keyID = keyID
@@ -28,7 +28,7 @@ public struct JWSSigningKey: Sendable, CustomStringConvertible {
     }
 
     /// An ES256 key.
-    public init(p256 key: P256.Signing.PrivateKey, keyID: String? = nil) {
+    public init(p256 key: ECP256.Signing.PrivateKey, keyID: String? = nil) {
         self.material = .p256(key)
         self.keyID = keyID
     }
@@ -37,7 +37,7 @@ public struct JWSSigningKey: Sendable, CustomStringConvertible {
     public init(pemRepresentation pem: String, keyID: String? = nil) throws(JOSEError) {
         if let key = try? RSA.PrivateKey(pemRepresentation: pem) {
             self.init(rsa: key, keyID: keyID)
-        } else if let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
+        } else if let key = try? ECP256.Signing.PrivateKey(pemRepresentation: pem) {
             self.init(p256: key, keyID: keyID)
         } else {
             throw JOSEError(.invalidKey, "PEM is not an RSA (2048+ bits) or P-256 private key")
@@ -66,7 +66,7 @@ public struct JWSSigningKey: Sendable, CustomStringConvertible {
     func signature(for signingInput: [UInt8]) throws(JOSEError) -> Data {
         switch material {
         case .hmac(let key):
-            return HMAC.sha256(signingInput, key: key)
+            return HMACSHA256.authenticationCode(signingInput, key: key)
         case .rsa(let key):
             do {
                 return try key.signature(for: signingInput)

@@ -6,9 +6,9 @@ import MediaDRMCrypto
 /// algorithm confusion: a token cannot choose how its key is used.
 public struct JWSVerificationKey: Sendable, CustomStringConvertible {
     enum Material: Sendable {
-        case hmac(SymmetricKey)
+        case hmac(SecretKey)
         case rsa(RSA.PublicKey)
-        case p256(P256.Signing.PublicKey)
+        case p256(ECP256.Signing.PublicKey)
     }
 
     let material: Material
@@ -17,12 +17,12 @@ public struct JWSVerificationKey: Sendable, CustomStringConvertible {
     public let keyID: String?
 
     /// An HS256 key; at least 32 bytes, and not a PEM/SSH public key in disguise.
-    public init(hmac key: SymmetricKey, keyID: String? = nil) throws(JOSEError) {
+    public init(hmac key: SecretKey, keyID: String? = nil) throws(JOSEError) {
         try HMACKeyPolicy.check(key)
         self.init(checkedHMAC: key, keyID: keyID)
     }
 
-    init(checkedHMAC key: SymmetricKey, keyID: String?) {
+    init(checkedHMAC key: SecretKey, keyID: String?) {
         self.material = .hmac(key)
         self.keyID = keyID
     }
@@ -34,7 +34,7 @@ public struct JWSVerificationKey: Sendable, CustomStringConvertible {
     }
 
     /// An ES256 key.
-    public init(p256 key: P256.Signing.PublicKey, keyID: String? = nil) {
+    public init(p256 key: ECP256.Signing.PublicKey, keyID: String? = nil) {
         self.material = .p256(key)
         self.keyID = keyID
     }
@@ -43,7 +43,7 @@ public struct JWSVerificationKey: Sendable, CustomStringConvertible {
     public init(pemRepresentation pem: String, keyID: String? = nil) throws(JOSEError) {
         if let key = try? RSA.PublicKey(pemRepresentation: pem) {
             self.init(rsa: key, keyID: keyID)
-        } else if let key = try? P256.Signing.PublicKey(pemRepresentation: pem) {
+        } else if let key = try? ECP256.Signing.PublicKey(pemRepresentation: pem) {
             self.init(p256: key, keyID: keyID)
         } else {
             throw JOSEError(.invalidKey, "PEM is not an RSA (2048+ bits) or P-256 public key")
@@ -80,14 +80,14 @@ public struct JWSVerificationKey: Sendable, CustomStringConvertible {
     func isValidSignature(_ signature: Data, for signingInput: [UInt8]) -> Bool {
         switch material {
         case .hmac(let key):
-            guard signature.count == SHA256.byteCount else { return false }
-            return HMAC.isValidSHA256(signature, for: signingInput, key: key)
+            guard signature.count == SHA256Digest.byteCount else { return false }
+            return HMACSHA256.isValid(signature, for: signingInput, key: key)
         case .rsa(let key):
             guard signature.count == (key.keySizeInBits + 7) / 8 else { return false }
             return key.isValidSignature(signature, for: signingInput)
         case .p256(let key):
             guard signature.count == 64,
-                  let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature)
+                  let ecdsa = try? ECP256.Signing.ECDSASignature(rawRepresentation: signature)
             else { return false }
             return key.isValidSignature(ecdsa, for: signingInput)
         }

@@ -17,11 +17,11 @@ public struct OfflineLicenseKey: Sendable, Equatable {
     /// `arkavo:components`): names the key without revealing it, and lets the player check the
     /// unwrapped key against the package it holds.
     public var keyID: String
-    public var ephemeralPublicKey: P256.KeyAgreement.PublicKey
+    public var ephemeralPublicKey: ECP256.KeyAgreement.PublicKey
     /// `nonce ‖ ciphertext ‖ tag`.
     public var wrappedKey: Data
 
-    public init(component: MediaComponentKind, keyID: String, ephemeralPublicKey: P256.KeyAgreement.PublicKey,
+    public init(component: MediaComponentKind, keyID: String, ephemeralPublicKey: ECP256.KeyAgreement.PublicKey,
                 wrappedKey: Data) {
         self.component = component
         self.keyID = keyID
@@ -30,7 +30,7 @@ public struct OfflineLicenseKey: Sendable, Equatable {
     }
 
     /// Wraps `key` to the device under a fresh ephemeral key.
-    public init(component: MediaComponentKind, keyID: String, key: SymmetricKey,
+    public init(component: MediaComponentKind, keyID: String, key: SecretKey,
                 device: OfflineDeviceKey) throws(OfflineLicenseError) {
         let wrapped: ECWrap.WrappedKey
         do {
@@ -43,7 +43,7 @@ public struct OfflineLicenseKey: Sendable, Equatable {
     }
 
     /// The content key, with the device's private key.
-    public func unwrap(with deviceKey: P256.KeyAgreement.PrivateKey) throws(OfflineLicenseError) -> SymmetricKey {
+    public func unwrap(with deviceKey: ECP256.KeyAgreement.PrivateKey) throws(OfflineLicenseError) -> SecretKey {
         do {
             return try ECWrap.unwrap(wrappedKey, ephemeralPublicKey: ephemeralPublicKey, with: deviceKey)
         } catch {
@@ -72,7 +72,7 @@ public struct OfflineLicenseKey: Sendable, Equatable {
             throw OfflineLicenseError(.malformed, "keys[].kid must be lower-case hex")
         }
         guard case .string(let pem)? = object["ephemeralPublicKey"],
-              let ephemeral = try? P256.KeyAgreement.PublicKey(pemRepresentation: pem) else {
+              let ephemeral = try? ECP256.KeyAgreement.PublicKey(pemRepresentation: pem) else {
             throw OfflineLicenseError(.malformed, "keys[].ephemeralPublicKey must be a P-256 public key in PEM")
         }
         // nonce (12) ‖ 16-byte key ‖ tag (16).

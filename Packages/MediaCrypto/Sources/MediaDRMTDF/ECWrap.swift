@@ -10,17 +10,17 @@ public enum ECWrap {
     public struct WrappedKey: Sendable {
         /// `nonce ‖ ciphertext ‖ tag`.
         public let wrappedKey: Data
-        public let ephemeralPublicKey: P256.KeyAgreement.PublicKey
+        public let ephemeralPublicKey: ECP256.KeyAgreement.PublicKey
     }
 
     /// SHA-256 of the ASCII bytes "TDF".
-    public static var salt: Data { SHA256.hash(data: Data("TDF".utf8)) }
+    public static var salt: Data { SHA256Digest.hash(data: Data("TDF".utf8)) }
 
     /// Wraps `key` to `recipient` under a fresh ephemeral key.
-    public static func wrap(_ key: SymmetricKey, to recipient: P256.KeyAgreement.PublicKey) throws(TDFError) -> WrappedKey {
-        let ephemeral: P256.KeyAgreement.PrivateKey
+    public static func wrap(_ key: SecretKey, to recipient: ECP256.KeyAgreement.PublicKey) throws(TDFError) -> WrappedKey {
+        let ephemeral: ECP256.KeyAgreement.PrivateKey
         do {
-            ephemeral = try P256.KeyAgreement.PrivateKey()
+            ephemeral = try ECP256.KeyAgreement.PrivateKey()
         } catch {
             throw TDFError(.cryptoFailure, "could not generate an ephemeral P-256 key")
         }
@@ -29,12 +29,12 @@ public enum ECWrap {
     }
 
     /// Unwraps a key wrapped to `privateKey`'s public key by the holder of `ephemeralPublicKey`.
-    public static func unwrap(_ wrappedKey: some DataProtocol, ephemeralPublicKey: P256.KeyAgreement.PublicKey,
-                              with privateKey: P256.KeyAgreement.PrivateKey) throws(TDFError) -> SymmetricKey {
+    public static func unwrap(_ wrappedKey: some DataProtocol, ephemeralPublicKey: ECP256.KeyAgreement.PublicKey,
+                              with privateKey: ECP256.KeyAgreement.PrivateKey) throws(TDFError) -> SecretKey {
         let sessionKey = try derive(privateKey: privateKey, peer: ephemeralPublicKey)
         do {
-            let box = try AES.GCM.SealedBox(combined: wrappedKey)
-            return SymmetricKey(data: try AES.GCM.open(box, using: sessionKey))
+            let box = try AESCipher.GCM.SealedBox(combined: wrappedKey)
+            return SecretKey(data: try AESCipher.GCM.open(box, using: sessionKey))
         } catch {
             throw TDFError(.keyUnwrapFailure, "the EC-wrapped key does not open with this private key")
         }
@@ -42,19 +42,19 @@ public enum ECWrap {
 
     /// Seals `key` under the ECDH/HKDF key of `sender` and `recipient` (the sender's private
     /// key is normally ephemeral; the KAS passes its own when rewrapping).
-    public static func seal(_ key: SymmetricKey, sender: P256.KeyAgreement.PrivateKey,
-                            recipient: P256.KeyAgreement.PublicKey) throws(TDFError) -> Data {
+    public static func seal(_ key: SecretKey, sender: ECP256.KeyAgreement.PrivateKey,
+                            recipient: ECP256.KeyAgreement.PublicKey) throws(TDFError) -> Data {
         let sessionKey = try derive(privateKey: sender, peer: recipient)
         let plaintext = key.withUnsafeBytes { Data($0) }
         do {
-            return try AES.GCM.seal(plaintext, using: sessionKey).combined
+            return try AESCipher.GCM.seal(plaintext, using: sessionKey).combined
         } catch {
             throw TDFError(.cryptoFailure, "AES-256-GCM seal of the wrapped key failed")
         }
     }
 
     /// The 32-byte AES key both sides derive.
-    static func derive(privateKey: P256.KeyAgreement.PrivateKey, peer: P256.KeyAgreement.PublicKey) throws(TDFError) -> SymmetricKey {
+    static func derive(privateKey: ECP256.KeyAgreement.PrivateKey, peer: ECP256.KeyAgreement.PublicKey) throws(TDFError) -> SecretKey {
         do {
             let secret = try privateKey.sharedSecretFromKeyAgreement(with: peer)
             return try secret.hkdfDerivedSymmetricKey(salt: salt, sharedInfo: Data(), outputByteCount: 32)

@@ -5,7 +5,7 @@ import Foundation
 extension KeyAccessObject {
     /// Wraps `key` to the KAS key and binds it to `policyBase64` (binding in the form the
     /// OpenTDF Go SDK writes unless told otherwise).
-    public static func wrapping(_ key: SymmetricKey, to kasPublicKey: KASPublicKey, kasURL: String, kid: String? = nil,
+    public static func wrapping(_ key: SecretKey, to kasPublicKey: KASPublicKey, kasURL: String, kid: String? = nil,
                                 sid: String? = nil, policyBase64: String,
                                 bindingForm: TDFBinding.Form = .hex) throws(TDFError) -> KeyAccessObject {
         let binding = PolicyBinding.object(
@@ -30,7 +30,7 @@ extension KeyAccessObject {
 
     /// Unwraps this object's key (or key split) with the KAS private key. Does not check the
     /// policy binding; call `isPolicyBindingValid` with the result.
-    public func unwrap(with privateKey: KASPrivateKey) throws(TDFError) -> SymmetricKey {
+    public func unwrap(with privateKey: KASPrivateKey) throws(TDFError) -> SecretKey {
         let wrapped: Data
         do {
             wrapped = try Base64.decode(wrappedKey)
@@ -40,7 +40,7 @@ extension KeyAccessObject {
         switch (type, privateKey) {
         case (.wrapped, .rsa(let key)):
             do {
-                return SymmetricKey(data: try key.decrypt(wrapped, padding: .oaepSHA1))
+                return SecretKey(data: try key.decrypt(wrapped, padding: .oaepSHA1))
             } catch {
                 throw TDFError(.keyUnwrapFailure, "the wrapped key does not decrypt with this RSA private key")
             }
@@ -48,9 +48,9 @@ extension KeyAccessObject {
             guard let pem = ephemeralPublicKey else {
                 throw TDFError(.malformedManifest, "keyAccess.ephemeralPublicKey is missing for ec-wrapped")
             }
-            let ephemeral: P256.KeyAgreement.PublicKey
+            let ephemeral: ECP256.KeyAgreement.PublicKey
             do {
-                ephemeral = try P256.KeyAgreement.PublicKey(pemRepresentation: pem)
+                ephemeral = try ECP256.KeyAgreement.PublicKey(pemRepresentation: pem)
             } catch {
                 throw TDFError(.malformedManifest, "keyAccess.ephemeralPublicKey is not a P-256 PEM public key")
             }
@@ -63,7 +63,7 @@ extension KeyAccessObject {
     }
 
     /// True when the policy binding verifies under `key` in either form (raw or hex).
-    public func isPolicyBindingValid(policyBase64: String, key: SymmetricKey) -> Bool {
+    public func isPolicyBindingValid(policyBase64: String, key: SecretKey) -> Bool {
         guard policyBinding.alg == "HS256" else { return false }
         return TDFBinding.isValidPolicyBinding(policyBinding.hash, policyBase64: policyBase64, key: key)
     }

@@ -127,7 +127,7 @@ public final class TDFArchiveReader: Sendable {
     /// Key access objects are grouped by `sid`; from each group the first one this key unwraps
     /// is used, its policy binding must verify, and the groups' keys are XORed (a single group
     /// gives the key itself). The result must be 32 bytes.
-    public func payloadKey(unwrapWith privateKey: KASPrivateKey) throws(TDFError) -> SymmetricKey {
+    public func payloadKey(unwrapWith privateKey: KASPrivateKey) throws(TDFError) -> SecretKey {
         let info = manifest.encryptionInformation
         var groups: [String] = []
         var members: [String: [KeyAccessObject]] = [:]
@@ -138,7 +138,7 @@ public final class TDFArchiveReader: Sendable {
         }
         var key = [UInt8](repeating: 0, count: 32)
         for sid in groups {
-            var split: SymmetricKey?
+            var split: SecretKey?
             var lastError = TDFError(.keyUnwrapFailure, "no key access object unwraps with this private key")
             for object in members[sid] ?? [] {
                 do throws(TDFError) {
@@ -161,19 +161,19 @@ public final class TDFArchiveReader: Sendable {
                 for index in 0..<32 { key[index] ^= bytes[index] }
             }
         }
-        return SymmetricKey(data: key)
+        return SecretKey(data: key)
     }
 
     /// Checks every key access object's policy binding against its own key (for a caller that
     /// holds per-object keys, such as a KAS after unwrapping).
-    public func isPolicyBindingValid(_ object: KeyAccessObject, key: SymmetricKey) -> Bool {
+    public func isPolicyBindingValid(_ object: KeyAccessObject, key: SecretKey) -> Bool {
         object.isPolicyBindingValid(policyBase64: manifest.encryptionInformation.policy, key: key)
     }
 
     // MARK: Integrity
 
     /// Verifies the root signature over the manifest's segment hashes. Needs no payload bytes.
-    public func verifyRootSignature(payloadKey: SymmetricKey) throws(TDFError) {
+    public func verifyRootSignature(payloadKey: SecretKey) throws(TDFError) {
         var aggregate = Data()
         for hash in decodedHashes { aggregate.append(hash) }
         let sig = manifest.encryptionInformation.integrityInformation.rootSignature.sig
@@ -184,7 +184,7 @@ public final class TDFArchiveReader: Sendable {
 
     /// Reads, checks and decrypts every segment in order, handing each plaintext to `body`.
     /// The root signature is verified before the first segment is read.
-    private func forEachSegment(payloadKey: SymmetricKey, _ body: (Data) throws(TDFError) -> Void) throws(TDFError) {
+    private func forEachSegment(payloadKey: SecretKey, _ body: (Data) throws(TDFError) -> Void) throws(TDFError) {
         guard payloadKey.byteCount == 32 else {
             throw TDFError(.invalidArgument, "the payload key is not 32 bytes")
         }
@@ -208,8 +208,8 @@ public final class TDFArchiveReader: Sendable {
             }
             let plaintext: Data
             do {
-                let box = try AES.GCM.SealedBox(combined: encrypted)
-                plaintext = try AES.GCM.open(box, using: payloadKey)
+                let box = try AESCipher.GCM.SealedBox(combined: encrypted)
+                plaintext = try AESCipher.GCM.open(box, using: payloadKey)
             } catch {
                 throw TDFError(.integrityFailure, "segment \(index) does not authenticate")
             }
@@ -223,7 +223,7 @@ public final class TDFArchiveReader: Sendable {
     // MARK: Decrypt
 
     /// Decrypts the whole payload in memory; returns only after every check passed.
-    public func decrypt(payloadKey: SymmetricKey) throws(TDFError) -> Data {
+    public func decrypt(payloadKey: SecretKey) throws(TDFError) -> Data {
         guard plaintextSize <= Int64(limits.maxInMemoryBytes) else {
             throw TDFError(.limitExceeded, "plaintext is larger than maxInMemoryBytes")
         }
@@ -235,7 +235,7 @@ public final class TDFArchiveReader: Sendable {
 
     /// Decrypts to `url` through a temporary file in the same directory, renamed over `url` only
     /// after every segment and the root signature verified; on failure nothing is left behind.
-    public func decrypt(payloadKey: SymmetricKey, to url: URL) throws(TDFError) {
+    public func decrypt(payloadKey: SecretKey, to url: URL) throws(TDFError) {
         let file = try zipCall { () throws(ZIPError) in try ZIPAtomicFile(path: url.path) }
         do {
             try forEachSegment(payloadKey: payloadKey) { (plaintext: Data) throws(TDFError) in

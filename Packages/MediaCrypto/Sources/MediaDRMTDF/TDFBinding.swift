@@ -18,24 +18,24 @@ public enum TDFBinding {
     public static let keyBindingPrefix = "arkavo:fps:component:v1:"
 
     /// The policy binding of `key` over the policy's base64 text exactly as stored.
-    public static func policyBinding(policyBase64: String, key: SymmetricKey, form: Form) -> String {
-        encode(HMAC.sha256(Data(policyBase64.utf8), key: key), form: form)
+    public static func policyBinding(policyBase64: String, key: SecretKey, form: Form) -> String {
+        encode(HMACSHA256.authenticationCode(Data(policyBase64.utf8), key: key), form: form)
     }
 
     /// True when `binding` is either form of HMAC-SHA256(key, policyBase64). Compared in
     /// constant time; a binding that is not canonical base64 of 32 or 64 bytes is false.
-    public static func isValidPolicyBinding(_ binding: String, policyBase64: String, key: SymmetricKey) -> Bool {
-        matches(binding, mac: HMAC.sha256(Data(policyBase64.utf8), key: key), allowHex: true)
+    public static func isValidPolicyBinding(_ binding: String, policyBase64: String, key: SecretKey) -> Bool {
+        matches(binding, mac: HMACSHA256.authenticationCode(Data(policyBase64.utf8), key: key), allowHex: true)
     }
 
     /// fps-v2 §5.3: base64(HMAC-SHA256(key, "arkavo:fps:component:v1:" + id)).
-    public static func keyBinding(componentID: String, key: SymmetricKey) -> String {
-        Base64.encode(HMAC.sha256(Data((keyBindingPrefix + componentID).utf8), key: key))
+    public static func keyBinding(componentID: String, key: SecretKey) -> String {
+        Base64.encode(HMACSHA256.authenticationCode(Data((keyBindingPrefix + componentID).utf8), key: key))
     }
 
     /// True when `binding` is the raw-form keyBinding of `componentID` under `key` (constant time).
-    public static func isValidKeyBinding(_ binding: String, componentID: String, key: SymmetricKey) -> Bool {
-        matches(binding, mac: HMAC.sha256(Data((keyBindingPrefix + componentID).utf8), key: key), allowHex: false)
+    public static func isValidKeyBinding(_ binding: String, componentID: String, key: SecretKey) -> Bool {
+        matches(binding, mac: HMACSHA256.authenticationCode(Data((keyBindingPrefix + componentID).utf8), key: key), allowHex: false)
     }
 
     static func encode(_ mac: Data, form: Form) -> String {

@@ -25,10 +25,10 @@ enum TDFIntegrity {
 
     /// The raw hash of one encrypted segment (`nonce ‖ ct ‖ tag`).
     static func segmentHash(_ encryptedSegment: some Collection<UInt8>, algorithm: SegmentHashAlgorithm,
-                            key: SymmetricKey) -> Data {
+                            key: SecretKey) -> Data {
         switch algorithm {
         case .gmac: Data(encryptedSegment.suffix(TDFArchive.tagSize))
-        case .hs256: HMAC.sha256(Data(encryptedSegment), key: key)
+        case .hs256: HMACSHA256.authenticationCode(Data(encryptedSegment), key: key)
         }
     }
 
@@ -41,12 +41,12 @@ enum TDFIntegrity {
         }
     }
 
-    static func rootSignature(over decodedHashes: Data, key: SymmetricKey, form: TDFBinding.Form) -> String {
-        TDFBinding.encode(HMAC.sha256(decodedHashes, key: key), form: form)
+    static func rootSignature(over decodedHashes: Data, key: SecretKey, form: TDFBinding.Form) -> String {
+        TDFBinding.encode(HMACSHA256.authenticationCode(decodedHashes, key: key), form: form)
     }
 
-    static func isValidRootSignature(_ sig: String, over decodedHashes: Data, key: SymmetricKey) -> Bool {
-        TDFBinding.matches(sig, mac: HMAC.sha256(decodedHashes, key: key), allowHex: true)
+    static func isValidRootSignature(_ sig: String, over decodedHashes: Data, key: SecretKey) -> Bool {
+        TDFBinding.matches(sig, mac: HMACSHA256.authenticationCode(decodedHashes, key: key), allowHex: true)
     }
 
     /// True when a stored segment hash (already base64-decoded) names this segment, raw or hex.

@@ -34,9 +34,9 @@ public struct TDFWriter: Sendable {
         }
         let payloadSize = plaintextSize + segmentCount * Int64(TDFArchive.segmentOverhead)
 
-        let payloadKey: SymmetricKey
+        let payloadKey: SecretKey
         do {
-            payloadKey = try SymmetricKey(size: .bits256)
+            payloadKey = try SecretKey(size: .bits256)
         } catch {
             throw TDFError(.cryptoFailure, "the random generator failed")
         }
@@ -60,9 +60,9 @@ public struct TDFWriter: Sendable {
             let wanted = Int(min(segmentSize, remaining))
             let chunk = try readExactly(wanted, from: read)
             remaining -= Int64(wanted)
-            let box: AES.GCM.SealedBox
+            let box: AESCipher.GCM.SealedBox
             do {
-                box = try AES.GCM.seal(chunk, using: payloadKey)
+                box = try AESCipher.GCM.seal(chunk, using: payloadKey)
             } catch {
                 throw TDFError(.cryptoFailure, "AES-256-GCM seal of a segment failed")
             }

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("cbcs sample encryption")
 struct CBCSSampleCipherTests {
-    static let key = SymmetricKey(data: Data((0 ..< 16).map { UInt8($0 * 7 + 1) }))
+    static let key = SecretKey(data: Data((0 ..< 16).map { UInt8($0 * 7 + 1) }))
     static let iv = Data((0 ..< 16).map { UInt8(0xA0 + $0) })
 
     static func pseudoRandom(_ count: Int, seed: UInt32 = 1) -> [UInt8] {
@@ -19,7 +19,7 @@ struct CBCSSampleCipherTests {
 
     /// Checks one protected range of `encrypted` against the plaintext: only the crypt blocks
     /// at offsets 0, 160, 320, ... changed, and they equal AES-128-CBC of those blocks chained
-    /// from the constant IV, computed by the separate AES.CBC path.
+    /// from the constant IV, computed by the separate AESCipher.CBC path.
     static func checkRange(_ plain: [UInt8], _ encrypted: [UInt8], _ range: Range<Int>, skip: Int) throws {
         var cryptBlocks: [Range<Int>] = []
         var offset = range.lowerBound
@@ -34,7 +34,7 @@ struct CBCSSampleCipherTests {
         #expect(!changedOutsideCrypt)
         guard !cryptBlocks.isEmpty else { return }
         let plainCrypt = cryptBlocks.flatMap { plain[$0] }
-        let expected = try AES.CBC.encrypt(plainCrypt, using: key, iv: iv)
+        let expected = try AESCipher.CBC.encrypt(plainCrypt, using: key, iv: iv)
         #expect(Array(expected) == cryptBlocks.flatMap { encrypted[$0] })
     }
 
@@ -82,7 +82,7 @@ struct CBCSSampleCipherTests {
     }
 
     @Test func audioIsWholeBlockFullSample() throws {
-        for pattern in [AES.CBCS.Pattern.fullSample, AES.CBCS.Pattern(cryptByteBlock: 0, skipByteBlock: 0)] {
+        for pattern in [AESCipher.CBCS.Pattern.fullSample, AESCipher.CBCS.Pattern(cryptByteBlock: 0, skipByteBlock: 0)] {
             let cipher = try CBCSSampleCipher(key: Self.key, constantIV: Self.iv, pattern: pattern)
             for size in [0, 5, 16, 17, 371, 512] {
                 let plain = Self.pseudoRandom(size, seed: UInt32(size))
@@ -90,7 +90,7 @@ struct CBCSSampleCipherTests {
                 try cipher.encrypt(&sample, subsamples: [])
                 let whole = size - size % 16
                 if whole > 0 {
-                    #expect(Array(try AES.CBC.encrypt(plain[0 ..< whole], using: Self.key, iv: Self.iv)) == Array(sample[0 ..< whole]))
+                    #expect(Array(try AESCipher.CBC.encrypt(plain[0 ..< whole], using: Self.key, iv: Self.iv)) == Array(sample[0 ..< whole]))
                 }
                 #expect(sample[whole...] == plain[whole...])
                 try cipher.decrypt(&sample, entry: SampleEncryptionBox.Sample())
@@ -113,7 +113,7 @@ struct CBCSSampleCipherTests {
 
         let audioTenc = TrackEncryptionBox(defaultPerSampleIVSize: 0, defaultKID: [UInt8](repeating: 0, count: 16),
                                            defaultConstantIV: Array(Self.iv))
-        #expect(try CBCSSampleCipher(key: Self.key, trackEncryption: audioTenc).pattern == AES.CBCS.Pattern(cryptByteBlock: 0, skipByteBlock: 0))
+        #expect(try CBCSSampleCipher(key: Self.key, trackEncryption: audioTenc).pattern == AESCipher.CBCS.Pattern(cryptByteBlock: 0, skipByteBlock: 0))
     }
 
     @Test func refusals() throws {
@@ -124,7 +124,7 @@ struct CBCSSampleCipherTests {
         expectCENCError(.invalidSubsamples) { try cipher.decrypt(&sample, subsamples: [CENCSubsample(bytesOfClearData: 10, bytesOfProtectedData: 91)]) }
         #expect(sample == original)
         expectCENCError(.unsupported) { try cipher.decrypt(&sample, entry: SampleEncryptionBox.Sample(initializationVector: [UInt8](repeating: 1, count: 16))) }
-        expectCENCError(.crypto) { _ = try CBCSSampleCipher(key: SymmetricKey(data: Data(count: 32)), constantIV: Self.iv, pattern: .video) }
+        expectCENCError(.crypto) { _ = try CBCSSampleCipher(key: SecretKey(data: Data(count: 32)), constantIV: Self.iv, pattern: .video) }
         expectCENCError(.crypto) { _ = try CBCSSampleCipher(key: Self.key, constantIV: Data(count: 8), pattern: .video) }
         let perSampleIV = TrackEncryptionBox(defaultPerSampleIVSize: 16, defaultKID: [UInt8](repeating: 0, count: 16))
         expectCENCError(.unsupported) { _ = try CBCSSampleCipher(key: Self.key, trackEncryption: perSampleIV) }

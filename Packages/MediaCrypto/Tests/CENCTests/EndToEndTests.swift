@@ -117,7 +117,7 @@ struct EndToEndTests {
         var entry = try Self.sampleEntry(of: moov)
         let avcC = try #require(entry.avcConfiguration)
         var generator = try H264SubsampleGenerator(avcConfiguration: avcC)
-        let key = SymmetricKey(data: Data(Self.keyBytes))
+        let key = SecretKey(data: Data(Self.keyBytes))
         let cipher = try CBCSSampleCipher(key: key, constantIV: Data(Self.iv), pattern: .video)
         let tenc = TrackEncryptionBox(defaultPerSampleIVSize: 0, defaultKID: [UInt8](repeating: 0, count: 16),
                                       defaultConstantIV: Self.iv, defaultCryptByteBlock: 1, defaultSkipByteBlock: 9)

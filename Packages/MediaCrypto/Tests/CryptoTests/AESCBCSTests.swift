@@ -7,10 +7,10 @@ import Testing
 
     private static let keyBytes = T.bytes("0a0b0c0d0e0f10111213141516171819")
     private static let ivBytes = T.bytes("f0e1d2c3b4a5968778695a4b3c2d1e0f")
-    private static var key: SymmetricKey { SymmetricKey(data: keyBytes) }
+    private static var key: SecretKey { SecretKey(data: keyBytes) }
 
-    private static func cipher(_ pattern: AES.CBCS.Pattern) throws -> AES.CBCS.Cipher {
-        try AES.CBCS.Cipher(key: key, constantIV: ivBytes, pattern: pattern)
+    private static func cipher(_ pattern: AESCipher.CBCS.Pattern) throws -> AESCipher.CBCS.Cipher {
+        try AESCipher.CBCS.Cipher(key: key, constantIV: ivBytes, pattern: pattern)
     }
 
     /// (a) Full-sample pattern against `openssl enc -aes-128-cbc -nopad` on the whole-block
@@ -21,7 +21,7 @@ import Testing
         let iv = try SecureRandom.bytes(count: 16)
         let plaintext = T.pattern(count: length, seed: 21)
         var buffer = plaintext
-        let cipher = try AES.CBCS.Cipher(key: SymmetricKey(data: keyBytes), constantIV: iv, pattern: .fullSample)
+        let cipher = try AESCipher.CBCS.Cipher(key: SecretKey(data: keyBytes), constantIV: iv, pattern: .fullSample)
         try cipher.encrypt(&buffer, range: 0..<buffer.count)
 
         let whole = length - length % 16
@@ -46,7 +46,7 @@ import Testing
         let wholeBlocks = length / 16
         let cryptBlocks = Array(stride(from: 0, to: wholeBlocks, by: 10))
         let gathered = cryptBlocks.flatMap { plaintext[($0 * 16)..<($0 * 16 + 16)] }
-        let expected = Array(try AES.CBC.encrypt(gathered, using: Self.key, iv: Self.ivBytes))
+        let expected = Array(try AESCipher.CBC.encrypt(gathered, using: Self.key, iv: Self.ivBytes))
         var expectedBuffer = plaintext
         for (n, block) in cryptBlocks.enumerated() {
             expectedBuffer.replaceSubrange((block * 16)..<(block * 16 + 16), with: expected[(n * 16)..<(n * 16 + 16)])
@@ -65,7 +65,7 @@ import Testing
     /// A crypt run longer than one block: at the end of a range, whole blocks fewer than
     /// `cryptByteBlock` stay clear (as Shaka Packager and FFmpeg do).
     @Test func partialCryptRunAtEndStaysClear() throws {
-        let pattern = AES.CBCS.Pattern(cryptByteBlock: 2, skipByteBlock: 3)
+        let pattern = AESCipher.CBCS.Pattern(cryptByteBlock: 2, skipByteBlock: 3)
         // Blocks: c c s s s | c c s s s | c  + 7 tail bytes -> the last single block is clear.
         let length = 11 * 16 + 7
         let plaintext = T.pattern(count: length, seed: 44)
@@ -73,7 +73,7 @@ import Testing
         try Self.cipher(pattern).encrypt(&buffer, range: 0..<length)
         let cryptBlocks = [0, 1, 5, 6]
         let gathered = cryptBlocks.flatMap { plaintext[($0 * 16)..<($0 * 16 + 16)] }
-        let expected = Array(try AES.CBC.encrypt(gathered, using: Self.key, iv: Self.ivBytes))
+        let expected = Array(try AESCipher.CBC.encrypt(gathered, using: Self.key, iv: Self.ivBytes))
         var expectedBuffer = plaintext
         for (n, block) in cryptBlocks.enumerated() {
             expectedBuffer.replaceSubrange((block * 16)..<(block * 16 + 16), with: expected[(n * 16)..<(n * 16 + 16)])
@@ -83,8 +83,8 @@ import Testing
     }
 
     /// (c) Round trips for every length 0...200 and large buffers, both patterns.
-    @Test(arguments: [AES.CBCS.Pattern.video, .fullSample, AES.CBCS.Pattern(cryptByteBlock: 3, skipByteBlock: 7)])
-    func roundTripManyLengths(pattern: AES.CBCS.Pattern) throws {
+    @Test(arguments: [AESCipher.CBCS.Pattern.video, .fullSample, AESCipher.CBCS.Pattern(cryptByteBlock: 3, skipByteBlock: 7)])
+    func roundTripManyLengths(pattern: AESCipher.CBCS.Pattern) throws {
         let cipher = try Self.cipher(pattern)
         for length in Array(0...200) + [4095, 65_536, 1_000_003] {
             let plaintext = T.pattern(count: length, seed: UInt8(truncatingIfNeeded: length))
@@ -103,8 +103,8 @@ import Testing
 
     /// Ranges at offsets leave the bytes outside them alone; two protected ranges each restart
     /// at the constant IV, so equal content gives equal ciphertext and matches a fresh buffer.
-    @Test(arguments: [AES.CBCS.Pattern.video, .fullSample])
-    func rangesRestartAtConstantIV(pattern: AES.CBCS.Pattern) throws {
+    @Test(arguments: [AESCipher.CBCS.Pattern.video, .fullSample])
+    func rangesRestartAtConstantIV(pattern: AESCipher.CBCS.Pattern) throws {
         let cipher = try Self.cipher(pattern)
         let content = T.pattern(count: 16 * 23 + 9, seed: 55)
         var alone = content
@@ -150,8 +150,8 @@ import Testing
         #expect(db == b)
     }
 
-    @Test(arguments: [AES.CBCS.Pattern.video, .fullSample])
-    func rawBufferMatchesArrayRange(pattern: AES.CBCS.Pattern) throws {
+    @Test(arguments: [AESCipher.CBCS.Pattern.video, .fullSample])
+    func rawBufferMatchesArrayRange(pattern: AESCipher.CBCS.Pattern) throws {
         let cipher = try Self.cipher(pattern)
         let plaintext = T.pattern(count: 16 * 31 + 12, seed: 99)
         var viaArray = [0xAA] + plaintext + [0xBB]
@@ -173,26 +173,26 @@ import Testing
         let plaintext = T.pattern(count: 16 * 9 + 4, seed: 7)
         var full = plaintext, zero = plaintext
         try Self.cipher(.fullSample).encrypt(&full, range: 0..<full.count)
-        try Self.cipher(AES.CBCS.Pattern(cryptByteBlock: 0, skipByteBlock: 0)).encrypt(&zero, range: 0..<zero.count)
+        try Self.cipher(AESCipher.CBCS.Pattern(cryptByteBlock: 0, skipByteBlock: 0)).encrypt(&zero, range: 0..<zero.count)
         #expect(full == zero)
     }
 
     @Test func invalidParametersThrow() throws {
         for length in [0, 15, 17, 24, 32] {
             #expect(throws: CryptoError(.invalidSize, ""), "key \(length)") {
-                try AES.CBCS.Cipher(key: SymmetricKey(data: [UInt8](repeating: 1, count: length)),
-                                    constantIV: Self.ivBytes, pattern: .video)
+                try AESCipher.CBCS.Cipher(key: SecretKey(data: [UInt8](repeating: 1, count: length)),
+                                          constantIV: Self.ivBytes, pattern: .video)
             }
         }
         for length in [0, 8, 15, 17] {
             #expect(throws: CryptoError(.invalidSize, ""), "iv \(length)") {
-                try AES.CBCS.Cipher(key: Self.key, constantIV: [UInt8](repeating: 0, count: length), pattern: .video)
+                try AESCipher.CBCS.Cipher(key: Self.key, constantIV: [UInt8](repeating: 0, count: length), pattern: .video)
             }
         }
         for (crypt, skip) in [(0, 9), (-1, 0), (1, -1), (16, 0), (1, 16)] {
             #expect(throws: CryptoError(.invalidInput, ""), "pattern \(crypt):\(skip)") {
-                try AES.CBCS.Cipher(key: Self.key, constantIV: Self.ivBytes,
-                                    pattern: AES.CBCS.Pattern(cryptByteBlock: crypt, skipByteBlock: skip))
+                try AESCipher.CBCS.Cipher(key: Self.key, constantIV: Self.ivBytes,
+                                          pattern: AESCipher.CBCS.Pattern(cryptByteBlock: crypt, skipByteBlock: skip))
             }
         }
         let cipher = try Self.cipher(.video)
@@ -209,7 +209,7 @@ import Testing
     }
 
     @Test func namedPatterns() {
-        #expect(AES.CBCS.Pattern.video == AES.CBCS.Pattern(cryptByteBlock: 1, skipByteBlock: 9))
-        #expect(AES.CBCS.Pattern.fullSample == AES.CBCS.Pattern(cryptByteBlock: 1, skipByteBlock: 0))
+        #expect(AESCipher.CBCS.Pattern.video == AESCipher.CBCS.Pattern(cryptByteBlock: 1, skipByteBlock: 9))
+        #expect(AESCipher.CBCS.Pattern.fullSample == AESCipher.CBCS.Pattern(cryptByteBlock: 1, skipByteBlock: 0))
     }
 }

@@ -27,13 +27,13 @@ import Testing
             """),
     ])
     func sp800_38aVectors(name: String, key: String, ciphertext: String) throws {
-        let key = SymmetricKey(data: T.bytes(key))
-        let encrypted = try AES.CBC.encrypt(T.bytes(Self.plaintext), using: key, iv: T.bytes(Self.iv))
+        let key = SecretKey(data: T.bytes(key))
+        let encrypted = try AESCipher.CBC.encrypt(T.bytes(Self.plaintext), using: key, iv: T.bytes(Self.iv))
         #expect(T.hex(encrypted) == T.hex(T.bytes(ciphertext)), "\(name) encrypt")
-        let decrypted = try AES.CBC.decrypt(T.data(ciphertext), using: key, iv: T.data(Self.iv))
+        let decrypted = try AESCipher.CBC.decrypt(T.data(ciphertext), using: key, iv: T.data(Self.iv))
         #expect(decrypted == T.data(Self.plaintext), "\(name) decrypt")
         // CBC decryption of a suffix needs only the preceding ciphertext block as its IV.
-        let tail = try AES.CBC.decrypt(T.bytes(ciphertext)[16...], using: key, iv: T.bytes(ciphertext)[0..<16])
+        let tail = try AESCipher.CBC.decrypt(T.bytes(ciphertext)[16...], using: key, iv: T.bytes(ciphertext)[0..<16])
         #expect(tail == Data(T.bytes(Self.plaintext)[16...]))
     }
 
@@ -42,31 +42,31 @@ import Testing
         let keyBytes = try SecureRandom.bytes(count: 16)
         let iv = try SecureRandom.bytes(count: 16)
         let plaintext = T.pattern(count: length, seed: 11)
-        let ours = try AES.CBC.encrypt(plaintext, using: SymmetricKey(data: keyBytes), iv: iv)
+        let ours = try AESCipher.CBC.encrypt(plaintext, using: SecretKey(data: keyBytes), iv: iv)
         let cli = try T.openssl(["enc", "-aes-128-cbc", "-nopad", "-K", T.hex(keyBytes), "-iv", T.hex(iv)], input: plaintext)
         #expect(Array(ours) == cli)
-        #expect(try AES.CBC.decrypt(ours, using: SymmetricKey(data: keyBytes), iv: iv) == Data(plaintext))
+        #expect(try AESCipher.CBC.decrypt(ours, using: SecretKey(data: keyBytes), iv: iv) == Data(plaintext))
     }
 
     @Test func wrongSizesThrow() {
-        let key = SymmetricKey(data: [UInt8](repeating: 1, count: 16))
+        let key = SecretKey(data: [UInt8](repeating: 1, count: 16))
         let iv = [UInt8](repeating: 2, count: 16)
         for length in [1, 15, 17, 31, 33] {
             #expect(throws: CryptoError(.invalidInput, "")) {
-                try AES.CBC.encrypt([UInt8](repeating: 0, count: length), using: key, iv: iv)
+                try AESCipher.CBC.encrypt([UInt8](repeating: 0, count: length), using: key, iv: iv)
             }
             #expect(throws: CryptoError(.invalidInput, "")) {
-                try AES.CBC.decrypt([UInt8](repeating: 0, count: length), using: key, iv: iv)
+                try AESCipher.CBC.decrypt([UInt8](repeating: 0, count: length), using: key, iv: iv)
             }
         }
         for length in [0, 12, 15, 17, 32] {
             #expect(throws: CryptoError(.invalidSize, "")) {
-                try AES.CBC.encrypt([UInt8](repeating: 0, count: 16), using: key, iv: [UInt8](repeating: 0, count: length))
+                try AESCipher.CBC.encrypt([UInt8](repeating: 0, count: 16), using: key, iv: [UInt8](repeating: 0, count: length))
             }
         }
         for length in [0, 8, 15, 17, 31, 33] {
             #expect(throws: CryptoError(.invalidSize, "")) {
-                try AES.CBC.decrypt([UInt8](repeating: 0, count: 16), using: SymmetricKey(data: [UInt8](repeating: 0, count: length)), iv: iv)
+                try AESCipher.CBC.decrypt([UInt8](repeating: 0, count: 16), using: SecretKey(data: [UInt8](repeating: 0, count: length)), iv: iv)
             }
         }
     }

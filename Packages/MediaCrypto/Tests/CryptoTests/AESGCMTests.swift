@@ -72,103 +72,103 @@ import Testing
 
     @Test(arguments: vectors)
     func knownAnswers(_ vector: Vector) throws {
-        let key = SymmetricKey(data: T.bytes(vector.key))
-        let nonce = try AES.GCM.Nonce(data: T.bytes(vector.iv))
-        let box = try AES.GCM.seal(T.bytes(vector.plaintext), using: key, nonce: nonce,
-                                   authenticating: T.bytes(vector.aad))
+        let key = SecretKey(data: T.bytes(vector.key))
+        let nonce = try AESCipher.GCM.Nonce(data: T.bytes(vector.iv))
+        let box = try AESCipher.GCM.seal(T.bytes(vector.plaintext), using: key, nonce: nonce,
+                                         authenticating: T.bytes(vector.aad))
         #expect(T.hex(box.ciphertext) == T.hex(T.bytes(vector.ciphertext)))
         #expect(T.hex(box.tag) == vector.tag)
         #expect(box.nonce == nonce)
         #expect(box.combined == Data(T.bytes(vector.iv) + T.bytes(vector.ciphertext) + T.bytes(vector.tag)))
 
-        let stored = try AES.GCM.SealedBox(combined: T.bytes(vector.iv) + T.bytes(vector.ciphertext) + T.bytes(vector.tag))
-        let opened = try AES.GCM.open(stored, using: key, authenticating: Data(T.bytes(vector.aad)))
+        let stored = try AESCipher.GCM.SealedBox(combined: T.bytes(vector.iv) + T.bytes(vector.ciphertext) + T.bytes(vector.tag))
+        let opened = try AESCipher.GCM.open(stored, using: key, authenticating: Data(T.bytes(vector.aad)))
         #expect(opened == Data(T.bytes(vector.plaintext)))
     }
 
     @Test(arguments: [16, 24, 32], [0, 1, 15, 16, 17, 1000, 65_537])
     func roundTrip(keyBytes: Int, length: Int) throws {
-        let key = try SymmetricKey(size: SymmetricKeySize(bitCount: keyBytes * 8))
+        let key = try SecretKey(size: SecretKeySize(bitCount: keyBytes * 8))
         let plaintext = T.pattern(count: length, seed: UInt8(keyBytes))
         let aad = Array("segment-\(length)".utf8)
-        let box = try AES.GCM.seal(plaintext, using: key, authenticating: aad)
+        let box = try AESCipher.GCM.seal(plaintext, using: key, authenticating: aad)
         #expect(box.ciphertext.count == length)
         #expect(box.tag.count == 16)
         #expect(box.combined.count == 28 + length)
         if length >= 16 { #expect(Array(box.ciphertext) != plaintext) }
-        let reparsed = try AES.GCM.SealedBox(combined: box.combined)
+        let reparsed = try AESCipher.GCM.SealedBox(combined: box.combined)
         #expect(reparsed == box)
-        #expect(try AES.GCM.open(reparsed, using: key, authenticating: aad) == Data(plaintext))
+        #expect(try AESCipher.GCM.open(reparsed, using: key, authenticating: aad) == Data(plaintext))
     }
 
     @Test func randomNoncesDiffer() throws {
-        let key = try SymmetricKey(size: .bits256)
-        let a = try AES.GCM.seal(Data("same".utf8), using: key)
-        let b = try AES.GCM.seal(Data("same".utf8), using: key)
+        let key = try SecretKey(size: .bits256)
+        let a = try AESCipher.GCM.seal(Data("same".utf8), using: key)
+        let b = try AESCipher.GCM.seal(Data("same".utf8), using: key)
         #expect(a.nonce.data.count == 12)
         #expect(a.nonce != b.nonce)
         #expect(a.ciphertext != b.ciphertext)
     }
 
     @Test func tamperingFailsAuthentication() throws {
-        let key = try SymmetricKey(size: .bits256)
+        let key = try SecretKey(size: .bits256)
         let plaintext = T.pattern(count: 40)
         let aad = Array("policy".utf8)
-        let box = try AES.GCM.seal(plaintext, using: key, authenticating: aad)
+        let box = try AESCipher.GCM.seal(plaintext, using: key, authenticating: aad)
         let combined = Array(box.combined)
         // Every bit position class of every byte: nonce, ciphertext and tag.
         for index in combined.indices {
             var tampered = combined
             tampered[index] ^= 0x01
-            let bad = try AES.GCM.SealedBox(combined: tampered)
+            let bad = try AESCipher.GCM.SealedBox(combined: tampered)
             #expect(throws: CryptoError(.authenticationFailure, "")) {
-                try AES.GCM.open(bad, using: key, authenticating: aad)
+                try AESCipher.GCM.open(bad, using: key, authenticating: aad)
             }
         }
         #expect(throws: CryptoError(.authenticationFailure, "")) {
-            try AES.GCM.open(box, using: key, authenticating: Array("polic".utf8) + [UInt8(ascii: "Y")])
+            try AESCipher.GCM.open(box, using: key, authenticating: Array("polic".utf8) + [UInt8(ascii: "Y")])
         }
-        #expect(throws: CryptoError(.authenticationFailure, "")) { try AES.GCM.open(box, using: key) }
+        #expect(throws: CryptoError(.authenticationFailure, "")) { try AESCipher.GCM.open(box, using: key) }
         #expect(throws: CryptoError(.authenticationFailure, "")) {
-            try AES.GCM.open(box, using: key, authenticating: aad + [0])
+            try AESCipher.GCM.open(box, using: key, authenticating: aad + [0])
         }
         #expect(throws: CryptoError(.authenticationFailure, "")) {
-            try AES.GCM.open(box, using: try SymmetricKey(size: .bits256), authenticating: aad)
+            try AESCipher.GCM.open(box, using: try SecretKey(size: .bits256), authenticating: aad)
         }
-        let truncated = try AES.GCM.SealedBox(nonce: box.nonce, ciphertext: box.ciphertext.dropLast(), tag: box.tag)
+        let truncated = try AESCipher.GCM.SealedBox(nonce: box.nonce, ciphertext: box.ciphertext.dropLast(), tag: box.tag)
         #expect(throws: CryptoError(.authenticationFailure, "")) {
-            try AES.GCM.open(truncated, using: key, authenticating: aad)
+            try AESCipher.GCM.open(truncated, using: key, authenticating: aad)
         }
-        #expect(try AES.GCM.open(box, using: key, authenticating: aad) == Data(plaintext))
+        #expect(try AESCipher.GCM.open(box, using: key, authenticating: aad) == Data(plaintext))
     }
 
     @Test func everyShortCombinedLengthThrows() {
         let bytes = T.pattern(count: 28)
         for length in 0..<28 {
             #expect(throws: CryptoError(.invalidSize, ""), "length \(length)") {
-                try AES.GCM.SealedBox(combined: bytes[0..<length])
+                try AESCipher.GCM.SealedBox(combined: bytes[0..<length])
             }
         }
-        #expect((try? AES.GCM.SealedBox(combined: bytes))?.ciphertext.isEmpty == true)
+        #expect((try? AESCipher.GCM.SealedBox(combined: bytes))?.ciphertext.isEmpty == true)
     }
 
     @Test func wrongSizesThrowInvalidSize() throws {
         for length in [0, 8, 11, 13, 16] {
-            #expect(throws: CryptoError(.invalidSize, "")) { try AES.GCM.Nonce(data: [UInt8](repeating: 0, count: length)) }
+            #expect(throws: CryptoError(.invalidSize, "")) { try AESCipher.GCM.Nonce(data: [UInt8](repeating: 0, count: length)) }
         }
-        let nonce = try AES.GCM.Nonce()
+        let nonce = try AESCipher.GCM.Nonce()
         for length in [0, 12, 15, 17, 32] {
             #expect(throws: CryptoError(.invalidSize, "")) {
-                try AES.GCM.SealedBox(nonce: nonce, ciphertext: Data(), tag: [UInt8](repeating: 0, count: length))
+                try AESCipher.GCM.SealedBox(nonce: nonce, ciphertext: Data(), tag: [UInt8](repeating: 0, count: length))
             }
         }
         for length in [0, 1, 15, 17, 20, 31, 33, 64] {
-            let key = SymmetricKey(data: [UInt8](repeating: 7, count: length))
+            let key = SecretKey(data: [UInt8](repeating: 7, count: length))
             #expect(throws: CryptoError(.invalidSize, ""), "key \(length)") {
-                try AES.GCM.seal(Data("x".utf8), using: key)
+                try AESCipher.GCM.seal(Data("x".utf8), using: key)
             }
-            let box = try AES.GCM.SealedBox(combined: [UInt8](repeating: 0, count: 30))
-            #expect(throws: CryptoError(.invalidSize, ""), "key \(length)") { try AES.GCM.open(box, using: key) }
+            let box = try AESCipher.GCM.SealedBox(combined: [UInt8](repeating: 0, count: 30))
+            #expect(throws: CryptoError(.invalidSize, ""), "key \(length)") { try AESCipher.GCM.open(box, using: key) }
         }
     }
 }

@@ -28,30 +28,30 @@ import Testing
     @Test(arguments: rfc5869)
     func rfc5869KnownAnswers(vector: Vector) throws {
         let expected = AsymTestSupport.bytes(hex: vector.okm)
-        let okm = try HKDF.sha256(inputKeyMaterial: SymmetricKey(data: vector.ikm), salt: vector.salt, info: vector.info,
-                                  outputByteCount: expected.count)
-        #expect(okm == SymmetricKey(data: expected))
+        let okm = try HKDFSHA256.deriveKey(inputKeyMaterial: SecretKey(data: vector.ikm), salt: vector.salt, info: vector.info,
+                                           outputByteCount: expected.count)
+        #expect(okm == SecretKey(data: expected))
         // A shorter output is a prefix of the longer one.
-        let prefix = try HKDF.sha256(inputKeyMaterial: SymmetricKey(data: vector.ikm), salt: vector.salt, info: vector.info,
-                                     outputByteCount: 16)
-        #expect(prefix == SymmetricKey(data: expected.prefix(16)))
+        let prefix = try HKDFSHA256.deriveKey(inputKeyMaterial: SecretKey(data: vector.ikm), salt: vector.salt, info: vector.info,
+                                              outputByteCount: 16)
+        #expect(prefix == SecretKey(data: expected.prefix(16)))
     }
 
     @Test func emptySaltEqualsHashLengthOfZeros() throws {
-        let ikm = SymmetricKey(data: [UInt8](repeating: 0x0B, count: 22))
-        let empty = try HKDF.sha256(inputKeyMaterial: ikm, salt: Data(), info: Data("x".utf8), outputByteCount: 32)
-        let zeros = try HKDF.sha256(inputKeyMaterial: ikm, salt: Data(count: 32), info: Data("x".utf8), outputByteCount: 32)
+        let ikm = SecretKey(data: [UInt8](repeating: 0x0B, count: 22))
+        let empty = try HKDFSHA256.deriveKey(inputKeyMaterial: ikm, salt: Data(), info: Data("x".utf8), outputByteCount: 32)
+        let zeros = try HKDFSHA256.deriveKey(inputKeyMaterial: ikm, salt: Data(count: 32), info: Data("x".utf8), outputByteCount: 32)
         #expect(empty == zeros)
     }
 
     @Test func outputSizeAndInputAreChecked() throws {
-        let ikm = SymmetricKey(data: [1, 2, 3])
-        #expect(throws: CryptoError(.invalidSize, "")) { try HKDF.sha256(inputKeyMaterial: ikm, salt: Data(), info: Data(), outputByteCount: 0) }
-        #expect(throws: CryptoError(.invalidSize, "")) { try HKDF.sha256(inputKeyMaterial: ikm, salt: Data(), info: Data(), outputByteCount: -1) }
-        #expect(throws: CryptoError(.invalidSize, "")) { try HKDF.sha256(inputKeyMaterial: ikm, salt: Data(), info: Data(), outputByteCount: 8161) }
-        #expect(try HKDF.sha256(inputKeyMaterial: ikm, salt: Data(), info: Data(), outputByteCount: 8160).byteCount == 8160)
+        let ikm = SecretKey(data: [1, 2, 3])
+        #expect(throws: CryptoError(.invalidSize, "")) { try HKDFSHA256.deriveKey(inputKeyMaterial: ikm, salt: Data(), info: Data(), outputByteCount: 0) }
+        #expect(throws: CryptoError(.invalidSize, "")) { try HKDFSHA256.deriveKey(inputKeyMaterial: ikm, salt: Data(), info: Data(), outputByteCount: -1) }
+        #expect(throws: CryptoError(.invalidSize, "")) { try HKDFSHA256.deriveKey(inputKeyMaterial: ikm, salt: Data(), info: Data(), outputByteCount: 8161) }
+        #expect(try HKDFSHA256.deriveKey(inputKeyMaterial: ikm, salt: Data(), info: Data(), outputByteCount: 8160).byteCount == 8160)
         #expect(throws: CryptoError(.invalidInput, "")) {
-            try HKDF.sha256(inputKeyMaterial: SymmetricKey(data: []), salt: Data(), info: Data(), outputByteCount: 32)
+            try HKDFSHA256.deriveKey(inputKeyMaterial: SecretKey(data: []), salt: Data(), info: Data(), outputByteCount: 32)
         }
     }
 
@@ -66,7 +66,7 @@ import Testing
                                      "-kdfopt", "hexsalt:\(hex(salt))", "-kdfopt", "hexinfo:\(hex(info))", "HKDF"])
         let expected = try workspace.read("okm.bin")
         #expect(expected.count == 48)
-        let okm = try HKDF.sha256(inputKeyMaterial: SymmetricKey(data: ikm), salt: salt, info: info, outputByteCount: 48)
-        #expect(okm == SymmetricKey(data: expected))
+        let okm = try HKDFSHA256.deriveKey(inputKeyMaterial: SecretKey(data: ikm), salt: salt, info: info, outputByteCount: 48)
+        #expect(okm == SecretKey(data: expected))
     }
 }

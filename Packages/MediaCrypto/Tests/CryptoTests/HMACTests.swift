@@ -34,15 +34,15 @@ import Testing
 
     @Test(arguments: rfc4231)
     func rfc4231Vectors(_ vector: Vector) {
-        let key = SymmetricKey(data: vector.key)
-        let mac = HMAC.sha256(vector.data, key: key)
+        let key = SecretKey(data: vector.key)
+        let mac = HMACSHA256.authenticationCode(vector.data, key: key)
         #expect(T.hex(mac) == vector.mac)
-        #expect(HMAC.isValidSHA256(mac, for: vector.data, key: key))
-        #expect(HMAC.isValidSHA256(T.bytes(vector.mac), for: Data(vector.data), key: key))
+        #expect(HMACSHA256.isValid(mac, for: vector.data, key: key))
+        #expect(HMACSHA256.isValid(T.bytes(vector.mac), for: Data(vector.data), key: key))
     }
 
     @Test func emptyKeyAndMessage() {
-        let mac = HMAC.sha256(Data(), key: SymmetricKey(data: Data()))
+        let mac = HMACSHA256.authenticationCode(Data(), key: SecretKey(data: Data()))
         #expect(T.hex(mac) == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
     }
 
@@ -54,23 +54,23 @@ import Testing
         let message = T.pattern(count: messageLength, seed: 4)
         let arguments = ["dgst", "-sha256", "-binary", "-mac", "HMAC", "-macopt", "hexkey:" + T.hex(keyBytes)]
         let cli = try T.openssl(arguments, input: message)
-        #expect(Array(HMAC.sha256(message, key: SymmetricKey(data: keyBytes))) == cli)
+        #expect(Array(HMACSHA256.authenticationCode(message, key: SecretKey(data: keyBytes))) == cli)
     }
 
     @Test func verificationRejectsWrongKeyMessageAndMac() {
-        let key = SymmetricKey(data: T.pattern(count: 32, seed: 1))
+        let key = SecretKey(data: T.pattern(count: 32, seed: 1))
         let message = Array("arkavo:fps:component:v1:video".utf8)
-        let mac = Array(HMAC.sha256(message, key: key))
-        #expect(HMAC.isValidSHA256(mac, for: message, key: key))
-        #expect(!HMAC.isValidSHA256(mac, for: message + [0], key: key))
-        #expect(!HMAC.isValidSHA256(mac, for: message, key: SymmetricKey(data: T.pattern(count: 32, seed: 2))))
-        #expect(!HMAC.isValidSHA256(mac.dropLast(), for: message, key: key))
-        #expect(!HMAC.isValidSHA256(mac + [0], for: message, key: key))
-        #expect(!HMAC.isValidSHA256([UInt8](), for: message, key: key))
+        let mac = Array(HMACSHA256.authenticationCode(message, key: key))
+        #expect(HMACSHA256.isValid(mac, for: message, key: key))
+        #expect(!HMACSHA256.isValid(mac, for: message + [0], key: key))
+        #expect(!HMACSHA256.isValid(mac, for: message, key: SecretKey(data: T.pattern(count: 32, seed: 2))))
+        #expect(!HMACSHA256.isValid(mac.dropLast(), for: message, key: key))
+        #expect(!HMACSHA256.isValid(mac + [0], for: message, key: key))
+        #expect(!HMACSHA256.isValid([UInt8](), for: message, key: key))
         for index in mac.indices {
             var tampered = mac
             tampered[index] ^= 0x80
-            #expect(!HMAC.isValidSHA256(tampered, for: message, key: key), "flipped byte \(index) accepted")
+            #expect(!HMACSHA256.isValid(tampered, for: message, key: key), "flipped byte \(index) accepted")
         }
     }
 }

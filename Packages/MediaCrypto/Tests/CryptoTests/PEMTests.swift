@@ -14,15 +14,15 @@ import Testing
         let opensslPublic = try fixtures.text("rsa2048.pub.pem")
         #expect(key.publicKey.pemRepresentation == opensslPublic)
         let ecPEM = try fixtures.text("p256.pem")
-        #expect(try P256.Signing.PrivateKey(pemRepresentation: ecPEM).pemRepresentation == ecPEM)
+        #expect(try ECP256.Signing.PrivateKey(pemRepresentation: ecPEM).pemRepresentation == ecPEM)
     }
 
     @Test func acceptsCRLFAndTrailingSpaces() throws {
         let pem = try AsymFixtures.shared.get().text("p256.pub.pem")
         let crlf = pem.replacingOccurrences(of: "\n", with: " \r\n")
-        #expect(try P256.KeyAgreement.PublicKey(pemRepresentation: crlf) == P256.KeyAgreement.PublicKey(pemRepresentation: pem))
+        #expect(try ECP256.KeyAgreement.PublicKey(pemRepresentation: crlf) == ECP256.KeyAgreement.PublicKey(pemRepresentation: pem))
         let noFinalNewline = String(pem.dropLast())
-        #expect(try P256.KeyAgreement.PublicKey(pemRepresentation: noFinalNewline) == P256.KeyAgreement.PublicKey(pemRepresentation: pem))
+        #expect(try ECP256.KeyAgreement.PublicKey(pemRepresentation: noFinalNewline) == ECP256.KeyAgreement.PublicKey(pemRepresentation: pem))
     }
 
     @Test func wrongLabelsAreRefused() throws {
@@ -49,12 +49,12 @@ import Testing
             #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try RSA.PublicKey(pemRepresentation: text) }
         }
         let ec = try fixtures.text("p256.pem")
-        #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try P256.KeyAgreement.PublicKey(pemRepresentation: ec) }
-        #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try P256.Signing.PublicKey(pemRepresentation: ec) }
+        #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try ECP256.KeyAgreement.PublicKey(pemRepresentation: ec) }
+        #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try ECP256.Signing.PublicKey(pemRepresentation: ec) }
         // Public PEM to a private init, and keys of the other algorithm.
         let rsaPublic = try fixtures.text("rsa2048.pub.pem")
         #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try RSA.PrivateKey(pemRepresentation: rsaPublic) }
-        #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try P256.KeyAgreement.PrivateKey(pemRepresentation: try fixtures.text("rsa2048.pem")) }
+        #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try ECP256.KeyAgreement.PrivateKey(pemRepresentation: try fixtures.text("rsa2048.pem")) }
         #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try RSA.PublicKey(pemRepresentation: try fixtures.text("p256.pub.pem")) }
         #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try RSA.PrivateKey(pemRepresentation: ec) }
     }
@@ -77,7 +77,7 @@ import Testing
     ])
     func malformedArmourIsRefused(text: String) {
         #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try PEM.decode(text, labels: ["PUBLIC KEY"]) }
-        #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try P256.KeyAgreement.PublicKey(pemRepresentation: text) }
+        #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try ECP256.KeyAgreement.PublicKey(pemRepresentation: text) }
     }
 
     @Test func base64IsCanonicalAndRoundTrips() throws {
@@ -136,7 +136,7 @@ import Testing
         for index in der.indices {
             var corrupted = der
             corrupted[index] ^= 0xFF
-            #expect(throws: CryptoError.self, "byte \(index)") { try P256.KeyAgreement.PublicKey(derRepresentation: corrupted) }
+            #expect(throws: CryptoError.self, "byte \(index)") { try ECP256.KeyAgreement.PublicKey(derRepresentation: corrupted) }
         }
     }
 
@@ -164,7 +164,7 @@ import Testing
         ERR_clear_error()
         var spki = try fixtures.bytes("p256.pub.der")
         spki[spki.count - 1] ^= 0x01
-        #expect(throws: CryptoError.self) { try P256.KeyAgreement.PublicKey(derRepresentation: spki) }
+        #expect(throws: CryptoError.self) { try ECP256.KeyAgreement.PublicKey(derRepresentation: spki) }
         #expect(ERR_peek_error() == 0)
         #expect(throws: CryptoError.self) { try RSA.PrivateKey(derRepresentation: fixtures.bytes("rsa2048.pub.der")) }
         #expect(throws: CryptoError.self) { try RSA.PublicKey(pemRepresentation: fixtures.text("rsa1024.pub.pem")) }
@@ -175,8 +175,8 @@ import Testing
         let key = try RSA.PrivateKey(pemRepresentation: fixtures.text("rsa2048.pem"))
         #expect(throws: CryptoError.self) { try key.decrypt(Data(repeating: 7, count: 256), padding: .oaepSHA1) }
         #expect(!key.publicKey.isValidSignature(Data(repeating: 7, count: 256), for: Data()))
-        #expect(throws: CryptoError.self) { try P256.KeyAgreement.PublicKey(x963Representation: [0x04] + [UInt8](repeating: 1, count: 64)) }
-        #expect(throws: CryptoError.self) { try P256.Signing.ECDSASignature(derRepresentation: [0x30, 0x03, 0x02, 0x01, 0x01]) }
+        #expect(throws: CryptoError.self) { try ECP256.KeyAgreement.PublicKey(x963Representation: [0x04] + [UInt8](repeating: 1, count: 64)) }
+        #expect(throws: CryptoError.self) { try ECP256.Signing.ECDSASignature(derRepresentation: [0x30, 0x03, 0x02, 0x01, 0x01]) }
         #expect(ERR_peek_error() == 0)
     }
 
@@ -188,11 +188,11 @@ import Testing
         #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try RSA.PublicKey(derRepresentation: rsaPKCS1) }
         #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try RSA.PrivateKey(derRepresentation: rsaSPKI) }
         #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try RSA.PrivateKey(derRepresentation: ecSEC1) }
-        #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try P256.Signing.PrivateKey(derRepresentation: rsaPKCS1) }
-        #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try P256.Signing.PublicKey(derRepresentation: rsaSPKI) }
+        #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try ECP256.Signing.PrivateKey(derRepresentation: rsaPKCS1) }
+        #expect(throws: CryptoError(.invalidKeyEncoding, "")) { try ECP256.Signing.PublicKey(derRepresentation: rsaSPKI) }
         // SEC1 content under the PKCS#8 label, and PKCS#1 under the PKCS#8 label.
         #expect(throws: CryptoError(.invalidKeyEncoding, "")) {
-            try P256.Signing.PrivateKey(pemRepresentation: PEM.encode(ecSEC1, label: "PRIVATE KEY"))
+            try ECP256.Signing.PrivateKey(pemRepresentation: PEM.encode(ecSEC1, label: "PRIVATE KEY"))
         }
         #expect(throws: CryptoError(.invalidKeyEncoding, "")) {
             try RSA.PrivateKey(pemRepresentation: PEM.encode(rsaPKCS1, label: "PRIVATE KEY"))
@@ -326,7 +326,7 @@ enum AsymTestSupport {
             if kind.hasPrefix("rsa") {
                 if kind.contains("pub") { _ = try RSA.PublicKey(pemRepresentation: pem) } else { _ = try RSA.PrivateKey(pemRepresentation: pem) }
             } else {
-                if kind.contains("pub") { _ = try P256.KeyAgreement.PublicKey(pemRepresentation: pem) } else { _ = try P256.KeyAgreement.PrivateKey(pemRepresentation: pem) }
+                if kind.contains("pub") { _ = try ECP256.KeyAgreement.PublicKey(pemRepresentation: pem) } else { _ = try ECP256.KeyAgreement.PrivateKey(pemRepresentation: pem) }
             }
             return nil
         } catch {
@@ -342,8 +342,8 @@ enum AsymTestSupport {
                 _ = try RSA.PublicKey(pemRepresentation: PEM.encode(der, label: "RSA PUBLIC KEY"))
             case _ where kind.hasPrefix("rsa") && kind.contains("pub"): _ = try RSA.PublicKey(derRepresentation: der)
             case _ where kind.hasPrefix("rsa"): _ = try RSA.PrivateKey(derRepresentation: der)
-            case _ where kind.contains("pub"): _ = try P256.Signing.PublicKey(derRepresentation: der)
-            default: _ = try P256.Signing.PrivateKey(derRepresentation: der)
+            case _ where kind.contains("pub"): _ = try ECP256.Signing.PublicKey(derRepresentation: der)
+            default: _ = try ECP256.Signing.PrivateKey(derRepresentation: der)
             }
             return nil
         } catch {

@@ -15,35 +15,35 @@ import Testing
          "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"),
     ])
     func fipsVectors(message: String, digest: String) {
-        let result = SHA256.hash(data: Data(message.utf8))
-        #expect(result.count == SHA256.byteCount)
+        let result = SHA256Digest.hash(data: Data(message.utf8))
+        #expect(result.count == SHA256Digest.byteCount)
         #expect(T.hex(result) == digest)
     }
 
     @Test func millionAs() {
         let message = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
-        #expect(T.hex(SHA256.hash(data: message)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(T.hex(SHA256Digest.hash(data: message)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
     /// Non-contiguous inputs (a multi-region DispatchData) and slices hash the same bytes.
     @Test func inputShapesAgree() {
         let bytes = T.pattern(count: 1000)
-        let expected = SHA256.hash(data: bytes)
+        let expected = SHA256Digest.hash(data: bytes)
         var dispatch = DispatchData.empty
         bytes[0..<300].withUnsafeBytes { dispatch.append($0) }
         bytes[300...].withUnsafeBytes { dispatch.append($0) }
         #expect(dispatch.regions.count == 2)
-        #expect(SHA256.hash(data: dispatch) == expected)
-        #expect(SHA256.hash(data: Data(bytes)) == expected)
+        #expect(SHA256Digest.hash(data: dispatch) == expected)
+        #expect(SHA256Digest.hash(data: Data(bytes)) == expected)
         let padded = [0xff] + bytes + [0xee]
-        #expect(SHA256.hash(data: padded[1..<1001]) == expected)
-        #expect(SHA256.hash(data: Data(padded)[1..<1001]) == expected)
+        #expect(SHA256Digest.hash(data: padded[1..<1001]) == expected)
+        #expect(SHA256Digest.hash(data: Data(padded)[1..<1001]) == expected)
     }
 
     @Test(arguments: [0, 1, 55, 56, 63, 64, 65, 4097])
     func matchesOpenSSLCLI(length: Int) throws {
         let message = T.pattern(count: length, seed: 3)
         let cli = try T.openssl(["dgst", "-sha256", "-binary"], input: message)
-        #expect(Array(SHA256.hash(data: message)) == cli)
+        #expect(Array(SHA256Digest.hash(data: message)) == cli)
     }
 }

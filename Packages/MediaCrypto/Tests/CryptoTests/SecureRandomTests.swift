@@ -15,10 +15,10 @@ import Testing
     }
 
     @Test func symmetricKeyHidesBytes() throws {
-        let key = try SymmetricKey(size: .bits128)
+        let key = try SecretKey(size: .bits128)
         #expect(key.bitCount == 128)
-        #expect("\(key)" == "SymmetricKey(128 bits)")
-        #expect(key == SymmetricKey(data: key.withUnsafeBytes { Array($0) }))
-        #expect(key != (try SymmetricKey(size: .bits128)))
+        #expect("\(key)" == "SecretKey(128 bits)")
+        #expect(key == SecretKey(data: key.withUnsafeBytes { Array($0) }))
+        #expect(key != (try SecretKey(size: .bits128)))
     }
 }

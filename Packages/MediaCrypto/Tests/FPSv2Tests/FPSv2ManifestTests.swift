@@ -57,7 +57,7 @@ struct FPSv2ManifestTests {
         let manifest = try FPSv2Manifest.make(policy: Data(Vectors.policyBefore.utf8), components: [video], iv: Vectors.iv,
                                               keyServiceURL: KeyServiceURL.platform)
         let unwrapped = try kas.decrypt(Base64.decode(manifest.keyAccess[0].wrappedKey), padding: .oaepSHA1)
-        #expect(SymmetricKey(data: unwrapped) == Vectors.videoKey)
+        #expect(SecretKey(data: unwrapped) == Vectors.videoKey)
         #expect(TDFBinding.isValidPolicyBinding(manifest.keyAccess[0].policyBinding.hash, policyBase64: manifest.policy, key: Vectors.videoKey))
     }
 
@@ -70,7 +70,7 @@ struct FPSv2ManifestTests {
                 _ = try FPSv2Manifest.make(policy: before, components: shared, iv: Vectors.iv, keyServiceURL: KeyServiceURL.platform)
             }),
             ("32-byte key", {
-                let long = [FPSv2Manifest.ComponentKey(kind: .video, key: SymmetricKey(data: Data(count: 32)), wrappedKey: Data([1]))]
+                let long = [FPSv2Manifest.ComponentKey(kind: .video, key: SecretKey(data: Data(count: 32)), wrappedKey: Data([1]))]
                 _ = try FPSv2Manifest.make(policy: before, components: long, iv: Vectors.iv, keyServiceURL: KeyServiceURL.platform)
             }),
             ("8-byte IV", { _ = try FPSv2Manifest.make(policy: before, components: Self.keys, iv: Data(count: 8), keyServiceURL: KeyServiceURL.platform) }),

@@ -11,8 +11,8 @@ import MediaDRMMedia
 
 /// draft-arkavo-tdf-fairplay-01 Appendix A, byte for byte.
 enum Vectors {
-    static let videoKey = SymmetricKey(data: hex("000102030405060708090a0b0c0d0e0f"))
-    static let audioKey = SymmetricKey(data: hex("101112131415161718191a1b1c1d1e1f"))
+    static let videoKey = SecretKey(data: hex("000102030405060708090a0b0c0d0e0f"))
+    static let audioKey = SecretKey(data: hex("101112131415161718191a1b1c1d1e1f"))
     static let videoKeyBinding = "9n5YWFmN3MC7g9kJH/tZ98P5JMMEGIz1C+zwHbchEB4="
     static let audioKeyBinding = "rVO1aH+bdtNnKvDGX38OaorFTRMJsPMGbMJNGKKLU3Q="
     static let swappedKeyBinding = "4WqNpABYVXOM11ru1ClCNaEZZ8HOCCY+Ag0tppvil80="

@@ -54,7 +54,7 @@ import MediaDRMJSON
         let jwk = try JWK(jsonData: Data(RFC7515.a1JWK.utf8))
         let key = try #require(jwk.symmetricKey)
         let parts = RFC7515.a1Token.split(separator: ".")
-        let mac = HMAC.sha256(Data((parts[0] + "." + parts[1]).utf8), key: key)
+        let mac = HMACSHA256.authenticationCode(Data((parts[0] + "." + parts[1]).utf8), key: key)
         #expect(Base64URL.encode(mac) == String(parts[2]))
     }
 
@@ -126,10 +126,10 @@ import MediaDRMJSON
             try JWS.verify(forgedKid, key: JWSVerificationKey(rsa: rsa, keyID: "rsa1"))
         }
         // and an HMAC key made from the public key's PEM (or DER-less SSH text) is refused outright.
-        #expect(throws: JOSEError(.invalidKey, "")) { try JWSVerificationKey(hmac: SymmetricKey(data: pem)) }
-        #expect(throws: JOSEError(.invalidKey, "")) { try JWSSigningKey(hmac: SymmetricKey(data: pem)) }
+        #expect(throws: JOSEError(.invalidKey, "")) { try JWSVerificationKey(hmac: SecretKey(data: pem)) }
+        #expect(throws: JOSEError(.invalidKey, "")) { try JWSSigningKey(hmac: SecretKey(data: pem)) }
         let ssh = Data(("ssh-rsa " + String(repeating: "A", count: 64)).utf8)
-        #expect(throws: JOSEError(.invalidKey, "")) { try JWSVerificationKey(hmac: SymmetricKey(data: ssh)) }
+        #expect(throws: JOSEError(.invalidKey, "")) { try JWSVerificationKey(hmac: SecretKey(data: ssh)) }
     }
 
     @Test func asymmetricTokensAreRefusedByHMACKeys() throws {
@@ -170,7 +170,7 @@ import MediaDRMJSON
     @Test func keysEmbeddedInTheHeaderAreNeverTrusted() throws {
         // The attacker signs with their own key and ships its public half in `jwk` (or points
         // `jku`/`x5u` at it); only configured keys count.
-        let attacker = try P256.Signing.PrivateKey()
+        let attacker = try ECP256.Signing.PrivateKey()
         let jwk = JWK(publicKey: attacker.publicKey).jsonObject
         let header = JSONObject([("jwk", .object(jwk)), ("jku", "https://evil.example/jwks"), ("x5u", "https://evil.example/c")])
         let token = try JWS.sign(payload: Data("{}".utf8), header: header, key: JWSSigningKey(p256: attacker))
@@ -205,9 +205,9 @@ import MediaDRMJSON
 
     private func otherKey(like algorithm: JWSAlgorithm) throws -> JWSSigningKey {
         switch algorithm {
-        case .hs256: try JWSSigningKey(hmac: SymmetricKey(data: Data(repeating: 9, count: 32)))
+        case .hs256: try JWSSigningKey(hmac: SecretKey(data: Data(repeating: 9, count: 32)))
         case .rs256: JWSSigningKey(rsa: try RSA.PrivateKey(keySize: 2048))
-        case .es256: JWSSigningKey(p256: try P256.Signing.PrivateKey())
+        case .es256: JWSSigningKey(p256: try ECP256.Signing.PrivateKey())
         }
     }
 
@@ -217,7 +217,7 @@ import MediaDRMJSON
         let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         let raw = try Base64URL.decode(parts[2])
         #expect(raw.count == 64)
-        let der = try P256.Signing.ECDSASignature(rawRepresentation: raw).derRepresentation
+        let der = try ECP256.Signing.ECDSASignature(rawRepresentation: raw).derRepresentation
         var variants: [Data] = [raw.prefix(63), raw + Data([0]), Data([0]) + raw, der, Data(), raw.prefix(32)]
         variants.append(Data(repeating: 0, count: 64))
         for signature in variants {
@@ -331,9 +331,9 @@ import MediaDRMJSON
     }
 
     @Test func hmacKeysShorterThan32BytesAreRefused() throws {
-        #expect(throws: JOSEError(.invalidKey, "")) { try JWSSigningKey(hmac: SymmetricKey(data: Data(repeating: 1, count: 31))) }
-        #expect(throws: JOSEError(.invalidKey, "")) { try JWSVerificationKey(hmac: SymmetricKey(data: Data(repeating: 1, count: 16))) }
-        _ = try JWSVerificationKey(hmac: SymmetricKey(data: Data(repeating: 1, count: 32)))
+        #expect(throws: JOSEError(.invalidKey, "")) { try JWSSigningKey(hmac: SecretKey(data: Data(repeating: 1, count: 31))) }
+        #expect(throws: JOSEError(.invalidKey, "")) { try JWSVerificationKey(hmac: SecretKey(data: Data(repeating: 1, count: 16))) }
+        _ = try JWSVerificationKey(hmac: SecretKey(data: Data(repeating: 1, count: 32)))
     }
 
     @Test func keysFromPEM() throws {
@@ -373,7 +373,7 @@ import MediaDRMJSON
         var signature = try Data(contentsOf: URL(fileURLWithPath: sigPath))
         if algorithm == .es256 {
             // openssl writes ECDSA signatures as DER; JWS carries the raw r ‖ s.
-            signature = try P256.Signing.ECDSASignature(derRepresentation: signature).rawRepresentation
+            signature = try ECP256.Signing.ECDSASignature(derRepresentation: signature).rawRepresentation
             #expect(signature.count == 64)
         }
         let token = signingInput + "." + Base64URL.encode(signature)
@@ -389,7 +389,7 @@ import MediaDRMJSON
         try Data((parts[0] + "." + parts[1]).utf8).write(to: URL(fileURLWithPath: inputPath))
         var ourSignature = try Base64URL.decode(parts[2])
         if algorithm == .es256 {
-            ourSignature = try P256.Signing.ECDSASignature(rawRepresentation: ourSignature).derRepresentation
+            ourSignature = try ECP256.Signing.ECDSASignature(rawRepresentation: ourSignature).derRepresentation
         }
         try ourSignature.write(to: URL(fileURLWithPath: sigPath))
         #expect(try openssl(["dgst", "-sha256", "-verify", pubPath, "-signature", sigPath, inputPath]) == 0)

@@ -162,7 +162,7 @@ import MediaDRMJSON
     @Test func signatureIsCheckedBeforeClaims() throws {
         // An expired token with a bad signature reports the signature, and a forged token with
         // the wrong issuer never gets as far as the issuer check.
-        let other = try JWSSigningKey(hmac: SymmetricKey(data: Data(repeating: 0x5a, count: 32)))
+        let other = try JWSSigningKey(hmac: SecretKey(data: Data(repeating: 0x5a, count: 32)))
         let forged = try JWT.sign(claims: Self.claims([("iss", "x"), ("exp", 1)]), key: other)
         #expect(throws: JOSEError(.badSignature, "")) { try Self.validator(keys: Self.hmacKeys(), now: 1500).validate(forged) }
         let none = craft(header: #"{"alg":"none"}"#, payload: String(decoding: JSONWriter.write(.object(Self.claims())), as: UTF8.self), signature: Data())

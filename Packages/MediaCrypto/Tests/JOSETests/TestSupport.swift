@@ -35,11 +35,11 @@ enum RFC7515 {
 /// Keys generated once per test run (RSA generation is slow).
 enum TestKeys {
     static let rsa: RSA.PrivateKey? = try? RSA.PrivateKey(keySize: 2048)
-    static let p256: P256.Signing.PrivateKey? = try? P256.Signing.PrivateKey()
+    static let p256: ECP256.Signing.PrivateKey? = try? ECP256.Signing.PrivateKey()
     static let hmacBytes = Data((0..<32).map { UInt8($0 &* 7 &+ 3) })
 
     static func hmac(keyID: String? = nil) throws -> JWSSigningKey {
-        try JWSSigningKey(hmac: SymmetricKey(data: hmacBytes), keyID: keyID)
+        try JWSSigningKey(hmac: SecretKey(data: hmacBytes), keyID: keyID)
     }
 
     static func rsaKey(keyID: String? = nil) throws -> JWSSigningKey {
@@ -64,7 +64,7 @@ func craft(header: String, payload: String, signature: Data) -> String {
 /// An HS256 token over arbitrary header text, MACed with `key`.
 func craftHS256(header: String, payload: String, key: Data) -> String {
     let input = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(payload.utf8))
-    return input + "." + Base64URL.encode(HMAC.sha256(Data(input.utf8), key: SymmetricKey(data: key)))
+    return input + "." + Base64URL.encode(HMACSHA256.authenticationCode(Data(input.utf8), key: SecretKey(data: key)))
 }
 
 /// Runs the openssl CLI; returns its exit status.

@@ -8,7 +8,7 @@ import MediaDRMOffline
 import Testing
 
 @Suite struct OfflineLicenseTests {
-    private let contentKey = SymmetricKey(data: Data((0..<16).map { UInt8($0) }))
+    private let contentKey = SecretKey(data: Data((0..<16).map { UInt8($0) }))
 
     private func license(device: OfflineDeviceKey) throws -> OfflineLicense {
         let key = try OfflineLicenseKey(component: .video, keyID: "00ff", key: contentKey, device: device)
@@ -18,11 +18,11 @@ import Testing
     }
 
     private func signingKey(_ kid: String) throws -> JWSSigningKey {
-        JWSSigningKey(p256: try P256.Signing.PrivateKey(), keyID: kid)
+        JWSSigningKey(p256: try ECP256.Signing.PrivateKey(), keyID: kid)
     }
 
     @Test func signedLicenceVerifiesAndItsKeyOpensOnlyOnItsDevice() throws {
-        let devicePrivate = try P256.KeyAgreement.PrivateKey()
+        let devicePrivate = try ECP256.KeyAgreement.PrivateKey()
         let device = try OfflineDeviceKey(devicePrivate.publicKey)
         let payload = try license(device: device)
         let signer = try signingKey("sig-1")
@@ -33,12 +33,12 @@ import Testing
         let header = try JWS.unverifiedContents(of: compact).header
         #expect(header["typ"] == .string(OfflineLicense.type) && header["kid"] == .string("sig-1"))
         #expect(try read.key(for: .video)?.unwrap(with: devicePrivate) == contentKey)
-        let other = try P256.KeyAgreement.PrivateKey()
+        let other = try ECP256.KeyAgreement.PrivateKey()
         #expect(throws: OfflineLicenseError(.keyUnwrapFailed, "")) { try read.key(for: .video)?.unwrap(with: other) }
     }
 
     @Test func aChangedPayloadOrAnotherKeyIsRefused() throws {
-        let device = try OfflineDeviceKey(try P256.KeyAgreement.PrivateKey().publicKey)
+        let device = try OfflineDeviceKey(try ECP256.KeyAgreement.PrivateKey().publicKey)
         let signer = try signingKey("sig-1")
         let compact = try license(device: device).signed(with: signer)
         let published = JWKSet(keys: [try #require(signer.verificationKey.jwk)])
@@ -61,9 +61,9 @@ import Testing
     }
 
     @Test func deviceKeyReadsPEMAndJWKWithOneThumbprint() throws {
-        let key = try P256.KeyAgreement.PrivateKey().publicKey
+        let key = try ECP256.KeyAgreement.PrivateKey().publicKey
         let fromPEM = try OfflineDeviceKey(json: .string(key.pemRepresentation))
-        let point = try P256.Signing.PublicKey(rawRepresentation: key.rawRepresentation)
+        let point = try ECP256.Signing.PublicKey(rawRepresentation: key.rawRepresentation)
         let jwk = JWK(publicKey: point)
         let fromJWK = try OfflineDeviceKey(json: .object(jwk.jsonObject))
         #expect(fromPEM.thumbprint == fromJWK.thumbprint && fromPEM.thumbprint == Base64URL.encode(jwk.thumbprint))
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func messagesRoundTripAndRefuseUnknownMembers() throws {
-        let device = try OfflineDeviceKey(try P256.KeyAgreement.PrivateKey().publicKey)
+        let device = try OfflineDeviceKey(try ECP256.KeyAgreement.PrivateKey().publicKey)
         let request = OfflineLicenseRequest(assetID: "a", manifest: Data("{}".utf8), device: device, deviceName: "laptop")
         #expect(try OfflineLicenseRequest(json: request.jsonValue, maxManifestBytes: 1 << 20) == request)
         guard case .object(var object) = request.jsonValue else { Issue.record("not an object"); return }
@@ -99,7 +99,7 @@ import Testing
     }
 
     @Test func payloadReaderRefusesWhatItDoesNotKnow() throws {
-        let device = try OfflineDeviceKey(try P256.KeyAgreement.PrivateKey().publicKey)
+        let device = try OfflineDeviceKey(try ECP256.KeyAgreement.PrivateKey().publicKey)
         guard case .object(let good) = try license(device: device).jsonValue else { Issue.record("not an object"); return }
         let mutations: [(String, JSONValue?)] = [
             ("extra", .bool(true)), ("exp", .number(JSONNumber(500))), ("iat", .string("1000")),

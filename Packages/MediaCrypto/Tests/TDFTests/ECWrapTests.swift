@@ -8,7 +8,7 @@ import Testing
 struct ECWrapTests {
     @Test("round trip, and a different recipient cannot open it")
     func roundTrip() throws {
-        let key = SymmetricKey(data: pattern(32))
+        let key = SecretKey(data: pattern(32))
         let wrapped = try ECWrap.wrap(key, to: TestKeys.ec.publicKey)
         #expect(wrapped.wrappedKey.count == 12 + 32 + 16)
         #expect(try ECWrap.unwrap(wrapped.wrappedKey, ephemeralPublicKey: wrapped.ephemeralPublicKey, with: TestKeys.ec) == key)
@@ -35,7 +35,7 @@ struct ECWrapTests {
         let peer = directory.appendingPathComponent("eph.pem")
         try Data(TestKeys.ec.pemRepresentation.utf8).write(to: kasKey)
 
-        let key = SymmetricKey(data: pattern(32, seed: 5))
+        let key = SecretKey(data: pattern(32, seed: 5))
         let access = try KeyAccessObject.wrapping(key, to: .ec(TestKeys.ec.publicKey), kasURL: "https://kas", policyBase64: "e30=")
         try Data(try #require(access.ephemeralPublicKey).utf8).write(to: peer)
         let secret = try openssl(["pkeyutl", "-derive", "-inkey", kasKey.path, "-peerkey", peer.path])
@@ -43,8 +43,8 @@ struct ECWrapTests {
         let salt = try openssl(["dgst", "-sha256", "-binary"], input: Data("TDF".utf8))
         let derived = try openssl(["kdf", "-keylen", "32", "-binary", "-kdfopt", "digest:SHA256",
                                    "-kdfopt", "hexkey:\(Hex.encode(secret))", "-kdfopt", "hexsalt:\(Hex.encode(salt))", "HKDF"])
-        let box = try AES.GCM.SealedBox(combined: try Base64.decode(access.wrappedKey))
-        let opened = try AES.GCM.open(box, using: SymmetricKey(data: derived))
+        let box = try AESCipher.GCM.SealedBox(combined: try Base64.decode(access.wrappedKey))
+        let opened = try AESCipher.GCM.open(box, using: SecretKey(data: derived))
         #expect(opened == pattern(32, seed: 5))
         #expect(try access.unwrap(with: .ec(TestKeys.ec)) == key)
     }

@@ -186,7 +186,7 @@ struct TDFArchiveTests {
         var parts = try sealed(key: key)
         try parts.editManifest { manifest in
             let other = TDFBinding.policyBinding(policyBase64: manifest.encryptionInformation.policy,
-                                                 key: SymmetricKey(data: Data(repeating: 1, count: 32)), form: .hex)
+                                                 key: SecretKey(data: Data(repeating: 1, count: 32)), form: .hex)
             manifest.encryptionInformation.keyAccess[0].policyBinding = .object(alg: "HS256", hash: other)
         }
         let privateKey: KASPrivateKey = if case .rsa = key { .rsa(TestKeys.rsa) } else { .ec(TestKeys.ec) }
@@ -257,7 +257,7 @@ struct TDFArchiveTests {
                 manifest.encryptionInformation.integrityInformation.segments[index].hash = Base64.encode(hexText)
             }
             manifest.encryptionInformation.integrityInformation.rootSignature.sig =
-                Base64.encode(Data(Hex.encode(HMAC.sha256(aggregate, key: key)).utf8))
+                Base64.encode(Data(Hex.encode(HMACSHA256.authenticationCode(aggregate, key: key)).utf8))
             manifest.schemaVersion = nil
         }
         #expect(try TDF.decrypt(parts.archive(), unwrapWith: .rsa(TestKeys.rsa)) == plaintext)
@@ -284,9 +284,9 @@ struct TDFArchiveTests {
     func splitKeys() throws {
         var parts = try sealed(100)
         let key = try TDFArchiveReader(data: parts.archive()).payloadKey(unwrapWith: .rsa(TestKeys.rsa))
-        let shareA = SymmetricKey(data: pattern(32, seed: 9))
+        let shareA = SecretKey(data: pattern(32, seed: 9))
         let shareB = key.withUnsafeBytes { keyBytes in
-            SymmetricKey(data: zip(keyBytes, pattern(32, seed: 9)).map { $0 ^ $1 })
+            SecretKey(data: zip(keyBytes, pattern(32, seed: 9)).map { $0 ^ $1 })
         }
         try parts.editManifest { manifest in
             let policy = manifest.encryptionInformation.policy

@@ -6,8 +6,8 @@ import Testing
 
 @Suite("Policy bindings and keyBinding")
 struct TDFBindingTests {
-    static let videoKey = SymmetricKey(data: Array(0x00...0x0f) as [UInt8])
-    static let audioKey = SymmetricKey(data: Array(0x10...0x1f) as [UInt8])
+    static let videoKey = SecretKey(data: Array(0x00...0x0f) as [UInt8])
+    static let audioKey = SecretKey(data: Array(0x10...0x1f) as [UInt8])
 
     /// fps-v2 Appendix A.1.
     @Test("keyBinding: Appendix A vectors")
@@ -22,7 +22,7 @@ struct TDFBindingTests {
     /// The same value computed by the openssl CLI's HMAC, not by this project's HMAC.
     @Test("keyBinding agrees with openssl HMAC", arguments: ["video", "audio", "x"])
     func keyBindingIndependent(id: String) throws {
-        let key = SymmetricKey(data: pattern(16, seed: 42))
+        let key = SecretKey(data: pattern(16, seed: 42))
         let hexKey = Hex.encode(pattern(16, seed: 42))
         let mac = try openssl(["mac", "-digest", "SHA256", "-macopt", "hexkey:\(hexKey)", "-binary", "HMAC"],
                               input: Data(("arkavo:fps:component:v1:" + id).utf8))
@@ -41,7 +41,7 @@ struct TDFBindingTests {
 
     @Test("both forms verify, and each is what it claims to be")
     func bothForms() throws {
-        let key = SymmetricKey(data: pattern(32))
+        let key = SecretKey(data: pattern(32))
         let policy = Base64.encode(Data(#"{"uuid":"u","body":{}}"#.utf8))
         let raw = TDFBinding.policyBinding(policyBase64: policy, key: key, form: .raw)
         let hex = TDFBinding.policyBinding(policyBase64: policy, key: key, form: .hex)
@@ -57,10 +57,10 @@ struct TDFBindingTests {
 
     @Test("bindings that do not match are refused")
     func mismatches() throws {
-        let key = SymmetricKey(data: pattern(32))
+        let key = SecretKey(data: pattern(32))
         let policy = Base64.encode(Data(#"{"uuid":"u","body":{}}"#.utf8))
         let raw = TDFBinding.policyBinding(policyBase64: policy, key: key, form: .raw)
-        let otherKey = SymmetricKey(data: pattern(32, seed: 1))
+        let otherKey = SecretKey(data: pattern(32, seed: 1))
         #expect(!TDFBinding.isValidPolicyBinding(raw, policyBase64: policy, key: otherKey))
         #expect(!TDFBinding.isValidPolicyBinding(raw, policyBase64: policy + "", key: otherKey))
         #expect(!TDFBinding.isValidPolicyBinding(raw, policyBase64: Base64.encode(Data("{}".utf8)), key: key))

@@ -53,11 +53,11 @@ enum TestKeys {
     static let otherRSA: RSA.PrivateKey = {
         do { return try RSA.PrivateKey(keySize: 2048) } catch { fatalError("RSA key generation failed in test setup") }
     }()
-    static let ec: P256.KeyAgreement.PrivateKey = {
-        do { return try P256.KeyAgreement.PrivateKey() } catch { fatalError("P-256 key generation failed in test setup") }
+    static let ec: ECP256.KeyAgreement.PrivateKey = {
+        do { return try ECP256.KeyAgreement.PrivateKey() } catch { fatalError("P-256 key generation failed in test setup") }
     }()
-    static let otherEC: P256.KeyAgreement.PrivateKey = {
-        do { return try P256.KeyAgreement.PrivateKey() } catch { fatalError("P-256 key generation failed in test setup") }
+    static let otherEC: ECP256.KeyAgreement.PrivateKey = {
+        do { return try ECP256.KeyAgreement.PrivateKey() } catch { fatalError("P-256 key generation failed in test setup") }
     }()
 }
 

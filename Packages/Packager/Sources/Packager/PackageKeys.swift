@@ -7,7 +7,7 @@ import Foundation
 public struct PackageKeys: Sendable, CustomStringConvertible {
     public struct Component: Sendable {
         public let id: String
-        public let key: SymmetricKey
+        public let key: SecretKey
         public let keyID: [UInt8]
     }
 
@@ -20,9 +20,9 @@ public struct PackageKeys: Sendable, CustomStringConvertible {
         }
         var made: [Component] = []
         for id in componentIDs {
-            var key: SymmetricKey
+            var key: SecretKey
             repeat {
-                key = SymmetricKey(data: try Self.randomBytes(16))
+                key = SecretKey(data: try Self.randomBytes(16))
             } while made.contains { $0.key == key }
             var kid: [UInt8]
             repeat { kid = try Self.randomBytes(16) } while made.contains { $0.keyID == kid }

@@ -13,7 +13,7 @@ func writeComponent(_ stream: ComponentStream, plan: SegmentPlan, key: [UInt8], 
     var data = Data(stream.kind == .video
         ? try InitSegment.video(stream.track, keyID: kid, constantIV: iv)
         : try InitSegment.audio(stream.track, keyID: kid, constantIV: iv))
-    let cipher = try CBCSSampleCipher(key: SymmetricKey(data: key), constantIV: iv,
+    let cipher = try CBCSSampleCipher(key: SecretKey(data: key), constantIV: iv,
                                       pattern: stream.kind == .video ? .video : .fullSample)
     for (n, segment) in plan.segments.enumerated() {
         let bytes = try stream.bytes(segment: segment, index: n, cipher: cipher)

@@ -172,7 +172,7 @@ struct ClusterViewer {
 
     /// An open-path key request with a fresh P-256 key; the status only.
     func keyRequest(_ node: ClusterNode, asset: String, session: String, manifest: Data) throws -> Curl.Response {
-        let ephemeral = try P256.KeyAgreement.PrivateKey()
+        let ephemeral = try ECP256.KeyAgreement.PrivateKey()
         return try Curl.request("POST", node.baseURL + "/media/v1/key-request", token: token, json: [
             "assetId": asset, "component": "video", "sessionId": session, "tdfManifest": Base64.encode(manifest),
             "clientPublicKey": ephemeral.publicKey.pemRepresentation,

@@ -60,7 +60,7 @@ enum ReferencePlayer {
         }
         var outcome = Outcome()
         let playbackID = Base64URL.encode(try SecureRandom.bytes(count: 16))
-        var keys: [String: SymmetricKey] = [:]
+        var keys: [String: SecretKey] = [:]
         defer {
             if !holdSessions || keys.count < components.count {
                 for id in outcome.sessionIDs { _ = try? viewer.endSession(id) }

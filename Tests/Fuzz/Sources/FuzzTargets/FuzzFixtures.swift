@@ -35,5 +35,5 @@ enum FuzzFixtures {
 
     /// A fixed content key for the decryption targets: cbcs has no authentication, so any key
     /// decrypts and the sample path is exercised in full.
-    static let contentKey = SymmetricKey(data: [UInt8](repeating: 0x5A, count: 16))
+    static let contentKey = SecretKey(data: [UInt8](repeating: 0x5A, count: 16))
 }

@@ -17,25 +17,25 @@ enum PEMTarget {
                 }
             }
             if (try? RSA.PrivateKey(pemRepresentation: text)) != nil { read += 1 }
-            if let key = try? P256.Signing.PublicKey(pemRepresentation: text) {
+            if let key = try? ECP256.Signing.PublicKey(pemRepresentation: text) {
                 read += 1
-                guard let again = try? P256.Signing.PublicKey(pemRepresentation: key.pemRepresentation),
+                guard let again = try? ECP256.Signing.PublicKey(pemRepresentation: key.pemRepresentation),
                       again.derRepresentation == key.derRepresentation else {
                     throw FuzzViolation("pem", "a P-256 public key does not round-trip through PEM")
                 }
             }
-            if (try? P256.Signing.PrivateKey(pemRepresentation: text)) != nil { read += 1 }
-            if (try? P256.KeyAgreement.PublicKey(pemRepresentation: text)) != nil { read += 1 }
-            if (try? P256.KeyAgreement.PrivateKey(pemRepresentation: text)) != nil { read += 1 }
+            if (try? ECP256.Signing.PrivateKey(pemRepresentation: text)) != nil { read += 1 }
+            if (try? ECP256.KeyAgreement.PublicKey(pemRepresentation: text)) != nil { read += 1 }
+            if (try? ECP256.KeyAgreement.PrivateKey(pemRepresentation: text)) != nil { read += 1 }
             if (try? KASPublicKey(pemRepresentation: text)) != nil { read += 1 }
             if (try? KASPrivateKey(pemRepresentation: text)) != nil { read += 1 }
         }
         if (try? RSA.PublicKey(derRepresentation: input)) != nil { read += 1 }
         if (try? RSA.PrivateKey(derRepresentation: input)) != nil { read += 1 }
-        if (try? P256.Signing.PublicKey(derRepresentation: input)) != nil { read += 1 }
-        if (try? P256.Signing.PrivateKey(derRepresentation: input)) != nil { read += 1 }
-        if (try? P256.KeyAgreement.PublicKey(x963Representation: input)) != nil { read += 1 }
-        if (try? P256.KeyAgreement.PublicKey(derRepresentation: input)) != nil { read += 1 }
+        if (try? ECP256.Signing.PublicKey(derRepresentation: input)) != nil { read += 1 }
+        if (try? ECP256.Signing.PrivateKey(derRepresentation: input)) != nil { read += 1 }
+        if (try? ECP256.KeyAgreement.PublicKey(x963Representation: input)) != nil { read += 1 }
+        if (try? ECP256.KeyAgreement.PublicKey(derRepresentation: input)) != nil { read += 1 }
         return read > 0 ? .accepted : .refused
     }
 }

@@ -36,7 +36,7 @@ public actor ContentKeySession {
     }
 
     private struct Acquired: Sendable {
-        let key: SymmetricKey
+        let key: SecretKey
         let grant: MediaSessionGrant
         let leaseSeconds: Int?
         let deliveredAt: Double
@@ -86,10 +86,10 @@ public actor ContentKeySession {
     }
 
     /// Every component's key (by component id), or the first failure.
-    public func start() async throws(PlaybackError) -> [String: SymmetricKey] {
+    public func start() async throws(PlaybackError) -> [String: SecretKey] {
         guard phase != .stopped else { throw PlaybackError(.stopped, "the key session was stopped") }
         phase = .acquiring
-        var keys: [String: SymmetricKey] = [:]
+        var keys: [String: SecretKey] = [:]
         var acquired: [String: Acquired] = [:]
         var failure: PlaybackError?
         await withTaskGroup(of: (String, Result<Acquired, PlaybackError>).self) { group in
@@ -174,9 +174,9 @@ public actor ContentKeySession {
             throw PlaybackError(.stopped, "the key session was stopped")
         }
         progress?(.sessionStarted(component: component))
-        let privateKey: P256.KeyAgreement.PrivateKey
+        let privateKey: ECP256.KeyAgreement.PrivateKey
         do {
-            privateKey = try P256.KeyAgreement.PrivateKey()
+            privateKey = try ECP256.KeyAgreement.PrivateKey()
         } catch {
             throw PlaybackError(.invalidArgument, "an ephemeral P-256 key could not be generated")
         }
@@ -189,14 +189,14 @@ public actor ContentKeySession {
         return Acquired(key: key, grant: grant, leaseSeconds: response.leaseSeconds, deliveredAt: now)
     }
 
-    static func unwrap(_ response: MediaKeyResponse, with privateKey: P256.KeyAgreement.PrivateKey) throws(PlaybackError) -> SymmetricKey {
-        let peer: P256.KeyAgreement.PublicKey
+    static func unwrap(_ response: MediaKeyResponse, with privateKey: ECP256.KeyAgreement.PrivateKey) throws(PlaybackError) -> SecretKey {
+        let peer: ECP256.KeyAgreement.PublicKey
         do {
-            peer = try P256.KeyAgreement.PublicKey(pemRepresentation: response.sessionPublicKeyPEM)
+            peer = try ECP256.KeyAgreement.PublicKey(pemRepresentation: response.sessionPublicKeyPEM)
         } catch {
             throw PlaybackError(.malformed, "the key answer's session public key is not a P-256 PEM key")
         }
-        let key: SymmetricKey
+        let key: SecretKey
         do {
             key = try ECWrap.unwrap(response.wrappedKey, ephemeralPublicKey: peer, with: privateKey)
         } catch {

@@ -49,14 +49,14 @@ struct OpenTDFRewrapClient: Sendable {
     }
 
     /// Payload keys by item id; throws at the first object that is not permitted.
-    func rewrap(_ items: [Item], route: Route = .openTDF) throws(PlaybackError) -> [String: SymmetricKey] {
+    func rewrap(_ items: [Item], route: Route = .openTDF) throws(PlaybackError) -> [String: SecretKey] {
         guard case .mediaSession(let sessionID) = route else { return try rewrapOpenTDF(items) }
-        var keys: [String: SymmetricKey] = [:]
+        var keys: [String: SecretKey] = [:]
         var start = items.startIndex
         while start < items.endIndex {
             let end = min(start + MediaRewrapBody.maximumKeyAccessObjects, items.endIndex)
             let chunk = Array(items[start..<end])
-            let (response, privateKey) = try rateLimit.run { () throws(PlaybackError) -> (TransportResponse, P256.KeyAgreement.PrivateKey) in
+            let (response, privateKey) = try rateLimit.run { () throws(PlaybackError) -> (TransportResponse, ECP256.KeyAgreement.PrivateKey) in
                 let privateKey = try Self.ephemeralKey()
                 let body = MediaRewrapBody(sessionID: sessionID, clientPublicKeyPEM: privateKey.publicKey.pemRepresentation,
                                            requests: Self.bulkRequests(chunk))
@@ -73,9 +73,9 @@ struct OpenTDFRewrapClient: Sendable {
         return keys
     }
 
-    private static func ephemeralKey() throws(PlaybackError) -> P256.KeyAgreement.PrivateKey {
+    private static func ephemeralKey() throws(PlaybackError) -> ECP256.KeyAgreement.PrivateKey {
         do {
-            return try P256.KeyAgreement.PrivateKey()
+            return try ECP256.KeyAgreement.PrivateKey()
         } catch {
             throw PlaybackError(.invalidArgument, "an ephemeral P-256 key could not be generated")
         }
@@ -100,9 +100,9 @@ struct OpenTDFRewrapClient: Sendable {
         }
     }
 
-    private func rewrapOpenTDF(_ items: [Item]) throws(PlaybackError) -> [String: SymmetricKey] {
+    private func rewrapOpenTDF(_ items: [Item]) throws(PlaybackError) -> [String: SecretKey] {
         guard !items.isEmpty else { return [:] }
-        let (response, privateKey) = try rateLimit.run { () throws(PlaybackError) -> (TransportResponse, P256.KeyAgreement.PrivateKey) in
+        let (response, privateKey) = try rateLimit.run { () throws(PlaybackError) -> (TransportResponse, ECP256.KeyAgreement.PrivateKey) in
             let privateKey = try Self.ephemeralKey()
             return (try send(signedRewrapRequest(items, privateKey: privateKey), route: "rewrap"), privateKey)
         }
@@ -114,10 +114,10 @@ struct OpenTDFRewrapClient: Sendable {
     }
 
     /// The OpenTDF v2 rewrap request, its token signed with the request's ephemeral key.
-    private func signedRewrapRequest(_ items: [Item], privateKey: P256.KeyAgreement.PrivateKey) throws(PlaybackError) -> TransportRequest {
-        let signingKey: P256.Signing.PrivateKey
+    private func signedRewrapRequest(_ items: [Item], privateKey: ECP256.KeyAgreement.PrivateKey) throws(PlaybackError) -> TransportRequest {
+        let signingKey: ECP256.Signing.PrivateKey
         do {
-            signingKey = try P256.Signing.PrivateKey(rawRepresentation: privateKey.rawRepresentation)
+            signingKey = try ECP256.Signing.PrivateKey(rawRepresentation: privateKey.rawRepresentation)
         } catch {
             throw PlaybackError(.invalidArgument, "an ephemeral P-256 key could not be generated")
         }
@@ -148,10 +148,10 @@ struct OpenTDFRewrapClient: Sendable {
         }
     }
 
-    static func keys(from body: Data, ids: [String], privateKey: P256.KeyAgreement.PrivateKey) throws(PlaybackError) -> [String: SymmetricKey] {
+    static func keys(from body: Data, ids: [String], privateKey: ECP256.KeyAgreement.PrivateKey) throws(PlaybackError) -> [String: SecretKey] {
         guard let value = try? JSONParser.parse(body), case .object(let root) = value,
               case .string(let sessionPEM)? = root["sessionPublicKey"],
-              let sessionKey = try? P256.KeyAgreement.PublicKey(pemRepresentation: sessionPEM),
+              let sessionKey = try? ECP256.KeyAgreement.PublicKey(pemRepresentation: sessionPEM),
               case .array(let responses)? = root["responses"] else {
             throw PlaybackError(.malformed, "the rewrap answer has no session public key or no responses")
         }
@@ -167,7 +167,7 @@ struct OpenTDFRewrapClient: Sendable {
                 results[id] = result
             }
         }
-        var keys: [String: SymmetricKey] = [:]
+        var keys: [String: SecretKey] = [:]
         for id in ids {
             guard let result = results[id] else { throw PlaybackError(.malformed, "the rewrap answer left out a requested key") }
             guard case .string("permit")? = result["status"] else {
@@ -179,7 +179,7 @@ struct OpenTDFRewrapClient: Sendable {
             guard case .string(let wrappedText)? = result["kasWrappedKey"], let wrapped = try? Base64.decode(wrappedText) else {
                 throw PlaybackError(.malformed, "a permitted rewrap result has no wrapped key")
             }
-            let key: SymmetricKey
+            let key: SecretKey
             do {
                 key = try ECWrap.unwrap(wrapped, ephemeralPublicKey: sessionKey, with: privateKey)
             } catch {

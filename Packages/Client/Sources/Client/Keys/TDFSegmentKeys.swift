@@ -23,7 +23,7 @@ final class TDFSegmentKeys: ComponentSegments, @unchecked Sendable {
     private let progress: (@Sendable (PlaybackEvent) -> Void)?
     private let lock = NSLock()
     private var archives: [String: TDFArchiveReader] = [:]
-    private var keys: [String: SymmetricKey] = [:]
+    private var keys: [String: SecretKey] = [:]
     private(set) var rewrapCount = 0
     /// Where the bulk rewraps go: the OpenTDF route, or the playback's media session when the
     /// policy carries media rules (set before the first prefetch).

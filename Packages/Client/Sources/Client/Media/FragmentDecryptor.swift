@@ -22,10 +22,10 @@ public final class FragmentDecryptor {
     public let initSegment: ClearInitSegment
     private var reader: FragmentReader
     private let ciphers: [UInt32: CBCSSampleCipher]
-    private let keys: [UInt32: SymmetricKey]
+    private let keys: [UInt32: SecretKey]
 
     /// `keys` by `track_ID`: one 16-byte key for every protected track of `initSegment`.
-    public init(initSegment: ClearInitSegment, keys: [UInt32: SymmetricKey]) throws(MediaError) {
+    public init(initSegment: ClearInitSegment, keys: [UInt32: SecretKey]) throws(MediaError) {
         var ciphers: [UInt32: CBCSSampleCipher] = [:]
         for (trackID, protection) in initSegment.protections {
             guard let key = keys[trackID] else {
@@ -45,8 +45,8 @@ public final class FragmentDecryptor {
     }
 
     /// Every protected track of `initSegment` with the one `key`.
-    public convenience init(initSegment: ClearInitSegment, key: SymmetricKey) throws(MediaError) {
-        var keys: [UInt32: SymmetricKey] = [:]
+    public convenience init(initSegment: ClearInitSegment, key: SecretKey) throws(MediaError) {
+        var keys: [UInt32: SecretKey] = [:]
         for trackID in initSegment.protections.keys { keys[trackID] = key }
         try self.init(initSegment: initSegment, keys: keys)
     }
@@ -188,7 +188,7 @@ public final class FragmentDecryptor {
         }
     }
 
-    private static func cipher(key: SymmetricKey, iv: some DataProtocol, protection: TrackProtection) throws(MediaError) -> CBCSSampleCipher {
+    private static func cipher(key: SecretKey, iv: some DataProtocol, protection: TrackProtection) throws(MediaError) -> CBCSSampleCipher {
         do throws(CENCError) {
             return try CBCSSampleCipher(key: key, constantIV: iv, pattern: protection.pattern)
         } catch {

@@ -16,7 +16,7 @@ public struct TrackProtection: Sendable, Equatable {
     /// 16 bytes when `perSampleIVSize` is 0.
     public let constantIV: [UInt8]?
     /// From `tenc` version 1; 0:0 (version 0) means every whole block of the range.
-    public let pattern: AES.CBCS.Pattern
+    public let pattern: AESCipher.CBCS.Pattern
     /// The `tenc` as read.
     public let trackEncryption: TrackEncryptionBox
 
@@ -27,8 +27,8 @@ public struct TrackProtection: Sendable, Equatable {
         keyID = tenc.defaultKID
         perSampleIVSize = Int(tenc.defaultPerSampleIVSize)
         constantIV = tenc.defaultConstantIV
-        pattern = AES.CBCS.Pattern(cryptByteBlock: Int(tenc.defaultCryptByteBlock),
-                                   skipByteBlock: Int(tenc.defaultSkipByteBlock))
+        pattern = AESCipher.CBCS.Pattern(cryptByteBlock: Int(tenc.defaultCryptByteBlock),
+                                         skipByteBlock: Int(tenc.defaultSkipByteBlock))
         trackEncryption = tenc
     }
 }

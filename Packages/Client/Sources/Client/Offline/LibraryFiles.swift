@@ -87,6 +87,6 @@ extension LibraryFiles {
         guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
             throw OfflineError(.packageChanged, "the stored package could not be read: delete the title and download it again")
         }
-        return Hex.encode(SHA256.hash(data: data))
+        return Hex.encode(SHA256Digest.hash(data: data))
     }
 }

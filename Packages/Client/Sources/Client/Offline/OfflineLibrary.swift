@@ -54,17 +54,17 @@ public final class OfflineLibrary: Sendable {
     /// The library's device key, generated on first use. Two processes racing to make it agree:
     /// the key is written to a private temporary file and linked into place, and the loser reads
     /// the winner's.
-    public func deviceKey() throws(OfflineError) -> P256.KeyAgreement.PrivateKey {
+    public func deviceKey() throws(OfflineError) -> ECP256.KeyAgreement.PrivateKey {
         let keyPath = path + "/" + Self.deviceKeyName
         if let existing = try LibraryFiles.read(keyPath, maxBytes: 16 << 10) {
-            guard let key = try? P256.KeyAgreement.PrivateKey(pemRepresentation: String(decoding: existing, as: UTF8.self)) else {
+            guard let key = try? ECP256.KeyAgreement.PrivateKey(pemRepresentation: String(decoding: existing, as: UTF8.self)) else {
                 throw OfflineError(.library, "the library's device key is damaged: titles licensed to it cannot be played")
             }
             return key
         }
-        let key: P256.KeyAgreement.PrivateKey
+        let key: ECP256.KeyAgreement.PrivateKey
         do {
-            key = try P256.KeyAgreement.PrivateKey()
+            key = try ECP256.KeyAgreement.PrivateKey()
         } catch {
             throw OfflineError(.library, "a device key could not be generated")
         }

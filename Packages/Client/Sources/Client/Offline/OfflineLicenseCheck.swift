@@ -14,7 +14,7 @@ import MediaDRMTDF
 struct OfflineLicenseCheck {
     let license: OfflineLicense
 
-    init(compact: String, signingKeys: JSONObject, deviceKey: P256.KeyAgreement.PrivateKey,
+    init(compact: String, signingKeys: JSONObject, deviceKey: ECP256.KeyAgreement.PrivateKey,
          assetID: String) throws(OfflineError) {
         let keys: JWKSet
         do {
@@ -56,15 +56,15 @@ struct OfflineLicenseCheck {
     /// Each component's content key, unwrapped with the device key (in memory only) and checked
     /// against the package's `keyBinding` for that component (fps-v2 §5.3: HMAC-SHA256 of the
     /// component id under the key), so a licence can only open the package it was issued for.
-    func contentKeys(deviceKey: P256.KeyAgreement.PrivateKey,
-                     components: [(kind: MediaComponentKind, keyBinding: String)]) throws(OfflineError) -> [String: SymmetricKey] {
-        var keys: [String: SymmetricKey] = [:]
+    func contentKeys(deviceKey: ECP256.KeyAgreement.PrivateKey,
+                     components: [(kind: MediaComponentKind, keyBinding: String)]) throws(OfflineError) -> [String: SecretKey] {
+        var keys: [String: SecretKey] = [:]
         for component in components {
             let id = component.kind.id
             guard let entry = license.key(for: component.kind) else {
                 throw OfflineError(.licenseAsset, "the licence has no key for the package's \(id) component")
             }
-            let key: SymmetricKey
+            let key: SecretKey
             do {
                 key = try entry.unwrap(with: deviceKey)
             } catch {

@@ -22,7 +22,7 @@ import Testing
 
     /// The stub's certificate and its CKC rule: b"ckc:" + SHA-256(SPC).
     static let certificate = Data((0x30..<0x90).map { UInt8($0) })
-    static func ckc(for spc: Data) -> Data { Data("ckc:".utf8) + SHA256.hash(data: spc) }
+    static func ckc(for spc: Data) -> Data { Data("ckc:".utf8) + SHA256Digest.hash(data: spc) }
 
     /// A fresh SPC, so each test finds its own requests in the shared stub's log.
     static func spc() -> Data { Data("spc-".utf8) + Data(UUID().uuidString.utf8) + Data([0x00, 0xFF, 0x0D, 0x0A]) }

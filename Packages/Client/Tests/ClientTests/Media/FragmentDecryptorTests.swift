@@ -43,7 +43,7 @@ extension MediaTests {
         @Test func clearFragmentsCarryNoEncryptionBoxes() throws {
             let fixtures = try MediaFixtures.get()
             let clear = try InitSegmentRewriter.rewrite(try fixtures.shakaVideo.initBytes())
-            let decryptor = try FragmentDecryptor(initSegment: clear, key: SymmetricKey(data: MediaFixtures.shakaKey))
+            let decryptor = try FragmentDecryptor(initSegment: clear, key: SecretKey(data: MediaFixtures.shakaKey))
             let input = try fixtures.shakaVideo.segmentBytes(0)
             let fragments = try decryptor.decryptSegment(input)
             #expect(fragments.count == 1)
@@ -71,7 +71,7 @@ extension MediaTests {
                 let key = try #require(package.keys[component])
                 let initBytes = [UInt8](try Data(contentsOf: package.directory.appendingPathComponent("\(component)-init.mp4")))
                 let clear = try InitSegmentRewriter.rewrite(initBytes)
-                let decryptor = try FragmentDecryptor(initSegment: clear, key: SymmetricKey(data: key))
+                let decryptor = try FragmentDecryptor(initSegment: clear, key: SecretKey(data: key))
                 var out = try clear.serializedBytes()
                 for index in 0 ..< package.segmentCount {
                     let url = package.directory.appendingPathComponent("\(component)-segment\(index).m4s")
@@ -89,8 +89,8 @@ extension MediaTests {
             let fixtures = try MediaFixtures.get()
             let track = kind == "v" ? fixtures.shakaVideo : fixtures.shakaAudio
             let clear = try InitSegmentRewriter.rewrite(try track.initBytes())
-            let reference = try FragmentDecryptor(initSegment: clear, key: SymmetricKey(data: MediaFixtures.shakaKey))
-            let inPlace = try FragmentDecryptor(initSegment: clear, key: SymmetricKey(data: MediaFixtures.shakaKey))
+            let reference = try FragmentDecryptor(initSegment: clear, key: SecretKey(data: MediaFixtures.shakaKey))
+            let inPlace = try FragmentDecryptor(initSegment: clear, key: SecretKey(data: MediaFixtures.shakaKey))
             var buffer: [UInt8] = []
             for index in track.segments.indices {
                 let segment = try track.segmentBytes(index)
@@ -124,7 +124,7 @@ extension MediaTests {
             let clear = try InitSegmentRewriter.rewrite(try track.initBytes())
             var wrong = MediaFixtures.shakaKey
             wrong[0] ^= 1
-            let decryptor = try FragmentDecryptor(initSegment: clear, key: SymmetricKey(data: wrong))
+            let decryptor = try FragmentDecryptor(initSegment: clear, key: SecretKey(data: wrong))
             var out = try clear.serializedBytes()
             for index in track.segments.indices { out += try decryptor.clearSegment(try track.segmentBytes(index)) }
             let url = try fixtures.write(out, "wrong-key-a.mp4")
@@ -136,7 +136,7 @@ extension MediaTests {
             let clear = try InitSegmentRewriter.rewrite(try fixtures.shakaVideo.initBytes())
             #expect(throws: MediaError(.keyMismatch, "")) { try FragmentDecryptor(initSegment: clear, keys: [:]) }
             #expect(throws: MediaError(.keyMismatch, "")) {
-                try FragmentDecryptor(initSegment: clear, key: SymmetricKey(data: [UInt8](repeating: 1, count: 32)))
+                try FragmentDecryptor(initSegment: clear, key: SecretKey(data: [UInt8](repeating: 1, count: 32)))
             }
         }
 
@@ -146,7 +146,7 @@ extension MediaTests {
             let fixtures = try MediaFixtures.get()
             let track = kind == "v" ? fixtures.shakaVideo : fixtures.shakaAudio
             let clear = try InitSegmentRewriter.rewrite(try track.initBytes())
-            let decryptor = try FragmentDecryptor(initSegment: clear, key: SymmetricKey(data: MediaFixtures.shakaKey))
+            let decryptor = try FragmentDecryptor(initSegment: clear, key: SecretKey(data: MediaFixtures.shakaKey))
             let bytes = try track.segmentBytes(0)
             // Every prefix through the mdat header, then every 7th inside the mdat payload (all of
             // them for audio), and the last byte short.
@@ -172,7 +172,7 @@ extension MediaTests {
             let perSampleInit = ClearInitSegment(
                 fileType: constant.initSegment.fileType, movie: constant.initSegment.movie,
                 protections: [1: TrackProtection(trackID: 1, originalFormat: "avc1", scheme: "cbcs", trackEncryption: tenc)])
-            let perSample = try FragmentDecryptor(initSegment: perSampleInit, key: SymmetricKey(data: MediaFixtures.shakaKey))
+            let perSample = try FragmentDecryptor(initSegment: perSampleInit, key: SecretKey(data: MediaFixtures.shakaKey))
             let withIVs = try SegmentSurgery.modifyingFragment(segment, constant, keepSize: false) { traf in
                 var senc = try #require(traf.sampleEncryption)
                 senc.perSampleIVSize = 16
@@ -276,7 +276,7 @@ extension MediaTests {
 
         private func videoSegment(_ fixtures: MediaFixtures) throws -> (FragmentDecryptor, [UInt8]) {
             let clear = try InitSegmentRewriter.rewrite(try fixtures.shakaVideo.initBytes())
-            let decryptor = try FragmentDecryptor(initSegment: clear, key: SymmetricKey(data: MediaFixtures.shakaKey))
+            let decryptor = try FragmentDecryptor(initSegment: clear, key: SecretKey(data: MediaFixtures.shakaKey))
             return (decryptor, try fixtures.shakaVideo.segmentBytes(1))
         }
     }

@@ -11,7 +11,7 @@ extension MediaTests {
             var sources: [any MediaFragmentSource] = []
             for (track, key) in tracks {
                 let clear = try InitSegmentRewriter.rewrite(try track.initBytes())
-                let decryptor = try FragmentDecryptor(initSegment: clear, key: SymmetricKey(data: key))
+                let decryptor = try FragmentDecryptor(initSegment: clear, key: SecretKey(data: key))
                 inits.append(clear)
                 sources.append(DecryptingSegmentSource(decryptor: decryptor, segmentPaths: track.segments.map(\.path)))
             }
@@ -81,7 +81,7 @@ extension MediaTests {
                 let clear = try InitSegmentRewriter.rewrite([UInt8](try Data(contentsOf: initURL)))
                 #expect(clear.trackIDs == [1])
                 let key = try #require(package.keys[component])
-                let decryptor = try FragmentDecryptor(initSegment: clear, key: SymmetricKey(data: key))
+                let decryptor = try FragmentDecryptor(initSegment: clear, key: SecretKey(data: key))
                 let paths = (0 ..< package.segmentCount).map {
                     package.directory.appendingPathComponent("\(component)-segment\($0).m4s").path
                 }

@@ -24,7 +24,7 @@ extension MediaTests {
             #expect(protection.keyID == MediaFixtures.shakaKeyID)
             #expect(protection.perSampleIVSize == 0)
             #expect(protection.constantIV.map { Hex.encode($0) } == MediaFixtures.shakaIV)
-            #expect(protection.pattern == AES.CBCS.Pattern(cryptByteBlock: 1, skipByteBlock: 9))
+            #expect(protection.pattern == AESCipher.CBCS.Pattern(cryptByteBlock: 1, skipByteBlock: 9))
 
             // The clear init parses again and has no protection box anywhere.
             let bytes = try clear.serializedBytes()

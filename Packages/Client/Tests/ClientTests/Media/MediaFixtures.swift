@@ -75,7 +75,7 @@ struct MediaFixtures: Sendable {
     /// The clear fMP4 of one track, decrypted by the library: the clear init then each clear segment.
     func decrypt(_ track: Track) throws -> [UInt8] {
         let clear = try InitSegmentRewriter.rewrite(try track.initBytes())
-        let decryptor = try FragmentDecryptor(initSegment: clear, key: SymmetricKey(data: track.key))
+        let decryptor = try FragmentDecryptor(initSegment: clear, key: SecretKey(data: track.key))
         var out = try clear.serializedBytes()
         for index in track.segments.indices { out += try decryptor.clearSegment(try track.segmentBytes(index)) }
         return out

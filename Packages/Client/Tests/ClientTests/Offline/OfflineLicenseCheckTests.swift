@@ -19,21 +19,21 @@ import Testing
     struct Issued {
         let compact: String
         let jwks: JSONObject
-        let device: P256.KeyAgreement.PrivateKey
+        let device: ECP256.KeyAgreement.PrivateKey
         /// Each component with the keyBinding of the key the licence wraps (fps-v2 §5.3).
         let components: [(kind: MediaComponentKind, keyBinding: String)]
     }
 
     static func issue(window: Int64? = 3600, issuedAt: Int64 = now, expiresAt: Int64 = now + 86_400,
-                      device: P256.KeyAgreement.PrivateKey? = nil) throws -> Issued {
-        let signer = try P256.Signing.PrivateKey()
+                      device: ECP256.KeyAgreement.PrivateKey? = nil) throws -> Issued {
+        let signer = try ECP256.Signing.PrivateKey()
         let signing = JWSSigningKey(p256: signer, keyID: "licence-1")
-        let device = try device ?? P256.KeyAgreement.PrivateKey()
+        let device = try device ?? ECP256.KeyAgreement.PrivateKey()
         let deviceKey = try OfflineDeviceKey(device.publicKey)
         var components: [(kind: MediaComponentKind, keyBinding: String)] = []
         let keys = try ["video", "audio"].map { name in
             let kind = try #require(MediaComponentKind(rawValue: name))
-            let key = SymmetricKey(data: try SecureRandom.bytes(count: 16))
+            let key = SecretKey(data: try SecureRandom.bytes(count: 16))
             components.append((kind, TDFBinding.keyBinding(componentID: kind.id, key: key)))
             return try OfflineLicenseKey(component: kind, keyID: "ab", key: key, device: deviceKey)
         }
@@ -77,7 +77,7 @@ import Testing
         }
         // Another library's device key.
         #expect(throws: OfflineError(.licenseDevice, "")) {
-            try OfflineLicenseCheck(compact: issued.compact, signingKeys: issued.jwks, deviceKey: try P256.KeyAgreement.PrivateKey(),
+            try OfflineLicenseCheck(compact: issued.compact, signingKeys: issued.jwks, deviceKey: try ECP256.KeyAgreement.PrivateKey(),
                                     assetID: Self.asset)
         }
         // Another asset.

@@ -114,7 +114,7 @@ final class ScriptedKeyService: MediaKeyService, @unchecked Sendable {
         let time: Double
     }
 
-    let keys: [String: SymmetricKey]
+    let keys: [String: SecretKey]
     let clock: any PlaybackClock
     private let lock = NSLock()
     private var script: [String: [Answer]]
@@ -134,7 +134,7 @@ final class ScriptedKeyService: MediaKeyService, @unchecked Sendable {
     private var replaced = Set<String>()
     let heartbeatOfAReplacedSession = AsyncEvent()
 
-    init(keys: [String: SymmetricKey], clock: any PlaybackClock, script: [String: [Answer]], answersAfter: [String: String] = [:]) {
+    init(keys: [String: SecretKey], clock: any PlaybackClock, script: [String: [Answer]], answersAfter: [String: String] = [:]) {
         self.keys = keys
         self.clock = clock
         self.script = script
@@ -215,7 +215,7 @@ final class ScriptedKeyService: MediaKeyService, @unchecked Sendable {
             throw PlaybackError(.transport, "cancelled")
         case .key(let lease):
             guard let key = keys[request.component],
-                  let client = try? P256.KeyAgreement.PublicKey(pemRepresentation: request.clientPublicKeyPEM),
+                  let client = try? ECP256.KeyAgreement.PublicKey(pemRepresentation: request.clientPublicKeyPEM),
                   let wrapped = try? ECWrap.wrap(key, to: client) else { throw PlaybackError(.malformed, "test wrap") }
             return MediaKeyResponse(wrappedKey: wrapped.wrappedKey, sessionPublicKeyPEM: wrapped.ephemeralPublicKey.pemRepresentation,
                                     leaseSeconds: lease)
@@ -244,8 +244,8 @@ extension Playback {
 @Suite struct ContentKeySessionTests {
     static let components = ["video", "audio"]
 
-    static func keys() throws -> [String: SymmetricKey] {
-        ["video": SymmetricKey(data: try SecureRandom.bytes(count: 16)), "audio": SymmetricKey(data: try SecureRandom.bytes(count: 16))]
+    static func keys() throws -> [String: SecretKey] {
+        ["video": SecretKey(data: try SecureRandom.bytes(count: 16)), "audio": SecretKey(data: try SecureRandom.bytes(count: 16))]
     }
 
     static func session(_ service: ScriptedKeyService, clock: any PlaybackClock, delegate: RecordingDelegate) -> ContentKeySession {

@@ -159,7 +159,7 @@ final class PlaybackFixture: @unchecked Sendable {
         let subject = "viewer-\(UUID().uuidString.lowercased())"
         let claims = entitled ? #"{"entitlements":["\#(Self.attribute)"]}"# : #"{"entitlements":[]}"#
         return Viewer(token: try Self.token(kasTool, kasData, sub: subject, claims: claims),
-                      hash: Hex.encode(SHA256.hash(data: Data(subject.utf8)).prefix(8)))
+                      hash: Hex.encode(SHA256Digest.hash(data: Data(subject.utf8)).prefix(8)))
     }
 
     /// Requests of `viewer` the KAS has logged so far.

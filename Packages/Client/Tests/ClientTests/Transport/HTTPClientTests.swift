@@ -70,7 +70,7 @@ import Testing
         let info = try echo(response)
         #expect(try info.requireString("method") == method.rawValue)
         #expect(try info.requireInt64("bodyLength") == Int64(body.count))
-        #expect(try info.requireString("bodySHA256") == Hex.encode(SHA256.hash(data: body)))
+        #expect(try info.requireString("bodySHA256") == Hex.encode(SHA256Digest.hash(data: body)))
         #expect(try info.requireString("contentType") == "application/json")
         #expect(try info.requireString("authorization") == "Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig-_~+/==")
         // The token appears in no other header.

@@ -24,8 +24,8 @@ package struct DeliveryTokenKey: Sendable {
 
     init(secret: [UInt8], source: String) throws(DeliverySecretError) {
         do {
-            signing = try JWSSigningKey(hmac: SymmetricKey(data: secret))
-            verification = try JWSVerificationKey(hmac: SymmetricKey(data: secret))
+            signing = try JWSSigningKey(hmac: SecretKey(data: secret))
+            verification = try JWSVerificationKey(hmac: SecretKey(data: secret))
         } catch {
             throw DeliverySecretError("\(source) is not a usable HS256 key (at least 32 bytes, not a public key): \(error.reason)")
         }

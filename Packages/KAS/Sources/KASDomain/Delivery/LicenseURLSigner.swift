@@ -13,15 +13,15 @@ struct LicenseURLSigner: Sendable {
     /// The HMAC key's size.
     static let keyByteCount = 32
 
-    private let key: SymmetricKey
+    private let key: SecretKey
 
-    init(key: SymmetricKey) {
+    init(key: SecretKey) {
         self.key = key
     }
 
     /// A fresh random key (a single node's).
-    static func randomKey() throws(CryptoError) -> SymmetricKey {
-        SymmetricKey(data: try SecureRandom.bytes(count: keyByteCount))
+    static func randomKey() throws(CryptoError) -> SecretKey {
+        SecretKey(data: try SecureRandom.bytes(count: keyByteCount))
     }
 
     /// `?expires=...&sig=...` for the path of the licence route.
@@ -32,11 +32,11 @@ struct LicenseURLSigner: Sendable {
     /// Whether `sig` signs these values; compared in constant time.
     func isValid(_ sig: String, playbackID: String, component: String, expires: Int64) -> Bool {
         guard let mac = try? Base64URL.decode(sig) else { return false }
-        return HMAC.isValidSHA256(mac, for: Self.message(playbackID, component, expires), key: key)
+        return HMACSHA256.isValid(mac, for: Self.message(playbackID, component, expires), key: key)
     }
 
     private func signature(playbackID: String, component: String, expires: Int64) -> String {
-        Base64URL.encode(HMAC.sha256(Self.message(playbackID, component, expires), key: key))
+        Base64URL.encode(HMACSHA256.authenticationCode(Self.message(playbackID, component, expires), key: key))
     }
 
     /// Newline-separated: neither a playback id nor a component id can hold one.

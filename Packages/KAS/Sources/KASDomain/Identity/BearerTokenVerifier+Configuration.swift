@@ -56,7 +56,7 @@ extension BearerTokenVerifier {
 
     private static func hmacKey(_ secret: Data, _ what: String) throws(KASConfigurationError) -> JWSVerificationKey {
         do {
-            return try JWSVerificationKey(hmac: SymmetricKey(data: secret))
+            return try JWSVerificationKey(hmac: SecretKey(data: secret))
         } catch {
             // The JOSE reason describes the rule broken (length, PEM text), never the secret.
             throw KASConfigurationError(.invalidValue, "\(what): \(error.reason)")

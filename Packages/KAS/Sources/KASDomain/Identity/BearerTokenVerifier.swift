@@ -85,7 +85,7 @@ public struct BearerTokenVerifier: Sendable {
 
     /// Verifies a compact JWT.
     public func verify(token: String) throws(IdentityError) -> Identity {
-        let digest = SHA256.hash(data: Array(token.utf8))
+        let digest = SHA256Digest.hash(data: Array(token.utf8))
         let now = clock().timeIntervalSince1970
         if let identity = verified.identity(for: digest, at: now) { return identity }
         // Not remembered, or outside its window now: the full check gives the exact refusal.

@@ -33,14 +33,14 @@ public struct Identity: Sendable, Equatable, CustomStringConvertible {
     /// The first 16 hex digits (64 bits) of SHA-256 of the subject: stable per viewer, enough to
     /// correlate log lines, and not the subject itself.
     public static func viewerHash(subject: String) -> String {
-        Hex.encode(SHA256.hash(data: Data(subject.utf8)).prefix(8))
+        Hex.encode(SHA256Digest.hash(data: Data(subject.utf8)).prefix(8))
     }
 
     /// What stores key this viewer's records by (media sessions, first plays, rate buckets):
     /// SHA-256 of the subject, hex. The subject itself never reaches a database.
     public var storeKey: String { Self.storeKey(subject: subject) }
 
-    public static func storeKey(subject: String) -> String { Hex.encode(SHA256.hash(data: Data(subject.utf8))) }
+    public static func storeKey(subject: String) -> String { Hex.encode(SHA256Digest.hash(data: Data(subject.utf8))) }
 
     /// The purchase time of the rental of the policy with this uuid (any letter case), if any.
     public func rentalPurchaseTime(policyUUID: String) -> Int64? {

@@ -15,9 +15,9 @@ public struct DevIssuer: Sendable, CustomStringConvertible {
 
     public let kid: String
     public let created: Date
-    let privateKey: P256.Signing.PrivateKey
+    let privateKey: ECP256.Signing.PrivateKey
 
-    init(kid: String, created: Date, privateKey: P256.Signing.PrivateKey) {
+    init(kid: String, created: Date, privateKey: ECP256.Signing.PrivateKey) {
         self.kid = kid
         self.created = created
         self.privateKey = privateKey

@@ -156,9 +156,9 @@ extension KeyRing {
 
     /// A fresh P-256 signing key in `<kid>.pem` (0600), written before the index names it.
     private static func writeSigningKey(kid: String, role: String, _ dataDirectory: String) throws(KeyRingError) {
-        let key: P256.Signing.PrivateKey
+        let key: ECP256.Signing.PrivateKey
         do {
-            key = try P256.Signing.PrivateKey()
+            key = try ECP256.Signing.PrivateKey()
         } catch {
             throw KeyRingError(.crypto, "cannot generate \(role)")
         }

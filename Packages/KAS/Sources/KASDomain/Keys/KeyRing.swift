@@ -75,7 +75,7 @@ public struct KeyRing: Sendable {
         var devIssuer: DevIssuer?
         if let issuer = index.devIssuer {
             let path = keyPath(dataDirectory, kid: issuer.kid)
-            guard let key = try? P256.Signing.PrivateKey(pemRepresentation: try readKeyFile(path)) else {
+            guard let key = try? ECP256.Signing.PrivateKey(pemRepresentation: try readKeyFile(path)) else {
                 throw KeyRingError(.corruptKey, "key file '\(path)' is not a valid P-256 private key")
             }
             devIssuer = DevIssuer(kid: issuer.kid, created: issuer.created, privateKey: key)
@@ -83,7 +83,7 @@ public struct KeyRing: Sendable {
         var signers: [OfflineLicenseSigner] = []
         for entry in index.licenseSigners.entries {
             let path = keyPath(dataDirectory, kid: entry.kid)
-            guard let key = try? P256.Signing.PrivateKey(pemRepresentation: try readKeyFile(path)) else {
+            guard let key = try? ECP256.Signing.PrivateKey(pemRepresentation: try readKeyFile(path)) else {
                 throw KeyRingError(.corruptKey, "key file '\(path)' is not a valid P-256 private key")
             }
             signers.append(OfflineLicenseSigner(kid: entry.kid, created: entry.created, retired: entry.retired, privateKey: key))
@@ -146,20 +146,20 @@ public struct KeyRing: Sendable {
     /// Unwraps an `ec-wrapped` key: ECDH between the ring's P-256 key and the wrapper's
     /// ephemeral public key, HKDF-SHA256 (salt SHA-256("TDF"), empty info) to an AES-256 key,
     /// AES-GCM over `nonce ‖ ciphertext ‖ tag` (docs/formats.md "Cryptographic conventions").
-    public func unwrapEC(_ wrapped: some DataProtocol, ephemeralPublicKey: P256.KeyAgreement.PublicKey,
+    public func unwrapEC(_ wrapped: some DataProtocol, ephemeralPublicKey: ECP256.KeyAgreement.PublicKey,
                          kid: String?) throws(KeyRingError) -> (key: Data, kid: String) {
         let candidates = candidates(kid: kid, algorithm: .ecSecp256r1)
         guard !candidates.isEmpty else { throw noKey(kid, .ecSecp256r1) }
-        guard let box = try? AES.GCM.SealedBox(combined: wrapped) else {
+        guard let box = try? AESCipher.GCM.SealedBox(combined: wrapped) else {
             throw KeyRingError(.unwrapFailed, "the ec-wrapped key is shorter than nonce and tag")
         }
-        let salt = SHA256.hash(data: Data("TDF".utf8))
+        let salt = SHA256Digest.hash(data: Data("TDF".utf8))
         for candidate in candidates {
             guard let key = candidate.ecPrivateKey,
                   let secret = try? key.sharedSecretFromKeyAgreement(with: ephemeralPublicKey),
                   let wrapKey = try? secret.hkdfDerivedSymmetricKey(salt: salt, sharedInfo: Data(), outputByteCount: 32)
             else { continue }
-            if let plain = try? AES.GCM.open(box, using: wrapKey) { return (plain, candidate.kid) }
+            if let plain = try? AESCipher.GCM.open(box, using: wrapKey) { return (plain, candidate.kid) }
         }
         throw KeyRingError(.unwrapFailed, "no \(KeyAlgorithm.ecSecp256r1.rawValue) key of the ring unwraps the key")
     }

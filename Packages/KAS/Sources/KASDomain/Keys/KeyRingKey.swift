@@ -5,7 +5,7 @@ import MediaDRMCrypto
 package struct KeyRingKey: Sendable, CustomStringConvertible {
     public enum PrivateKey: Sendable {
         case rsa(RSA.PrivateKey)
-        case ec(P256.KeyAgreement.PrivateKey)
+        case ec(ECP256.KeyAgreement.PrivateKey)
     }
 
     public let entry: KeyRingEntry
@@ -27,7 +27,7 @@ package struct KeyRingKey: Sendable, CustomStringConvertible {
         return nil
     }
 
-    public var ecPrivateKey: P256.KeyAgreement.PrivateKey? {
+    public var ecPrivateKey: ECP256.KeyAgreement.PrivateKey? {
         if case .ec(let key) = privateKey { return key }
         return nil
     }
@@ -45,7 +45,7 @@ package struct KeyRingKey: Sendable, CustomStringConvertible {
             guard let key = try? RSA.PrivateKey(pemRepresentation: pem) else { throw mismatch }
             privateKey = .rsa(key)
         case .ecSecp256r1:
-            guard let key = try? P256.KeyAgreement.PrivateKey(pemRepresentation: pem) else { throw mismatch }
+            guard let key = try? ECP256.KeyAgreement.PrivateKey(pemRepresentation: pem) else { throw mismatch }
             privateKey = .ec(key)
         }
     }
@@ -56,7 +56,7 @@ package struct KeyRingKey: Sendable, CustomStringConvertible {
         do {
             switch algorithm {
             case .rsa2048: privateKey = .rsa(try RSA.PrivateKey(keySize: 2048))
-            case .ecSecp256r1: privateKey = .ec(try P256.KeyAgreement.PrivateKey())
+            case .ecSecp256r1: privateKey = .ec(try ECP256.KeyAgreement.PrivateKey())
             }
         } catch {
             throw KeyRingError(.crypto, "cannot generate a \(algorithm.rawValue) key (\(error.code.rawValue))")

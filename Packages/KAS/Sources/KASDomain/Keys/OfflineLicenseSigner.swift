@@ -16,9 +16,9 @@ package struct OfflineLicenseSigner: Sendable, CustomStringConvertible {
     public let created: Date
     /// When a newer key took over signing; nil for the active key.
     public let retired: Date?
-    let privateKey: P256.Signing.PrivateKey
+    let privateKey: ECP256.Signing.PrivateKey
 
-    init(kid: String, created: Date, retired: Date?, privateKey: P256.Signing.PrivateKey) {
+    init(kid: String, created: Date, retired: Date?, privateKey: ECP256.Signing.PrivateKey) {
         self.kid = kid
         self.created = created
         self.retired = retired

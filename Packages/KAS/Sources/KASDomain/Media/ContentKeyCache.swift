@@ -15,7 +15,7 @@ final class ContentKeyCache: @unchecked Sendable {
 
     final class KeyBuffer {
         var bytes: [UInt8]
-        init(_ key: SymmetricKey) { bytes = key.withUnsafeBytes { Array($0) } }
+        init(_ key: SecretKey) { bytes = key.withUnsafeBytes { Array($0) } }
         func zero() {
             bytes.withUnsafeMutableBytes { buffer in
                 guard let base = buffer.baseAddress else { return }
@@ -57,7 +57,7 @@ final class ContentKeyCache: @unchecked Sendable {
             entry.lastUse = clock
             entries[digest] = entry
             let components = zip(entry.manifest.components, entry.keys).map { component, buffer in
-                AdmittedComponent(id: component.id, kind: component.kind, key: SymmetricKey(data: buffer.bytes))
+                AdmittedComponent(id: component.id, kind: component.kind, key: SecretKey(data: buffer.bytes))
             }
             return AdmittedManifest(digest: entry.manifest.digest, policy: entry.manifest.policy, iv: entry.manifest.iv,
                                     components: components)
@@ -69,7 +69,7 @@ final class ContentKeyCache: @unchecked Sendable {
         let keys = manifest.components.map { KeyBuffer($0.key) }
         let stripped = AdmittedManifest(
             digest: manifest.digest, policy: manifest.policy, iv: manifest.iv,
-            components: manifest.components.map { AdmittedComponent(id: $0.id, kind: $0.kind, key: SymmetricKey(data: [])) })
+            components: manifest.components.map { AdmittedComponent(id: $0.id, kind: $0.kind, key: SecretKey(data: [])) })
         lock.withLock {
             clock += 1
             if let old = entries[manifest.digest] { old.keys.forEach { $0.zero() } }

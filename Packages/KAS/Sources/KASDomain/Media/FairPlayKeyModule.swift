@@ -14,7 +14,7 @@ public struct FairPlayCKCRequest: Sendable {
     public enum ContentType: String, Sendable { case sd, hd, uhd, audio }
 
     public var spc: Data
-    public var contentKey: SymmetricKey
+    public var contentKey: SecretKey
     /// `method.iv`, 16 bytes.
     public var contentIV: Data
     /// `uhd` for kind `video`, `audio` for kind `audio`.
@@ -25,7 +25,7 @@ public struct FairPlayCKCRequest: Sendable {
     /// `<policy uuid>/<id>`; SDK 26 does not read it, the SPC's own asset id is checked instead.
     public var assetID: String
 
-    public init(spc: Data, contentKey: SymmetricKey, contentIV: Data, contentType: ContentType, hdcpType: Int,
+    public init(spc: Data, contentKey: SecretKey, contentIV: Data, contentType: ContentType, hdcpType: Int,
                 leaseSeconds: Int, assetID: String) {
         self.spc = spc
         self.contentKey = contentKey

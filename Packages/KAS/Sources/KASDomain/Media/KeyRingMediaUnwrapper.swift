@@ -11,7 +11,7 @@ package struct KeyRingMediaUnwrapper: MediaKeyUnwrapper {
 
     public init(_ holder: KeyRingHolder) { self.holder = holder }
 
-    public func unwrap(_ keyAccess: KeyAccessObject) throws(TDFError) -> SymmetricKey {
+    public func unwrap(_ keyAccess: KeyAccessObject) throws(TDFError) -> SecretKey {
         guard keyAccess.type == .wrapped else { throw TDFError(.unsupported, "only wrapped key access is accepted here") }
         let wrapped: [UInt8]
         do {
@@ -20,7 +20,7 @@ package struct KeyRingMediaUnwrapper: MediaKeyUnwrapper {
             throw TDFError(.malformedManifest, "keyAccess.wrappedKey is not canonical base64")
         }
         do {
-            return SymmetricKey(data: try holder.current.unwrapRSA(wrapped, kid: keyAccess.kid).key)
+            return SecretKey(data: try holder.current.unwrapRSA(wrapped, kid: keyAccess.kid).key)
         } catch {
             throw TDFError(.keyUnwrapFailure, "no key of the ring unwraps this key access object")
         }

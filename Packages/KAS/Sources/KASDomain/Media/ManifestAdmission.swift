@@ -10,7 +10,7 @@ import MediaDRMMedia
 package struct AdmittedComponent: Sendable, CustomStringConvertible {
     public let id: String
     public let kind: MediaComponentKind
-    public let key: SymmetricKey
+    public let key: SecretKey
 
     public var description: String { "AdmittedComponent(\(id), \(kind))" }
 }
@@ -73,7 +73,7 @@ package struct ManifestAdmission: Sendable {
     }
 
     public static func digest(of manifest: some DataProtocol) -> String {
-        Hex.encode(SHA256.hash(data: manifest))
+        Hex.encode(SHA256Digest.hash(data: manifest))
     }
 
     public func admit(_ manifest: [UInt8]) throws(ManifestRefusal) -> AdmittedManifest {
@@ -108,7 +108,7 @@ package struct ManifestAdmission: Sendable {
         let policyMACInput = Data(parsed.policy.utf8)
         var components: [AdmittedComponent] = []
         for (index, access) in parsed.keyAccess.enumerated() {
-            let key: SymmetricKey
+            let key: SecretKey
             do {
                 key = try unwrapper.unwrap(access.keyAccessObject)
             } catch {
@@ -116,8 +116,8 @@ package struct ManifestAdmission: Sendable {
             }
             guard key.byteCount == 16 else { throw .keyLength }
             guard access.policyBinding.alg == "HS256",
-                  let stored = try? Base64.decode(access.policyBinding.hash), stored.count == SHA256.byteCount,
-                  ConstantTime.equals(stored, HMAC.sha256(policyMACInput, key: key))
+                  let stored = try? Base64.decode(access.policyBinding.hash), stored.count == SHA256Digest.byteCount,
+                  ConstantTime.equals(stored, HMACSHA256.authenticationCode(policyMACInput, key: key))
             else { throw .policyBinding }
             let (component, kind) = declared[index]
             guard TDFBinding.isValidKeyBinding(component.keyBinding, componentID: component.id, key: key) else {

@@ -10,7 +10,7 @@ package struct MediaKeyRequest: Sendable {
     /// How the key is to leave.
     package enum Delivery: Sendable {
         /// The open path: a fresh P-256 public key of the client.
-        case clientPublicKey(P256.KeyAgreement.PublicKey)
+        case clientPublicKey(ECP256.KeyAgreement.PublicKey)
         /// FairPlay: the SPC.
         case spc(Data)
 

@@ -5,7 +5,7 @@ import MediaDRMTDF
 /// Implemented over the key ring (kid lookup, rotation) by the app assembly, and over plain
 /// private keys here.
 public protocol MediaKeyUnwrapper: Sendable {
-    func unwrap(_ keyAccess: KeyAccessObject) throws(TDFError) -> SymmetricKey
+    func unwrap(_ keyAccess: KeyAccessObject) throws(TDFError) -> SecretKey
 }
 
 /// Tries each private key in order (the active key first, then retired ones).
@@ -14,7 +14,7 @@ package struct PrivateKeyUnwrapper: MediaKeyUnwrapper {
 
     public init(_ keys: [KASPrivateKey]) { self.keys = keys }
 
-    public func unwrap(_ keyAccess: KeyAccessObject) throws(TDFError) -> SymmetricKey {
+    public func unwrap(_ keyAccess: KeyAccessObject) throws(TDFError) -> SecretKey {
         for key in keys {
             if let unwrapped = try? keyAccess.unwrap(with: key) { return unwrapped }
         }

@@ -54,7 +54,7 @@ package final class MediaRewrapService: Sendable {
     private struct VerifiedPolicy {
         let request: UnsignedRewrapRequest.PolicyRequest
         let policy: MediaAssetPolicy
-        let keys: [(id: String, key: SymmetricKey)]
+        let keys: [(id: String, key: SecretKey)]
     }
 
     private func deliverKeys(_ decoded: Result<MediaRewrapRequest, MediaFailure>, viewer: Identity, region: String?,
@@ -97,9 +97,9 @@ package final class MediaRewrapService: Sendable {
         }
 
         // The keys leave, each wrapped to the client key with one KAS ephemeral key per response.
-        let ephemeral: P256.KeyAgreement.PrivateKey
+        let ephemeral: ECP256.KeyAgreement.PrivateKey
         do {
-            ephemeral = try P256.KeyAgreement.PrivateKey()
+            ephemeral = try ECP256.KeyAgreement.PrivateKey()
         } catch {
             throw .unavailable(.randomGenerator)
         }
@@ -140,7 +140,7 @@ package final class MediaRewrapService: Sendable {
         } catch {
             throw .refused(error)
         }
-        var keys: [(id: String, key: SymmetricKey)] = []
+        var keys: [(id: String, key: SecretKey)] = []
         for entry in request.keyAccessObjects {
             switch rewrap.unwrapAndVerify(entry, policyBase64: request.policyBody) {
             case .success(let key):

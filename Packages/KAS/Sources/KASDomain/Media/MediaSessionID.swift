@@ -15,7 +15,7 @@ package enum MediaSessionID {
     }
 
     /// The store keeps SHA-256 of the id: a copy of the database holds no usable session id.
-    static func hash(_ sessionID: String) -> String { Hex.encode(SHA256.hash(data: Data(sessionID.utf8))) }
+    static func hash(_ sessionID: String) -> String { Hex.encode(SHA256Digest.hash(data: Data(sessionID.utf8))) }
 
     /// How the media store keys the playback a client named (`playbackId`): SHA-256 of it, as for
     /// session ids, so a copy of the store holds no playback id (a delivery playback's id opens

@@ -29,7 +29,7 @@ package enum DPoPProof {
               case .number(let iat)? = claims["iat"], let issued = iat.double,
               abs(issued - now.timeIntervalSince1970) <= window,
               case .string(let ath)? = claims["ath"],
-              ath == Base64URL.encode(SHA256.hash(data: Data(accessToken.utf8)))
+              ath == Base64URL.encode(SHA256Digest.hash(data: Data(accessToken.utf8)))
         else { throw refused }
         return key
     }

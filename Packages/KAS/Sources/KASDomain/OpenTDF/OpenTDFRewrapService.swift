@@ -58,10 +58,10 @@ package struct OpenTDFRewrapService: Sendable {
 
     public func rewrap(_ request: UnsignedRewrapRequest, entity: OpenTDFEntity) throws(OpenTDFError) -> RewrapResponse {
         let client = try ClientKey(pem: request.clientPublicKey)
-        var session: P256.KeyAgreement.PrivateKey?
+        var session: ECP256.KeyAgreement.PrivateKey?
         if case .ec = client {
             do {
-                session = try P256.KeyAgreement.PrivateKey()
+                session = try ECP256.KeyAgreement.PrivateKey()
             } catch {
                 throw OpenTDFError(.internalFailure, "could not generate the session key")
             }
@@ -94,7 +94,7 @@ package struct OpenTDFRewrapService: Sendable {
     static let policyBindingFailure = "the policy binding does not verify"
 
     private func process(_ request: UnsignedRewrapRequest.PolicyRequest, entity: OpenTDFEntity, client: ClientKey,
-                         session: P256.KeyAgreement.PrivateKey?) -> [KeyAccessRewrapResult] {
+                         session: ECP256.KeyAgreement.PrivateKey?) -> [KeyAccessRewrapResult] {
         let policy: TDFPolicy
         do {
             policy = try TDFPolicy(base64: request.policyBody, limits: policyLimits)
@@ -103,7 +103,7 @@ package struct OpenTDFRewrapService: Sendable {
         }
 
         // Unwrap and verify every object before any decision or rewrap.
-        var verified: [(id: String, key: SymmetricKey)] = []
+        var verified: [(id: String, key: SecretKey)] = []
         var results: [String: KeyAccessRewrapResult] = [:]
         for entry in request.keyAccessObjects {
             switch unwrapAndVerify(entry, policyBase64: request.policyBody) {
@@ -134,7 +134,7 @@ package struct OpenTDFRewrapService: Sendable {
     /// One key access object unwrapped with the KAS keys, its size checked and its policy binding
     /// verified over `policyBase64` exactly as received. Shared with the media rewrap route
     /// (`MediaRewrapService`), which needs the same per-object checks before its media policy.
-    func unwrapAndVerify(_ entry: UnsignedRewrapRequest.KeyAccessEntry, policyBase64: String) -> Result<SymmetricKey, OpenTDFError> {
+    func unwrapAndVerify(_ entry: UnsignedRewrapRequest.KeyAccessEntry, policyBase64: String) -> Result<SecretKey, OpenTDFError> {
         let object: KeyAccessObject
         switch entry.keyAccess {
         case .success(let parsed): object = parsed
@@ -147,7 +147,7 @@ package struct OpenTDFRewrapService: Sendable {
         guard !candidates.isEmpty else {
             return .failure(OpenTDFError(.notFound, "no KAS key matches the key access object's kid and type"))
         }
-        var unwrapped: SymmetricKey?
+        var unwrapped: SecretKey?
         for candidate in candidates {
             if let key = try? object.unwrap(with: candidate) {
                 unwrapped = key
@@ -170,20 +170,20 @@ package struct OpenTDFRewrapService: Sendable {
 /// The client's public key from `clientPublicKey`.
 enum ClientKey {
     case rsa(RSA.PublicKey)
-    case ec(P256.KeyAgreement.PublicKey)
+    case ec(ECP256.KeyAgreement.PublicKey)
 
     init(pem: String) throws(OpenTDFError) {
         guard !pem.isEmpty else { throw OpenTDFError(.malformedRequest, "clientPublicKey is missing") }
         if let key = try? RSA.PublicKey(pemRepresentation: pem) {
             self = .rsa(key)
-        } else if let key = try? P256.KeyAgreement.PublicKey(pemRepresentation: pem) {
+        } else if let key = try? ECP256.KeyAgreement.PublicKey(pemRepresentation: pem) {
             self = .ec(key)
         } else {
             throw OpenTDFError(.malformedRequest, "clientPublicKey is not an RSA (2048+) or P-256 PEM public key")
         }
     }
 
-    func wrap(_ key: SymmetricKey, session: P256.KeyAgreement.PrivateKey?) throws(OpenTDFError) -> Data {
+    func wrap(_ key: SecretKey, session: ECP256.KeyAgreement.PrivateKey?) throws(OpenTDFError) -> Data {
         switch self {
         case .rsa(let publicKey):
             do {

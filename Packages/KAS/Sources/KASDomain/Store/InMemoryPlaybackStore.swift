@@ -12,7 +12,7 @@ final class InMemoryPlaybackStore: PlaybackStore {
     private let playbacks = Mutex<[String: PlaybackRecord]>([:])
     /// Drawn when the store is made and never written anywhere: a restart invalidates every
     /// licence URL, as it forgets every playback.
-    private let urlKey: SymmetricKey
+    private let urlKey: SecretKey
 
     init() throws(StoreError) {
         do {
@@ -58,7 +58,7 @@ final class InMemoryPlaybackStore: PlaybackStore {
         }
     }
 
-    func licenseURLKey() -> SymmetricKey { urlKey }
+    func licenseURLKey() -> SecretKey { urlKey }
 
     func close() {}
 }

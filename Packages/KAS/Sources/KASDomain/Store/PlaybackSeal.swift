@@ -29,7 +29,7 @@ enum PlaybackSeal {
             ("drm", .string(playback.drmSystem.rawValue)),
         ])))
         do {
-            let box = try AES.GCM.seal(plaintext, using: try key(playback.id), authenticating: Data(storageKey.utf8))
+            let box = try AESCipher.GCM.seal(plaintext, using: try key(playback.id), authenticating: Data(storageKey.utf8))
             return Base64.encode(box.combined)
         } catch {
             throw StoreError(.unavailable, "a playback cannot be sealed")
@@ -42,8 +42,8 @@ enum PlaybackSeal {
         let unreadable = StoreError(.unavailable, "a stored playback cannot be opened")
         let plaintext: Data
         do {
-            let box = try AES.GCM.SealedBox(combined: try Base64.decode(text))
-            plaintext = try AES.GCM.open(box, using: try key(id), authenticating: Data(storageKey.utf8))
+            let box = try AESCipher.GCM.SealedBox(combined: try Base64.decode(text))
+            plaintext = try AESCipher.GCM.open(box, using: try key(id), authenticating: Data(storageKey.utf8))
         } catch {
             throw unreadable
         }
@@ -71,7 +71,7 @@ enum PlaybackSeal {
     }
 
     /// HKDF-SHA256(playback id), 32 bytes: the AES-256 key of one playback.
-    private static func key(_ id: String) throws(CryptoError) -> SymmetricKey {
-        try HKDF.sha256(inputKeyMaterial: SymmetricKey(data: Data(id.utf8)), salt: Data(), info: keyInfo, outputByteCount: 32)
+    private static func key(_ id: String) throws(CryptoError) -> SecretKey {
+        try HKDFSHA256.deriveKey(inputKeyMaterial: SecretKey(data: Data(id.utf8)), salt: Data(), info: keyInfo, outputByteCount: 32)
     }
 }

@@ -21,7 +21,7 @@ package protocol PlaybackStore: Sendable {
     func extend(_ id: String, to expires: Date, now: Date) throws(StoreError)
     /// The key of the FairPlay licence URLs' signatures (`LicenseURLSigner`): the same on every
     /// node that shares this store, so a URL one node handed out works on every other.
-    func licenseURLKey() throws(StoreError) -> SymmetricKey
+    func licenseURLKey() throws(StoreError) -> SecretKey
     func close()
 }
 

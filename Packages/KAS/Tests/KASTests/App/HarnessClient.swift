@@ -43,7 +43,7 @@ extension KASTestHarness {
 
     /// An open-path key request with a fresh P-256 client key.
     func openKeyRequest(token: String, asset: String, component: String?, sessionId: String,
-                        manifest: Data) throws -> (result: CurlResult, clientKey: P256.KeyAgreement.PrivateKey) {
+                        manifest: Data) throws -> (result: CurlResult, clientKey: ECP256.KeyAgreement.PrivateKey) {
         let (members, clientKey) = try MediaHarness.openKeyRequestBody(asset: asset, component: component, sessionId: sessionId,
                                                                        manifest: manifest)
         return (try post("/media/v1/key-request", token: token, json: members), clientKey)

@@ -45,7 +45,7 @@ extension AppTests {
         static func signedRequestToken(_ requestBody: String, exp: Bool = true) throws -> String {
             var claims: [(String, JSONValue)] = [("requestBody", .string(requestBody)), ("iat", JWT.numericDate(Date()))]
             if exp { claims.append(("exp", JWT.numericDate(Date().addingTimeInterval(300)))) }
-            return try JWT.sign(claims: JSONObject(claims), key: JWSSigningKey(p256: P256.Signing.PrivateKey()))
+            return try JWT.sign(claims: JSONObject(claims), key: JWSSigningKey(p256: ECP256.Signing.PrivateKey()))
         }
 
         /// A v2 `UnsignedRewrapRequest` with one policy.
@@ -78,7 +78,7 @@ extension AppTests {
 
         static func cases(harness: KASTestHarness) throws -> [HostileCase] {
             let rsa1024 = try pem("rsa1024"), p384 = try pem("p384")
-            let p256 = try P256.KeyAgreement.PrivateKey().publicKey.pemRepresentation
+            let p256 = try ECP256.KeyAgreement.PrivateKey().publicKey.pemRepresentation
             let badPEM = "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n"
             let expired = try harness.token(sub: "hostile", ttl: -600)
             let valid = try harness.token(sub: "hostile")
@@ -297,7 +297,7 @@ extension AppTests {
                 ("policyBinding", "AAAA"),
             ])))]))
             let bulk = try harness.post("/kas/v2/rewrap", token: token, json: [("signedRequestToken", .string(try Self.signedRequestToken(
-                Self.v2(try P256.KeyAgreement.PrivateKey().publicKey.pemRepresentation, policyBody: "!!", objects: [object]))))])
+                Self.v2(try ECP256.KeyAgreement.PrivateKey().publicKey.pemRepresentation, policyBody: "!!", objects: [object]))))])
             #expect(bulk.status == 200)
             let results = try #require(try JSONParser.parse(bulk.body).object?["responses"]?.array?.first?.object?["results"]?.array)
             #expect(results.count == 1)

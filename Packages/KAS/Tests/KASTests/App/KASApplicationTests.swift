@@ -76,7 +76,7 @@ extension AppTests {
                 ("assetId", .string(UUID().uuidString.lowercased())), ("component", "video"),
                 ("sessionId", .string(String(repeating: "A", count: 43))),
                 ("tdfManifest", .string(Base64.encode(manifest))),
-                ("clientPublicKey", .string(try P256.KeyAgreement.PrivateKey().publicKey.pemRepresentation)),
+                ("clientPublicKey", .string(try ECP256.KeyAgreement.PrivateKey().publicKey.pemRepresentation)),
             ])))
             #expect(body.count > 1 << 20)
             let result = try harness.post("/media/v1/key-request", token: token, body: body)

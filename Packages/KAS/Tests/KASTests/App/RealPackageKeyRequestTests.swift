@@ -38,7 +38,7 @@ enum RealMutation: String, CaseIterable, Sendable {
             return (package.mutated { $0.keyAccess.reverse() }, package.uuid, "video")
         case .sharedKey:
             // Audio gets video's key with every binding made anew for it, so only the sharing is wrong.
-            let key = SymmetricKey(data: try #require(package.keys["video"]))
+            let key = SecretKey(data: try #require(package.keys["video"]))
             var policy = try TDFPolicy(base64: package.model.policy)
             var components = try #require(policy.components)
             components.entries[1].keyBinding = TDFBinding.keyBinding(componentID: components.entries[1].id, key: key)
@@ -121,12 +121,12 @@ extension AppTests {
 
                 // docs/formats.md "Cryptographic conventions" by hand: ECDH with the KAS ephemeral key, HKDF-SHA256 (salt
                 // SHA-256("TDF"), empty info) to an AES-256 key, GCM over nonce ‖ ct ‖ tag.
-                let ephemeral = try P256.KeyAgreement.PublicKey(pemRepresentation: try #require(answer["sessionPublicKey"]?.string))
+                let ephemeral = try ECP256.KeyAgreement.PublicKey(pemRepresentation: try #require(answer["sessionPublicKey"]?.string))
                 let secret = try clientKey.sharedSecretFromKeyAgreement(with: ephemeral)
-                let wrapKey = try secret.hkdfDerivedSymmetricKey(salt: SHA256.hash(data: Data("TDF".utf8)), sharedInfo: Data(),
+                let wrapKey = try secret.hkdfDerivedSymmetricKey(salt: SHA256Digest.hash(data: Data("TDF".utf8)), sharedInfo: Data(),
                                                                  outputByteCount: 32)
-                let box = try AES.GCM.SealedBox(combined: Base64.decode(try #require(answer["wrappedKey"]?.string)))
-                let key = try AES.GCM.open(box, using: wrapKey)
+                let box = try AESCipher.GCM.SealedBox(combined: Base64.decode(try #require(answer["wrappedKey"]?.string)))
+                let key = try AESCipher.GCM.open(box, using: wrapKey)
                 #expect(key == package.keys[component], "\(component): the delivered key is the packaged one")
             }
             let events = harness.auditEvents(sub: sub).filter { $0["event"]?.string == "key_request" }

@@ -67,7 +67,7 @@ extension IdentityTests {
         @Test func jwksFileIssuerSelectsKeysByKid() throws {
             let temp = try TemporaryDirectory()
             let rsa = try RSA.PrivateKey(keySize: 2048)
-            let ec = try P256.Signing.PrivateKey()
+            let ec = try ECP256.Signing.PrivateKey()
             // The JWKS also carries an encryption key, which is skipped, and an unsupported key type.
             var jwks = JWKSet(keys: [JWK(publicKey: rsa.publicKey, keyID: "rsa-1"), JWK(publicKey: ec.publicKey, keyID: "ec-1")]).jsonObject
             var keys = try #require(jwks["keys"]?.array)
@@ -86,7 +86,7 @@ extension IdentityTests {
             #expect(try verifier.verify(token: es256).subject == "alice")
 
             // Signed by a key the JWKS does not have, under a kid it does have.
-            let stranger = try JWT.sign(claims: body, key: JWSSigningKey(p256: P256.Signing.PrivateKey(), keyID: "ec-1"))
+            let stranger = try JWT.sign(claims: body, key: JWSSigningKey(p256: ECP256.Signing.PrivateKey(), keyID: "ec-1"))
             #expect(throws: IdentityError(.invalidToken, "", tokenError: .badSignature)) { try verifier.verify(token: stranger) }
             let unknownKid = try JWT.sign(claims: body, key: JWSSigningKey(p256: ec, keyID: "ec-9"))
             #expect(throws: IdentityError(.invalidToken, "", tokenError: .unknownKey)) { try verifier.verify(token: unknownKid) }
@@ -110,9 +110,9 @@ extension IdentityTests {
                                                    environment: ["IDP_SECRET": environmentSecret], clock: Self.clock)
             let rs = try JWT.sign(claims: claims(iss: "rs", aud: .string("kas")), key: JWSSigningKey(rsa: rsa))
             let hsFile = try JWT.sign(claims: claims(iss: "hs-file", aud: .string("kas")),
-                                      key: JWSSigningKey(hmac: SymmetricKey(data: fileSecret)))
+                                      key: JWSSigningKey(hmac: SecretKey(data: fileSecret)))
             let hsEnv = try JWT.sign(claims: claims(iss: "hs-env", aud: .string("kas")),
-                                     key: JWSSigningKey(hmac: SymmetricKey(data: Data(environmentSecret.utf8))))
+                                     key: JWSSigningKey(hmac: SecretKey(data: Data(environmentSecret.utf8))))
             #expect(try verifier.verify(token: rs).issuer == "rs")
             #expect(try verifier.verify(token: hsFile).issuer == "hs-file")
             #expect(try verifier.verify(token: hsEnv).issuer == "hs-env")
@@ -120,7 +120,7 @@ extension IdentityTests {
             // Algorithm confusion: an HS256 token whose secret is the RSA issuer's public PEM.
             let header = Base64URL.encode(Data(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
             let payload = Base64URL.encode(JSONWriter.write(.object(claims(iss: "rs", aud: .string("kas")))))
-            let mac = HMAC.sha256(Data("\(header).\(payload)".utf8), key: SymmetricKey(data: Data(rsa.publicKey.pemRepresentation.utf8)))
+            let mac = HMACSHA256.authenticationCode(Data("\(header).\(payload)".utf8), key: SecretKey(data: Data(rsa.publicKey.pemRepresentation.utf8)))
             let confused = "\(header).\(payload).\(Base64URL.encode(mac))"
             #expect(throws: IdentityError(.invalidToken, "", tokenError: .algorithmMismatch)) { try verifier.verify(token: confused) }
 

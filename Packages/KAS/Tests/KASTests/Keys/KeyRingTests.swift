@@ -150,12 +150,12 @@ extension KeysTests {
         }
 
         /// docs/formats.md "Cryptographic conventions", `ec-wrapped`: ECDH, HKDF-SHA256 (salt SHA-256("TDF"), empty info), AES-256-GCM.
-        private func ecWrap(_ key: Data, to recipient: P256.KeyAgreement.PublicKey) throws -> (Data, P256.KeyAgreement.PublicKey) {
-            let ephemeral = try P256.KeyAgreement.PrivateKey()
+        private func ecWrap(_ key: Data, to recipient: ECP256.KeyAgreement.PublicKey) throws -> (Data, ECP256.KeyAgreement.PublicKey) {
+            let ephemeral = try ECP256.KeyAgreement.PrivateKey()
             let secret = try ephemeral.sharedSecretFromKeyAgreement(with: recipient)
-            let wrapKey = try secret.hkdfDerivedSymmetricKey(salt: SHA256.hash(data: Data("TDF".utf8)), sharedInfo: Data(),
+            let wrapKey = try secret.hkdfDerivedSymmetricKey(salt: SHA256Digest.hash(data: Data("TDF".utf8)), sharedInfo: Data(),
                                                              outputByteCount: 32)
-            return (try AES.GCM.seal(key, using: wrapKey).combined, ephemeral.publicKey)
+            return (try AESCipher.GCM.seal(key, using: wrapKey).combined, ephemeral.publicKey)
         }
 
         @Test func candidatesFollowKidThenActiveThenRetiredNewestFirst() throws {

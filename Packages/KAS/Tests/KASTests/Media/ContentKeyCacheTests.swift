@@ -12,7 +12,7 @@ import Testing
 
     private func manifest(_ digest: String, key: UInt8 = 7) -> AdmittedManifest {
         AdmittedManifest(digest: digest, policy: MediaAssetPolicy(policyUUID: "u", dataAttributes: [], dissem: [], rules: nil),
-                         iv: Data(count: 16), components: [AdmittedComponent(id: "video", kind: .video, key: SymmetricKey(data: Data(repeating: key, count: 16)))])
+                         iv: Data(count: 16), components: [AdmittedComponent(id: "video", kind: .video, key: SecretKey(data: Data(repeating: key, count: 16)))])
     }
 
     @Test func hitsUntilTheTTLAndThenZeroes() throws {
@@ -20,7 +20,7 @@ import Testing
         cache.insert(manifest("a"), now: now)
         let buffers = cache.buffers(for: "a")
         #expect(cache.lookup(digest: "a", now: now.addingTimeInterval(59))?.components.first?.key
-                == SymmetricKey(data: Data(repeating: 7, count: 16)))
+                == SecretKey(data: Data(repeating: 7, count: 16)))
         #expect(cache.lookup(digest: "b", now: now) == nil)
         #expect(cache.lookup(digest: "a", now: now.addingTimeInterval(60)) == nil)
         #expect(buffers.count == 1 && buffers.allSatisfy { $0.bytes.allSatisfy { $0 == 0 } })
@@ -48,6 +48,6 @@ import Testing
         cache.insert(manifest("a"), now: now)
         let copy = cache.lookup(digest: "a", now: now)
         cache.insert(manifest("b", key: 9), now: now)
-        #expect(copy?.components.first?.key == SymmetricKey(data: Data(repeating: 7, count: 16)))
+        #expect(copy?.components.first?.key == SecretKey(data: Data(repeating: 7, count: 16)))
     }
 }

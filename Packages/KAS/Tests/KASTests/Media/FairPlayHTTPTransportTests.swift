@@ -13,7 +13,7 @@ import Testing
 /// for a service wrapping the SDK (not FairPlay).
 @Suite struct FairPlayHTTPTransportTests {
     private func ckcRequest(assetID: String) throws -> FairPlayCKCRequest {
-        FairPlayCKCRequest(spc: Data([1, 2, 3, 4]), contentKey: SymmetricKey(data: try Hex.decode("000102030405060708090a0b0c0d0e0f")),
+        FairPlayCKCRequest(spc: Data([1, 2, 3, 4]), contentKey: SecretKey(data: try Hex.decode("000102030405060708090a0b0c0d0e0f")),
                            contentIV: try Hex.decode("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"), contentType: .uhd, hdcpType: 1,
                            leaseSeconds: 3600, assetID: assetID)
     }

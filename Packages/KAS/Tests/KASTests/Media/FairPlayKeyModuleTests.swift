@@ -50,7 +50,7 @@ final class RecordingSDKTransport: Sendable {
 @Suite struct FairPlayKeyModuleTests {
     @Test func createCKCRequestIsTheSDKJSON() throws {
         let request = FairPlayCKCRequest(
-            spc: Data([1, 2, 3, 4]), contentKey: SymmetricKey(data: try Hex.decode("000102030405060708090a0b0c0d0e0f")),
+            spc: Data([1, 2, 3, 4]), contentKey: SecretKey(data: try Hex.decode("000102030405060708090a0b0c0d0e0f")),
             contentIV: try Hex.decode("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"), contentType: .audio, hdcpType: 1,
             leaseSeconds: 3600, assetID: "3f1c9e2a-7b4d-4e8f-9a21-5c6d7e8f9a0b/audio")
         let text = String(decoding: FairPlaySDKJSON.createCKCRequest(request), as: UTF8.self)

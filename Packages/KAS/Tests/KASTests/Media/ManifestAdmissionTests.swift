@@ -128,7 +128,7 @@ enum ManifestMutation: String, CaseIterable, Sendable {
             let other = try RSA.PrivateKey(keySize: 2048)
             let value = try package.manifestValue()
             let policyText = package.policyBase64
-            let foreign = try KeyAccessObject.wrapping(SymmetricKey(data: package.components[0].key), to: .rsa(other.publicKey),
+            let foreign = try KeyAccessObject.wrapping(SecretKey(data: package.components[0].key), to: .rsa(other.publicKey),
                                                        kasURL: MediaFixture.kasURL, policyBase64: policyText, bindingForm: .raw)
             return (JSONWriter.write(value.replacing(keyAccessPath + [.index(0)], with: foreign.jsonValue), options: []), package.uuid)
         }
@@ -150,11 +150,11 @@ enum ManifestMutation: String, CaseIterable, Sendable {
         #expect(admitted.components.map(\.id) == ["video", "audio"])
         #expect(admitted.components.map(\.kind) == [.video, .audio])
         for (component, expected) in zip(admitted.components, package.components) {
-            #expect(component.key == SymmetricKey(data: expected.key))
+            #expect(component.key == SecretKey(data: expected.key))
         }
         #expect(admitted.iv == package.iv)
         #expect(admitted.dataAttributes == [MediaFixture.attribute])
-        #expect(admitted.digest == Hex.encode(SHA256.hash(data: manifest)))
+        #expect(admitted.digest == Hex.encode(SHA256Digest.hash(data: manifest)))
         #expect(try admission().admit(Array(try TestPackage.videoOnly().manifest())).components.count == 1)
     }
 
@@ -203,6 +203,6 @@ enum ManifestMutation: String, CaseIterable, Sendable {
         #expect(hashes == ["YfWHFTZaDRIdmvAJhng0YHwLLHeKeEYNGKXCXd9wWqc=", "BYwGfQat7pK/d/NCvjZZqIryPOUA72NPx+1O/oBXF5A="])
         let admitted = try admission().admit(Array(JSONWriter.write(value, options: [])))
         #expect(admitted.policyUUID == "3f1c9e2a-7b4d-4e8f-9a21-5c6d7e8f9a0b")
-        #expect(admitted.components.first?.key == SymmetricKey(data: video))
+        #expect(admitted.components.first?.key == SecretKey(data: video))
     }
 }

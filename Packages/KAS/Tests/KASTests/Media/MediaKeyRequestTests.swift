@@ -128,7 +128,7 @@ import Testing
         let nobody = try harness.viewer("mallory@example.com", entitlements: [])
         func request(_ token: String, headers: [String]) throws -> CurlResult {
             let session = try #require(try harness.startSession(token: token, asset: package.uuid).sessionId)
-            let clientKey = try P256.KeyAgreement.PrivateKey()
+            let clientKey = try ECP256.KeyAgreement.PrivateKey()
             return try harness.post("/media/v1/key-request", token: token, body: .object(JSONObject([
                 ("assetId", .string(package.uuid)), ("sessionId", .string(session)), ("component", "video"),
                 ("tdfManifest", .string(Base64.encode(manifest))), ("clientPublicKey", .string(clientKey.publicKey.pemRepresentation)),

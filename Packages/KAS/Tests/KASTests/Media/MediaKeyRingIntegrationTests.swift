@@ -26,7 +26,7 @@ import Testing
         var package = try TestPackage.videoOnly()
         let policyText = package.policyBase64
         let oldObject = try KeyAccessObject.wrapping(
-            SymmetricKey(data: package.components[0].key), to: .rsa(try #require(oldKey.rsaPrivateKey).publicKey),
+            SecretKey(data: package.components[0].key), to: .rsa(try #require(oldKey.rsaPrivateKey).publicKey),
             kasURL: MediaFixture.kasURL, kid: oldKey.kid, policyBase64: policyText, bindingForm: .raw)
         let oldManifest = JSONWriter.write(try package.manifestValue().replacing(
             [.key("encryptionInformation"), .key("keyAccess")], with: .array([oldObject.jsonValue])), options: [])
@@ -38,7 +38,7 @@ import Testing
         // Packaged after, without a kid: the active key.
         package.uuid = UUID().uuidString.lowercased()
         let newObject = try KeyAccessObject.wrapping(
-            SymmetricKey(data: package.components[0].key), to: .rsa(try #require(newKey.rsaPrivateKey).publicKey),
+            SecretKey(data: package.components[0].key), to: .rsa(try #require(newKey.rsaPrivateKey).publicKey),
             kasURL: MediaFixture.kasURL, policyBase64: package.policyBase64, bindingForm: .raw)
         let newManifest = JSONWriter.write(try package.manifestValue().replacing(
             [.key("encryptionInformation"), .key("keyAccess")], with: .array([newObject.jsonValue])), options: [])
@@ -78,7 +78,7 @@ import Testing
             #expect(start.status == 200)
             let session = try #require(try JSONParser.parse(start.body).object?["sessionId"]?.string)
             secrets.append(session)
-            let clientKey = try P256.KeyAgreement.PrivateKey()
+            let clientKey = try ECP256.KeyAgreement.PrivateKey()
             let body = JSONWriter.write(.object(JSONObject([
                 ("assetId", .string(asset)), ("component", "video"), ("sessionId", .string(session)),
                 ("tdfManifest", .string(Base64.encode(manifest))), ("clientPublicKey", .string(clientKey.publicKey.pemRepresentation)),

@@ -24,16 +24,16 @@ import Testing
     struct Stream {
         let uuid = UUID().uuidString.lowercased()
         let policy: String
-        let keys: [SymmetricKey]
+        let keys: [SecretKey]
         let objects: [KeyAccessObject]
 
         init(_ kas: KASTestHarness, count: Int) throws {
             let rules = try JSONParser.parse(Data(#"{"v":1,"maxConcurrentStreams":4}"#.utf8))
             policy = TDFPolicy(uuid: uuid, dataAttributes: [MediaRewrapRouteTests.attribute], media: rules).base64
             let kasKey = try KASPublicKey(pemRepresentation: kas.rsaPublicKeyPEM)
-            var keys: [SymmetricKey] = [], objects: [KeyAccessObject] = []
+            var keys: [SecretKey] = [], objects: [KeyAccessObject] = []
             for _ in 0..<count {
-                let key = try SymmetricKey(size: .bits256)
+                let key = try SecretKey(size: .bits256)
                 keys.append(key)
                 objects.append(try KeyAccessObject.wrapping(key, to: kasKey, kasURL: kas.publicURL, policyBase64: policy))
             }
@@ -72,14 +72,14 @@ import Testing
         let token = try kas.token(sub: "rewrap-route", entitlements: [Self.attribute])
         let stream = try Stream(kas, count: 513)
         let session = try Self.session(kas, token: token, asset: stream.uuid)
-        let client = try P256.KeyAgreement.PrivateKey()
+        let client = try ECP256.KeyAgreement.PrivateKey()
         let pem = client.publicKey.pemRepresentation
 
         // Two keys, each opening with the client key and the answer's session key.
         let granted = try Self.post(kas, "/media/v1/rewrap", token: token, stream.body(session: session, clientKey: pem, count: 2))
         #expect(granted.status == 200, "\(granted.text)")
         let answer = try #require(try JSONParser.parse(granted.body).object)
-        let sessionKey = try P256.KeyAgreement.PublicKey(pemRepresentation: try #require(answer["sessionPublicKey"]?.string))
+        let sessionKey = try ECP256.KeyAgreement.PublicKey(pemRepresentation: try #require(answer["sessionPublicKey"]?.string))
         let results = try #require(answer["responses"]?.array?.first?.object?["results"]?.array)
         #expect(results.count == 2)
         for (index, result) in results.enumerated() {
@@ -131,7 +131,7 @@ import Testing
         let token = try kas.token(sub: "rewrap-rate", entitlements: [Self.attribute])
         let stream = try Stream(kas, count: 200)
         let session = try Self.session(kas, token: token, asset: stream.uuid)
-        let pem = try P256.KeyAgreement.PrivateKey().publicKey.pemRepresentation
+        let pem = try ECP256.KeyAgreement.PrivateKey().publicKey.pemRepresentation
         var statuses: [Int] = []
         for _ in 0..<4 {
             statuses.append(try Self.post(kas, "/media/v1/rewrap", token: token, stream.body(session: session, clientKey: pem)).status)

@@ -76,7 +76,7 @@ struct TestPackage {
 
     var policy: TDFPolicy {
         TDFPolicy(uuid: uuid, dataAttributes: dataAttributes, dissem: dissem,
-                  components: MediaComponentList(entries: components.map { .init(id: $0.id, kind: $0.kind, key: SymmetricKey(data: $0.key)) }),
+                  components: MediaComponentList(entries: components.map { .init(id: $0.id, kind: $0.kind, key: SecretKey(data: $0.key)) }),
                   classification: classification, media: media)
     }
 
@@ -85,7 +85,7 @@ struct TestPackage {
     func keyAccess(policyBase64: String) throws -> [JSONValue] {
         let publicKey = try kasPublicKey ?? MediaFixture.kasKey().publicKey
         return try components.map { component in
-            try KeyAccessObject.wrapping(SymmetricKey(data: component.key), to: .rsa(publicKey), kasURL: kasURL,
+            try KeyAccessObject.wrapping(SecretKey(data: component.key), to: .rsa(publicKey), kasURL: kasURL,
                                          policyBase64: policyBase64, bindingForm: bindingForm).jsonValue
         }
     }
@@ -251,7 +251,7 @@ final class MediaHarness: @unchecked Sendable {
 
     /// An open-path key request with a fresh client key; returns the result and the client key.
     func openKeyRequest(token: String, asset: String, component: String?, sessionId: String, manifest: Data,
-                        extra: [(String, JSONValue)] = []) throws -> (result: CurlResult, clientKey: P256.KeyAgreement.PrivateKey) {
+                        extra: [(String, JSONValue)] = []) throws -> (result: CurlResult, clientKey: ECP256.KeyAgreement.PrivateKey) {
         let (members, clientKey) = try Self.openKeyRequestBody(asset: asset, component: component, sessionId: sessionId,
                                                                manifest: manifest)
         return (try post("/media/v1/key-request", token: token, body: .object(JSONObject(members + extra))), clientKey)
@@ -259,8 +259,8 @@ final class MediaHarness: @unchecked Sendable {
 
     /// The members of an open-path key request with a fresh P-256 client key.
     static func openKeyRequestBody(asset: String, component: String?, sessionId: String,
-                                   manifest: Data) throws -> (members: [(String, JSONValue)], clientKey: P256.KeyAgreement.PrivateKey) {
-        let clientKey = try P256.KeyAgreement.PrivateKey()
+                                   manifest: Data) throws -> (members: [(String, JSONValue)], clientKey: ECP256.KeyAgreement.PrivateKey) {
+        let clientKey = try ECP256.KeyAgreement.PrivateKey()
         var members: [(String, JSONValue)] = [
             ("assetId", .string(asset)), ("sessionId", .string(sessionId)),
             ("tdfManifest", .string(Base64.encode(manifest))),
@@ -271,10 +271,10 @@ final class MediaHarness: @unchecked Sendable {
     }
 
     /// Unwraps the key of a successful open-path answer.
-    static func unwrap(_ result: CurlResult, with clientKey: P256.KeyAgreement.PrivateKey) throws -> Data? {
+    static func unwrap(_ result: CurlResult, with clientKey: ECP256.KeyAgreement.PrivateKey) throws -> Data? {
         guard let object = (try? JSONParser.parse(result.body))?.object,
               let wrapped = object["wrappedKey"]?.string, let pem = object["sessionPublicKey"]?.string else { return nil }
-        let ephemeral = try P256.KeyAgreement.PublicKey(pemRepresentation: pem)
+        let ephemeral = try ECP256.KeyAgreement.PublicKey(pemRepresentation: pem)
         let key = try ECWrap.unwrap(Base64.decode(wrapped), ephemeralPublicKey: ephemeral, with: clientKey)
         return key.withUnsafeBytes { Data($0) }
     }

@@ -64,7 +64,7 @@ extension OfflineTests {
                 return try Curl.run(arguments + [kas.address + path], stdin: body.map { JSONWriter.write($0) })
             }
 
-            func issue(_ package: TestPackage, device: P256.KeyAgreement.PrivateKey, token: String) throws -> CurlResult {
+            func issue(_ package: TestPackage, device: ECP256.KeyAgreement.PrivateKey, token: String) throws -> CurlResult {
                 let body = OfflineLicenseRequest(assetID: package.uuid, manifest: try package.manifest(),
                                                  device: try OfflineDeviceKey(device.publicKey), deviceName: "test device")
                 return try request("POST", "/media/v1/offline-license", token: token, body: body.jsonValue)
@@ -91,7 +91,7 @@ extension OfflineTests {
                                    maxOfflineDevices: 2)
             let package = try served.package(rules)
             let token = try served.token("offline-\(UUID().uuidString)")
-            let devices = try (0..<3).map { _ in try P256.KeyAgreement.PrivateKey() }
+            let devices = try (0..<3).map { _ in try ECP256.KeyAgreement.PrivateKey() }
 
             // Two devices are admitted, the third is refused until one releases.
             let first = try served.issue(package, device: devices[0], token: token)
@@ -129,7 +129,7 @@ extension OfflineTests {
             for component in package.components {
                 let kind = try #require(MediaComponentKind(rawValue: component.kind))
                 let key = try #require(license.key(for: kind))
-                #expect(try key.unwrap(with: devices[2]) == SymmetricKey(data: component.key))
+                #expect(try key.unwrap(with: devices[2]) == SecretKey(data: component.key))
                 #expect(throws: OfflineLicenseError(.keyUnwrapFailed, "")) { try key.unwrap(with: devices[0]) }
             }
 
@@ -203,7 +203,7 @@ extension OfflineTests {
             let served = try Served()
             let package = try served.package(MediaRules(offline: true, maxOfflineDevices: 2))
             let token = try served.token("parallel-\(UUID().uuidString)")
-            let devices = try (0..<20).map { _ in try P256.KeyAgreement.PrivateKey() }
+            let devices = try (0..<20).map { _ in try ECP256.KeyAgreement.PrivateKey() }
             let statuses = Mutex<[Int]>([])
             DispatchQueue.concurrentPerform(iterations: devices.count) { index in
                 let status = (try? served.issue(package, device: devices[index], token: token))?.status ?? -1
@@ -223,9 +223,9 @@ extension OfflineTests {
             let token = try served.token("expiry-\(UUID().uuidString)")
             let jwks = try served.signingKeys()
             let first = try OfflineLicense.verified(
-                try Self.answer(try served.issue(package, device: try P256.KeyAgreement.PrivateKey(), token: token)).license,
+                try Self.answer(try served.issue(package, device: try ECP256.KeyAgreement.PrivateKey(), token: token)).license,
                 signingKeys: jwks)
-            let other = try P256.KeyAgreement.PrivateKey()
+            let other = try ECP256.KeyAgreement.PrivateKey()
             var admitted: CurlResult?
             var refusals: [String?] = []
             let deadline = Date().addingTimeInterval(60)
@@ -250,7 +250,7 @@ extension OfflineTests {
             let package = try served.package(rules)
             let purchase = Int64(Date().timeIntervalSince1970) - 100
             let token = try served.token("renter-\(UUID().uuidString)", rentals: [package.uuid: purchase])
-            let device = try P256.KeyAgreement.PrivateKey()
+            let device = try ECP256.KeyAgreement.PrivateKey()
             let issued = try served.issue(package, device: device, token: token)
             #expect(issued.status == 200, "\(issued.text)")
             let jwks = try served.signingKeys()
@@ -280,7 +280,7 @@ extension OfflineTests {
             let over = try served.request("POST", "/media/v1/offline-license/\(lateAnswer.licenseID)/renew", token: lateToken,
                                           body: OfflinePlayReport(firstPlayedAt: Date().addingTimeInterval(-700)).jsonValue)
             #expect(over.status == 403 && Self.reason(over) == "rental_playback_window_closed", "\(over.text)")
-            let again = try served.issue(late, device: try P256.KeyAgreement.PrivateKey(), token: lateToken)
+            let again = try served.issue(late, device: try ECP256.KeyAgreement.PrivateKey(), token: lateToken)
             #expect(again.status == 403 && Self.reason(again) == "rental_playback_window_closed", "\(again.text)")
         }
 
@@ -289,7 +289,7 @@ extension OfflineTests {
             let served = try Served()
             let package = try served.package(MediaRules(offline: true, maxOfflineDevices: 5))
             let token = try served.token("rotation-\(UUID().uuidString)")
-            let old = try Self.answer(try served.issue(package, device: try P256.KeyAgreement.PrivateKey(), token: token))
+            let old = try Self.answer(try served.issue(package, device: try ECP256.KeyAgreement.PrivateKey(), token: token))
             let rotated = try KASToolHarness.run(["keys", "rotate", "--algorithm", "offline-license", "--data-dir", served.data])
             #expect(rotated.status == 0 && rotated.output == "l2 offline-license active, retired l1\n", "\(rotated.stderr)")
             kill(served.kas.process.processIdentifier, SIGHUP)
@@ -301,7 +301,7 @@ extension OfflineTests {
             let both = try served.signingKeys()
             #expect(Set(both.keys.compactMap(\.keyID)) == ["l1", "l2"])
             #expect(try OfflineLicense.verified(old.license, signingKeys: both).licenseID == old.licenseID)
-            let fresh = try Self.answer(try served.issue(package, device: try P256.KeyAgreement.PrivateKey(), token: token))
+            let fresh = try Self.answer(try served.issue(package, device: try ECP256.KeyAgreement.PrivateKey(), token: token))
             #expect(try JWS.unverifiedContents(of: fresh.license).header["kid"] == .string("l2"))
             #expect(try OfflineLicense.verified(fresh.license, signingKeys: both).licenseID == fresh.licenseID)
 

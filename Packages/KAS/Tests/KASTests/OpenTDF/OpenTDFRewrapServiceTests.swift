@@ -194,7 +194,7 @@ private let gold = "https://example.com/attr/tier/value/gold"
         let token = try F.signedRequestToken(requestBody(manifest))
         let dpop = JWSSigningKey(p256: F.dpopKey).verificationKey
         #expect(try F.service().rewrap(RewrapRequest(signedRequestToken: token), entity: alice, dpopKey: dpop).responses.count == 1)
-        let other = JWSSigningKey(p256: try P256.Signing.PrivateKey()).verificationKey
+        let other = JWSSigningKey(p256: try ECP256.Signing.PrivateKey()).verificationKey
         #expect(throws: OpenTDFError(.unauthenticated, "")) {
             try F.service().rewrap(RewrapRequest(signedRequestToken: token), entity: alice, dpopKey: other)
         }

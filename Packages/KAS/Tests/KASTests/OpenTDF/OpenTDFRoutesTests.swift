@@ -179,17 +179,17 @@ private let gold = "https://example.com/attr/tier/value/gold"
             F.policyRequest(id: "p", policyBase64: info.policy, objects: [("k", info.keyAccess[0].jsonValue)]),
         ])
         let token = try kas.token(subject: "alice")
-        let dpop = try P256.Signing.PrivateKey()
+        let dpop = try ECP256.Signing.PrivateKey()
         let srt = try F.signedRequestToken(body, iat: Date(), exp: Date().addingTimeInterval(600), key: JWSSigningKey(p256: dpop))
         let url = kas.server.url("/kas.AccessService/Rewrap")
 
-        func proof(key: P256.Signing.PrivateKey, path: String = "/kas.AccessService/Rewrap") throws -> String {
+        func proof(key: ECP256.Signing.PrivateKey, path: String = "/kas.AccessService/Rewrap") throws -> String {
             let jwk = JWK(publicKey: key.publicKey)
             let header = JSONObject([("typ", .string("dpop+jwt")), ("jwk", .object(jwk.jsonObject))])
             let claims = JSONObject([
                 ("jti", .string(UUID().uuidString)), ("htm", .string("POST")), ("htu", .string(kas.server.url(path))),
                 ("iat", JWT.numericDate(Date())),
-                ("ath", .string(Base64URL.encode(SHA256.hash(data: Data(token.utf8))))),
+                ("ath", .string(Base64URL.encode(SHA256Digest.hash(data: Data(token.utf8))))),
             ])
             return try JWS.sign(payload: JSONWriter.write(.object(claims)), header: header, key: JWSSigningKey(p256: key))
         }
@@ -198,7 +198,7 @@ private let gold = "https://example.com/attr/tier/value/gold"
         #expect(good.status == 200)
         #expect(try RewrapResponse(protobuf: good.body).responses.first?.results.first?.status == "permit")
 
-        let otherKey = try P256.Signing.PrivateKey()
+        let otherKey = try ECP256.Signing.PrivateKey()
         let mismatched = try curlPost(url, body: RewrapRequest(signedRequestToken: srt).protobufData, headers: headers + ["DPoP: \(try proof(key: otherKey))"])
         #expect(mismatched.status == 401)
         let wrongPath = try curlPost(url, body: RewrapRequest(signedRequestToken: srt).protobufData,

@@ -14,10 +14,10 @@ import MediaDRMTDF
 enum OpenTDFFixtures {
     static let kasRSA = fixture { try RSA.PrivateKey(keySize: 2048) }
     static let kasRSARetired = fixture { try RSA.PrivateKey(keySize: 2048) }
-    static let kasEC = fixture { try P256.KeyAgreement.PrivateKey() }
+    static let kasEC = fixture { try ECP256.KeyAgreement.PrivateKey() }
     static let clientRSA = fixture { try RSA.PrivateKey(keySize: 2048) }
-    static let clientEC = fixture { try P256.KeyAgreement.PrivateKey() }
-    static let dpopKey = fixture { try P256.Signing.PrivateKey() }
+    static let clientEC = fixture { try ECP256.KeyAgreement.PrivateKey() }
+    static let dpopKey = fixture { try ECP256.Signing.PrivateKey() }
 
     static func fixture<T>(_ make: () throws -> T) -> T {
         do {
@@ -87,11 +87,11 @@ enum OpenTDFFixtures {
         return try JWT.sign(claims: JSONObject(claims), key: key ?? JWSSigningKey(p256: dpopKey))
     }
 
-    static func unwrapForClient(_ wrapped: Data, rsa: Bool, sessionPublicKey: String) throws -> SymmetricKey {
+    static func unwrapForClient(_ wrapped: Data, rsa: Bool, sessionPublicKey: String) throws -> SecretKey {
         if rsa {
-            return SymmetricKey(data: try clientRSA.decrypt(wrapped, padding: .oaepSHA1))
+            return SecretKey(data: try clientRSA.decrypt(wrapped, padding: .oaepSHA1))
         }
-        let session = try P256.KeyAgreement.PublicKey(pemRepresentation: sessionPublicKey)
+        let session = try ECP256.KeyAgreement.PublicKey(pemRepresentation: sessionPublicKey)
         return try ECWrap.unwrap(wrapped, ephemeralPublicKey: session, with: clientEC)
     }
 }

@@ -193,7 +193,7 @@ import Testing
         let manifest = try package.manifest()
         let bodies = try (0..<20).map { _ in
             JSONWriter.write(OfflineLicenseRequest(assetID: package.uuid, manifest: manifest,
-                                                   device: try OfflineDeviceKey(try P256.KeyAgreement.PrivateKey().publicKey),
+                                                   device: try OfflineDeviceKey(try ECP256.KeyAgreement.PrivateKey().publicKey),
                                                    deviceName: nil).jsonValue)
         }
         let statuses = Mutex<[Int]>([])

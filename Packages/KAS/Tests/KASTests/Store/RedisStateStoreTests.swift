@@ -68,7 +68,7 @@ import Testing
             #expect(try other.playbacks.licenseURLKey() == urlKey, "one licence URL key for every node")
 
             // Stored under SHA-256 of the id, sealed: neither the id nor the subject in the clear.
-            let key = "kas:playback:" + Hex.encode(SHA256.hash(data: Data(id.utf8)))
+            let key = "kas:playback:" + Hex.encode(SHA256Digest.hash(data: Data(id.utf8)))
             #expect(try redis.redisCLI("--scan").contains(key))
             let stored = try redis.redisCLI("HGETALL", key)
             #expect(!stored.contains(subject) && !stored.contains(id) && !stored.contains("asset-1"))
@@ -80,7 +80,7 @@ import Testing
                                                                assetID: "asset-2", drmSystem: .tdf,
                                                                expires: t0.addingTimeInterval(600)), now: t0)
             let sealed = try redis.redisCLI("HGET", key, "sealed").trimmingCharacters(in: .whitespacesAndNewlines)
-            _ = try redis.redisCLI("HSET", "kas:playback:" + Hex.encode(SHA256.hash(data: Data(otherID.utf8))), "sealed", sealed)
+            _ = try redis.redisCLI("HSET", "kas:playback:" + Hex.encode(SHA256Digest.hash(data: Data(otherID.utf8))), "sealed", sealed)
             #expect(throws: StoreError(.unavailable, "")) { _ = try other.playbacks.live(otherID, now: t0) }
             _ = try redis.redisCLI("HSET", key, "sealed", "not base64!")
             #expect(throws: StoreError(.unavailable, "")) { _ = try other.playbacks.live(id, now: t0) }

@@ -61,7 +61,7 @@ extension ToolTests {
                 try post(kas, "/media/v1/key-request", token: viewer, .object(JSONObject([
                     ("assetId", .string(package.policyUUID)), ("component", "video"), ("sessionId", .string(session)),
                     ("tdfManifest", .string(Base64.encode(package.manifestBytes))),
-                    ("clientPublicKey", .string(try P256.KeyAgreement.PrivateKey().publicKey.pemRepresentation)),
+                    ("clientPublicKey", .string(try ECP256.KeyAgreement.PrivateKey().publicKey.pemRepresentation)),
                 ]))).status
             }
             func heartbeat(_ session: String) throws -> Int {

@@ -117,7 +117,7 @@ extension ToolTests {
                 try post(address, "/media/v1/key-request", JSONWriter.write(.object(JSONObject([
                     ("assetId", .string(package.policyUUID)), ("component", "video"), ("sessionId", .string(session)),
                     ("tdfManifest", .string(Base64.encode(package.manifestBytes))),
-                    ("clientPublicKey", .string(try P256.KeyAgreement.PrivateKey().publicKey.pemRepresentation)),
+                    ("clientPublicKey", .string(try ECP256.KeyAgreement.PrivateKey().publicKey.pemRepresentation)),
                 ]))))
             }
 

@@ -183,7 +183,7 @@ struct MediaRouteAdapter: Sendable {
             guard let spc = try? Base64.decode(text), !spc.isEmpty else { throw malformed("spc_encoding") }
             delivery = .spc(spc)
         case (nil, .string(let pem)?):
-            guard let key = try? P256.KeyAgreement.PublicKey(pemRepresentation: pem) else { throw malformed("client_key") }
+            guard let key = try? ECP256.KeyAgreement.PublicKey(pemRepresentation: pem) else { throw malformed("client_key") }
             delivery = .clientPublicKey(key)
         default:
             throw malformed("delivery_path")

@@ -64,7 +64,7 @@ package struct WebPlayerFiles: Sendable {
                 throw KASApplicationError("the web player file '\(path)' cannot be read or is larger than 1 MiB")
             }
             files[name] = File(body: data, contentType: type,
-                               etag: "\"" + Hex.encode(SHA256.hash(data: data).prefix(16)) + "\"")
+                               etag: "\"" + Hex.encode(SHA256Digest.hash(data: data).prefix(16)) + "\"")
         }
         guard files["mediadrm-player.js"] != nil else {
             throw KASApplicationError("the web player directory '\(directory)' has no mediadrm-player.js (set web.root, or web.enabled false)")

@@ -78,8 +78,8 @@ final class RedisPlaybackStore: PlaybackStore {
     /// The first node to ask stores a random key (`SET NX`); every node reads the same one. It
     /// lets its holder sign licence URLs, but a URL names a playback id, which Redis does not
     /// hold (only its SHA-256), and works only while that playback is live.
-    func licenseURLKey() throws(StoreError) -> SymmetricKey {
-        let fresh: SymmetricKey
+    func licenseURLKey() throws(StoreError) -> SecretKey {
+        let fresh: SecretKey
         do {
             fresh = try LicenseURLSigner.randomKey()
         } catch {
@@ -91,7 +91,7 @@ final class RedisPlaybackStore: PlaybackStore {
         guard let text = stored.string, let bytes = try? Base64.decode(text), bytes.count == LicenseURLSigner.keyByteCount else {
             throw StoreError(.unavailable, "the stored licence URL key is unreadable")
         }
-        return SymmetricKey(data: bytes)
+        return SecretKey(data: bytes)
     }
 
     func insert(_ playback: PlaybackRecord, now: Date) throws(StoreError) {

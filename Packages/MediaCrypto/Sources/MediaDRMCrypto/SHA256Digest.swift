@@ -1,7 +1,7 @@
 import Foundation
 
 /// SHA-256 (FIPS 180-4).
-public enum SHA256 {
+public enum SHA256Digest {
     /// The digest length in bytes.
     public static let byteCount = 32
 

@@ -1,21 +1,21 @@
 import Foundation
 
 /// The size of a symmetric key.
-public struct SymmetricKeySize: Sendable, Equatable {
+public struct SecretKeySize: Sendable, Equatable {
     public let bitCount: Int
     public init(bitCount: Int) { self.bitCount = bitCount }
-    public static let bits128 = SymmetricKeySize(bitCount: 128)
-    public static let bits192 = SymmetricKeySize(bitCount: 192)
-    public static let bits256 = SymmetricKeySize(bitCount: 256)
+    public static let bits128 = SecretKeySize(bitCount: 128)
+    public static let bits192 = SecretKeySize(bitCount: 192)
+    public static let bits256 = SecretKeySize(bitCount: 256)
 }
 
 /// A symmetric key whose bytes are not printed, logged or compared in variable time.
 /// Read the bytes only through `withUnsafeBytes` where an algorithm needs them.
-public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct SecretKey: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     private let bytes: [UInt8]
 
     /// A fresh random key from the system generator.
-    public init(size: SymmetricKeySize) throws(CryptoError) {
+    public init(size: SecretKeySize) throws(CryptoError) {
         guard size.bitCount > 0, size.bitCount % 8 == 0 else {
             throw CryptoError(.invalidSize, "key size must be a positive multiple of 8 bits")
         }
@@ -35,10 +35,10 @@ public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible, Custom
     }
 
     /// Constant-time equality.
-    public static func == (lhs: SymmetricKey, rhs: SymmetricKey) -> Bool {
+    public static func == (lhs: SecretKey, rhs: SecretKey) -> Bool {
         ConstantTime.equals(lhs.bytes, rhs.bytes)
     }
 
-    public var description: String { "SymmetricKey(\(bitCount) bits)" }
+    public var description: String { "SecretKey(\(bitCount) bits)" }
     public var debugDescription: String { description }
 }

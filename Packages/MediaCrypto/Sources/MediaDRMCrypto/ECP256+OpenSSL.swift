@@ -131,7 +131,7 @@ enum P256Backend {
     }
 
     static func importRawPrivate(_ scalar: [UInt8]) throws(CryptoError) -> OpenSSLKey {
-        guard scalar.count == P256.coordinateByteCount else {
+        guard scalar.count == ECP256.coordinateByteCount else {
             throw CryptoError(.invalidKeyEncoding, "a raw P-256 private key is 32 bytes")
         }
         guard let group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1) else {
@@ -232,8 +232,8 @@ enum P256Backend {
         }
         if read, length == 65, point[0] == 0x04 { return point }
         ERR_clear_error()
-        guard let x = key.unsignedParameter("qx", width: P256.coordinateByteCount),
-              let y = key.unsignedParameter("qy", width: P256.coordinateByteCount) else { return [] }
+        guard let x = key.unsignedParameter("qx", width: ECP256.coordinateByteCount),
+              let y = key.unsignedParameter("qy", width: ECP256.coordinateByteCount) else { return [] }
         return [0x04] + x + y
     }
 
@@ -244,7 +244,7 @@ enum P256Backend {
     }
 
     static func rawPrivate(_ key: OpenSSLKey) -> [UInt8] {
-        key.unsignedParameter("priv", width: P256.coordinateByteCount) ?? []
+        key.unsignedParameter("priv", width: ECP256.coordinateByteCount) ?? []
     }
 
     static func deriveSharedSecret(_ key: OpenSSLKey, peer: OpenSSLKey) throws(CryptoError) -> [UInt8] {
@@ -256,13 +256,13 @@ enum P256Backend {
         guard EVP_PKEY_derive_set_peer_ex(ctx, peer.pkey, 0) == 1 else {
             throw openSSLFailure(.invalidKeyEncoding, "the peer key is not a valid P-256 public key")
         }
-        var secret = [UInt8](repeating: 0, count: P256.coordinateByteCount)
+        var secret = [UInt8](repeating: 0, count: ECP256.coordinateByteCount)
         var length = secret.count
         let ok = secret.withUnsafeMutableBufferPointer { out -> Bool in
             guard let base = out.baseAddress else { return false }
             return EVP_PKEY_derive(ctx, base, &length) == 1
         }
-        guard ok, length == P256.coordinateByteCount else { throw openSSLFailure(.backend, "ECDH derivation failed") }
+        guard ok, length == ECP256.coordinateByteCount else { throw openSSLFailure(.backend, "ECDH derivation failed") }
         return secret
     }
 
@@ -281,8 +281,8 @@ enum P256Backend {
                   let r = ECDSA_SIG_get0_r(sig), let s = ECDSA_SIG_get0_s(sig),
                   BN_is_negative(r) == 0, BN_is_negative(s) == 0,
                   BN_is_zero(r) == 0, BN_is_zero(s) == 0,
-                  let rBytes = BigNum.bytes(r, width: P256.coordinateByteCount),
-                  let sBytes = BigNum.bytes(s, width: P256.coordinateByteCount) else { return nil }
+                  let rBytes = BigNum.bytes(r, width: ECP256.coordinateByteCount),
+                  let sBytes = BigNum.bytes(s, width: ECP256.coordinateByteCount) else { return nil }
             return rBytes + sBytes
         }
         // Re-encoding must give back the input: BER variants of the same numbers are refused.
@@ -294,12 +294,12 @@ enum P256Backend {
     }
 
     static func derSignature(fromRaw raw: [UInt8]) -> [UInt8]? {
-        guard raw.count == 2 * P256.coordinateByteCount, let sig = ECDSA_SIG_new() else { return nil }
+        guard raw.count == 2 * ECP256.coordinateByteCount, let sig = ECDSA_SIG_new() else { return nil }
         defer { ECDSA_SIG_free(sig) }
         let set = raw.withUnsafeBufferPointer { buffer -> Bool in
             guard let base = buffer.baseAddress,
-                  let r = BN_bin2bn(base, Int32(P256.coordinateByteCount), nil) else { return false }
-            guard let s = BN_bin2bn(base + P256.coordinateByteCount, Int32(P256.coordinateByteCount), nil) else {
+                  let r = BN_bin2bn(base, Int32(ECP256.coordinateByteCount), nil) else { return false }
+            guard let s = BN_bin2bn(base + ECP256.coordinateByteCount, Int32(ECP256.coordinateByteCount), nil) else {
                 BN_free(r)
                 return false
             }

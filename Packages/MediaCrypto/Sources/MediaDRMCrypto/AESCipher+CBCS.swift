@@ -1,6 +1,6 @@
 import Foundation
 
-extension AES {
+extension AESCipher {
     /// ISO/IEC 23001-7 `cbcs` pattern encryption: AES-128-CBC over a crypt:skip pattern of
     /// 16-byte blocks, with a constant IV.
     public enum CBCS {
@@ -39,7 +39,7 @@ extension AES {
 
             /// `key` 16 bytes (AES-128), `constantIV` 16 bytes; pattern counts 0...15 with a
             /// non-zero crypt count unless both are zero.
-            public init(key: SymmetricKey, constantIV: some DataProtocol, pattern: Pattern) throws(CryptoError) {
+            public init(key: SecretKey, constantIV: some DataProtocol, pattern: Pattern) throws(CryptoError) {
                 guard key.byteCount == 16 else {
                     throw CryptoError(.invalidSize, "cbcs key must be 16 bytes")
                 }
@@ -52,8 +52,8 @@ extension AES {
                 }
                 self.pattern = pattern
                 let crypt = max(pattern.cryptByteBlock, 1)
-                cryptByteCount = crypt * AES.blockByteCount
-                strideByteCount = (crypt + pattern.skipByteBlock) * AES.blockByteCount
+                cryptByteCount = crypt * AESCipher.blockByteCount
+                strideByteCount = (crypt + pattern.skipByteBlock) * AESCipher.blockByteCount
                 self.constantIV = Array(constantIV)
                 encryptor = try OpenSSLCipherContext()
                 decryptor = try OpenSSLCipherContext()
@@ -97,7 +97,7 @@ extension AES {
                 guard range.lowerBound >= 0, range.upperBound <= buffer.count else {
                     throw CryptoError(.invalidInput, "cbcs range lies outside the buffer")
                 }
-                if range.count < AES.blockByteCount { return }
+                if range.count < AESCipher.blockByteCount { return }
                 let ok = buffer.withUnsafeMutableBytes { raw -> Bool in
                     guard let base = raw.baseAddress else { return false }
                     return run(base + range.lowerBound, count: range.count, context: context)
@@ -106,7 +106,7 @@ extension AES {
             }
 
             private func crypt(_ buffer: UnsafeMutableRawBufferPointer, context: OpenSSLCipherContext) throws(CryptoError) {
-                guard buffer.count >= AES.blockByteCount, let base = buffer.baseAddress else { return }
+                guard buffer.count >= AESCipher.blockByteCount, let base = buffer.baseAddress else { return }
                 guard run(base, count: buffer.count, context: context) else {
                     throw CryptoError(.backend, "cbcs transform failed")
                 }

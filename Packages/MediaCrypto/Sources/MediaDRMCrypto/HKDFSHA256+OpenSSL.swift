@@ -4,8 +4,8 @@ import Foundation
 enum HKDFBackend {
     /// EVP_KDF "HKDF" in extract-and-expand mode. The parameter array points straight into the
     /// caller's buffers (no copies of the key material are left in OpenSSL's heap).
-    static func sha256(inputKeyMaterial: SymmetricKey, salt: [UInt8], info: [UInt8],
-                       outputByteCount: Int) throws(CryptoError) -> SymmetricKey {
+    static func sha256(inputKeyMaterial: SecretKey, salt: [UInt8], info: [UInt8],
+                       outputByteCount: Int) throws(CryptoError) -> SecretKey {
         guard let kdf = EVP_KDF_fetch(nil, cString("HKDF"), nil) else {
             throw openSSLFailure(.backend, "HKDF is not available")
         }
@@ -44,6 +44,6 @@ enum HKDFBackend {
         }
         defer { output.withUnsafeMutableBytes { raw in if let base = raw.baseAddress { OPENSSL_cleanse(base, raw.count) } } }
         guard ok else { throw openSSLFailure(.backend, "HKDF derivation failed") }
-        return SymmetricKey(data: output)
+        return SecretKey(data: output)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-extension AES {
+extension AESCipher {
     /// AES-GCM (NIST SP 800-38D) with 12-byte nonces and 16-byte tags, the only shape the
     /// system stores (`nonce ‖ ciphertext ‖ tag`).
     public enum GCM {
@@ -70,9 +70,9 @@ extension AES {
 
         /// Encrypts and authenticates `plaintext` and `aad`. A nil `nonce` draws a random one;
         /// callers supplying a nonce must never reuse it under the same key.
-        public static func seal(_ plaintext: some DataProtocol, using key: SymmetricKey, nonce: Nonce? = nil,
+        public static func seal(_ plaintext: some DataProtocol, using key: SecretKey, nonce: Nonce? = nil,
                                 authenticating aad: some DataProtocol = Data()) throws(CryptoError) -> SealedBox {
-            try AES.checkKeySize(key)
+            try AESCipher.checkKeySize(key)
             let chosenNonce: Nonce
             if let nonce { chosenNonce = nonce } else { chosenNonce = try Nonce() }
             let context = try OpenSSLCipherContext()
@@ -92,9 +92,9 @@ extension AES {
 
         /// Verifies and decrypts. Any change to nonce, ciphertext, tag or `aad` throws
         /// `.authenticationFailure`; no plaintext is returned then.
-        public static func open(_ box: SealedBox, using key: SymmetricKey,
+        public static func open(_ box: SealedBox, using key: SecretKey,
                                 authenticating aad: some DataProtocol = Data()) throws(CryptoError) -> Data {
-            try AES.checkKeySize(key)
+            try AESCipher.checkKeySize(key)
             let context = try OpenSSLCipherContext()
             let opened: Result<(Data, [UInt8]), CryptoError> = key.withUnsafeBytes { keyBytes in
                 box.nonce.withUnsafeBytes { nonceBytes in

@@ -1,6 +1,6 @@
 import Foundation
 
-extension P256 {
+extension ECP256 {
     /// The 32-byte x-coordinate of an ECDH result. Its bytes are not printed; turn it into a
     /// key with HKDF rather than using it directly.
     public struct SharedSecret: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
@@ -10,9 +10,9 @@ extension P256 {
 
         /// HKDF-SHA256 (RFC 5869) with the secret as input key material.
         public func hkdfDerivedSymmetricKey(salt: some DataProtocol, sharedInfo: some DataProtocol,
-                                            outputByteCount: Int) throws(CryptoError) -> SymmetricKey {
-            try HKDF.sha256(inputKeyMaterial: SymmetricKey(data: bytes), salt: salt, info: sharedInfo,
-                            outputByteCount: outputByteCount)
+                                            outputByteCount: Int) throws(CryptoError) -> SecretKey {
+            try HKDFSHA256.deriveKey(inputKeyMaterial: SecretKey(data: bytes), salt: salt, info: sharedInfo,
+                                     outputByteCount: outputByteCount)
         }
 
         /// The raw secret, for interoperability checks and other KDFs.
@@ -25,7 +25,7 @@ extension P256 {
             ConstantTime.equals(lhs.bytes, rhs.bytes)
         }
 
-        public var description: String { "P256.SharedSecret(32 bytes)" }
+        public var description: String { "ECP256.SharedSecret(32 bytes)" }
         public var debugDescription: String { description }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-extension P256.KeyAgreement {
+extension ECP256.Signing {
     public struct PrivateKey: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible {
         let backing: OpenSSLKey
 
@@ -8,7 +8,7 @@ extension P256.KeyAgreement {
         public init() throws(CryptoError) { backing = try P256Backend.generate() }
 
         /// PKCS#8 "PRIVATE KEY" or SEC1 "EC PRIVATE KEY" (optionally preceded by the P-256
-        /// "EC PARAMETERS" block that `openssl ecparam -genkey` writes).
+        /// "EC PARAMETERS" block).
         public init(pemRepresentation: String) throws(CryptoError) {
             backing = try P256Backend.importPrivatePEM(pemRepresentation)
         }
@@ -23,21 +23,21 @@ extension P256.KeyAgreement {
             backing = try P256Backend.importRawPrivate(Array(rawRepresentation))
         }
 
-        /// PKCS#8 PEM ("PRIVATE KEY").
         public var pemRepresentation: String { PEM.encode(derRepresentation, label: "PRIVATE KEY") }
-        /// PKCS#8 DER.
         public var derRepresentation: Data { Data(P256Backend.exportPrivatePKCS8(backing)) }
-        /// The 32-byte big-endian scalar.
         public var rawRepresentation: Data { Data(P256Backend.rawPrivate(backing)) }
 
         public var publicKey: PublicKey { PublicKey(backing: backing) }
 
-        /// ECDH with a peer's public key.
-        public func sharedSecretFromKeyAgreement(with peer: PublicKey) throws(CryptoError) -> P256.SharedSecret {
-            P256.SharedSecret(bytes: try P256Backend.deriveSharedSecret(backing, peer: peer.backing))
+        /// ECDSA over SHA-256(message) with a random nonce (JWS ES256).
+        public func signature(for message: some DataProtocol) throws(CryptoError) -> ECP256.Signing.ECDSASignature {
+            guard let der = backing.signSHA256(Array(message)) else {
+                throw CryptoError(.backend, "ECDSA signing failed")
+            }
+            return try ECP256.Signing.ECDSASignature(derRepresentation: der)
         }
 
-        public var description: String { "P256.KeyAgreement.PrivateKey" }
+        public var description: String { "ECP256.Signing.PrivateKey" }
         public var debugDescription: String { description }
     }
 
@@ -46,44 +46,43 @@ extension P256.KeyAgreement {
 
         init(backing: OpenSSLKey) { self.backing = backing }
 
-        /// SPKI "PUBLIC KEY" on prime256v1.
         public init(pemRepresentation: String) throws(CryptoError) {
             backing = try P256Backend.importPublicPEM(pemRepresentation)
         }
 
-        /// SPKI DER on prime256v1.
         public init(derRepresentation: some DataProtocol) throws(CryptoError) {
             backing = try P256Backend.importPublic(der: Array(derRepresentation))
         }
 
-        /// 04 ‖ X ‖ Y (65 bytes).
         public init(x963Representation: some DataProtocol) throws(CryptoError) {
             backing = try P256Backend.importPoint(Array(x963Representation), form: .x963)
         }
 
-        /// 02/03 ‖ X (33 bytes).
         public init(compressedRepresentation: some DataProtocol) throws(CryptoError) {
             backing = try P256Backend.importPoint(Array(compressedRepresentation), form: .compressed)
         }
 
-        /// X ‖ Y (64 bytes), as in a JWK's `x` and `y`.
         public init(rawRepresentation: some DataProtocol) throws(CryptoError) {
             backing = try P256Backend.importPoint(Array(rawRepresentation), form: .raw)
         }
 
-        /// SPKI PEM ("PUBLIC KEY"), uncompressed point.
         public var pemRepresentation: String { PEM.encode(derRepresentation, label: "PUBLIC KEY") }
-        /// SPKI DER, uncompressed point.
         public var derRepresentation: Data { Data(P256Backend.exportPublicSPKI(backing)) }
         public var x963Representation: Data { Data(P256Backend.x963(backing)) }
         public var compressedRepresentation: Data { Data(P256Backend.compressed(backing)) }
         public var rawRepresentation: Data { Data(P256Backend.x963(backing).dropFirst()) }
 
+        /// ECDSA-SHA256 verification.
+        public func isValidSignature(_ signature: ECP256.Signing.ECDSASignature, for message: some DataProtocol) -> Bool {
+            guard let der = P256Backend.derSignature(fromRaw: signature.rawBytes) else { return false }
+            return backing.verifySHA256(signature: der, message: Array(message))
+        }
+
         public static func == (lhs: PublicKey, rhs: PublicKey) -> Bool {
             lhs.x963Representation == rhs.x963Representation
         }
 
-        public var description: String { "P256.KeyAgreement.PublicKey" }
+        public var description: String { "ECP256.Signing.PublicKey" }
         public var debugDescription: String { description }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-extension P256.Signing {
+extension ECP256.Signing {
     /// An ECDSA signature (r, s), kept as r ‖ s (each 32 bytes, big-endian), the JWS ES256 form.
     public struct ECDSASignature: Sendable, Equatable {
         let rawBytes: [UInt8]
@@ -8,7 +8,7 @@ extension P256.Signing {
         /// r ‖ s, exactly 64 bytes.
         public init(rawRepresentation: some DataProtocol) throws(CryptoError) {
             let bytes = Array(rawRepresentation)
-            guard bytes.count == 2 * P256.coordinateByteCount else {
+            guard bytes.count == 2 * ECP256.coordinateByteCount else {
                 throw CryptoError(.invalidSize, "an ECDSA P-256 raw signature is 64 bytes")
             }
             rawBytes = bytes

@@ -111,6 +111,23 @@ extension AppTests {
             #expect(preflight.status == 403)
         }
 
+        /// The method is compared whole with the allowed ones: a part of the list ("ET, H", "POST,")
+        /// or another case is not a method the KAS allows.
+        @Test func aPreflightMethodMustBeAnAllowedOneExactly() throws {
+            let kas = try harness()
+            defer { kas.stop() }
+            for method in ["ET, H", "POST,", "post", "PUT", "GET, HEAD"] {
+                let preflight = try request(kas, "/media/v1/session/start", method: "OPTIONS", headers: [
+                    "Origin: \(Self.app)", "Access-Control-Request-Method: \(method)",
+                ])
+                #expect(preflight.status == 403, "\(method)")
+            }
+            let allowed = try request(kas, "/media/v1/session/start", method: "OPTIONS", headers: [
+                "Origin: \(Self.app)", "Access-Control-Request-Method: DELETE",
+            ])
+            #expect(allowed.status == 204)
+        }
+
         @Test func theKASsOwnOriginNeedsNoListing() throws {
             let kas = try harness()
             defer { kas.stop() }

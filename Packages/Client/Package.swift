@@ -28,8 +28,6 @@ let package = Package(
             .product(name: "MediaDRMHLS", package: "MediaCrypto"),
             .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
             .product(name: "MediaDRMOffline", package: "MediaCrypto"),
-            // AtomicFileWriter, for the offline library's records.
-            .product(name: "MediaDRMToolSupport", package: "MediaCrypto"),
             .product(name: "MediaDRMWebVTT", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "PlayerTool", dependencies: [

@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
-// The end-to-end suite: package -> serve -> play against an in-process KAS. Depends on all four
+// The end-to-end suite: package -> serve -> play against an in-process KAS, and the Client's
+// tests that run the built `kas serve` and `packager` (ClientPlayback/). Depends on all four
 // packages by path; run by `make e2e` (and `make test`) with the shared scratch path.
 import PackageDescription
 

@@ -11,9 +11,6 @@ let package = Package(
     ],
     dependencies: [
         .package(path: "../MediaCrypto"),
-        // For the tests only: the `kas` and `packager` tools they run (see ClientTests).
-        .package(path: "../KAS"),
-        .package(path: "../Packager"),
     ],
     targets: [
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -31,8 +28,6 @@ let package = Package(
             .product(name: "MediaDRMHLS", package: "MediaCrypto"),
             .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
             .product(name: "MediaDRMOffline", package: "MediaCrypto"),
-            // AtomicFileWriter, for the offline library's records.
-            .product(name: "MediaDRMToolSupport", package: "MediaCrypto"),
             .product(name: "MediaDRMWebVTT", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "PlayerTool", dependencies: [
@@ -56,12 +51,8 @@ let package = Package(
             .product(name: "MediaDRMHLS", package: "MediaCrypto"),
             .product(name: "MediaDRMOffline", package: "MediaCrypto"),
             .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
-            // The tools the tests run as a user would; listed so `swift test` builds them, from
-            // the current sources, into the same products directory as the test bundle (a tool
-            // left in some other .build would be whatever version was built there last). This
-            // package's own `player` is built with the tests anyway.
-            .product(name: "kas", package: "KAS"),
-            .product(name: "packager", package: "Packager"),
+            // The tests run this package's own `player`, which `swift test` builds with them.
+            // Tests that need the `kas` or `packager` tools live in Tests-E2E.
         ]),
     ],
     swiftLanguageModes: [.v6]

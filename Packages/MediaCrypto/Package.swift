@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "MediaDRMEncoding"),
         .target(name: "MediaDRMCrypto", dependencies: ["COpenSSL", "MediaDRMEncoding"]),
         .target(name: "MediaDRMJSON"),
-        .target(name: "MediaDRMZIP", dependencies: ["CZlib"]),
+        .target(name: "MediaDRMZIP", dependencies: ["CZlib", "MediaDRMEncoding"]),
         .target(name: "MediaDRMJOSE", dependencies: ["MediaDRMCrypto", "MediaDRMJSON", "MediaDRMEncoding"]),
         .target(name: "MediaDRMTDF", dependencies: ["MediaDRMMedia", "MediaDRMCrypto", "MediaDRMJSON", "MediaDRMZIP", "MediaDRMEncoding"]),
         .target(name: "MediaDRMMP4"),

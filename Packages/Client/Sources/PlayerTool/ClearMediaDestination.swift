@@ -1,5 +1,6 @@
 import Client
 import Foundation
+import MediaDRMEncoding
 import MediaDRMToolSupport
 #if canImport(Glibc)
 import Glibc
@@ -28,7 +29,11 @@ final class ClearMediaDestination: MediaOutput {
             file = nil
             stdout = FileHandleOutput(handle)
         } else if let path {
-            file = try AtomicFileWriter(destination: path)
+            do {
+                file = try AtomicFileWriter(destination: path)
+            } catch {
+                throw ToolFailure(output: error)
+            }
             stdout = nil
         } else {
             guard isatty(STDOUT_FILENO) == 0 else {
@@ -61,7 +66,7 @@ final class ClearMediaDestination: MediaOutput {
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(MediaError) {
         if let file {
-            do throws(ToolFailure) {
+            do throws(AtomicFileError) {
                 try file.write(bytes)
             } catch {
                 throw MediaError(.io, "cannot write the output file")
@@ -74,7 +79,11 @@ final class ClearMediaDestination: MediaOutput {
 
     /// Moves a file output into place; stdout needs nothing.
     func finish() throws {
-        try file?.commit()
+        do {
+            try file?.commit()
+        } catch {
+            throw ToolFailure(output: error)
+        }
     }
 
     /// Drops a partial file output.

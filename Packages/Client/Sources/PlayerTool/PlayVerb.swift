@@ -1,6 +1,7 @@
 import Client
 import Dispatch
 import Foundation
+import MediaDRMEncoding
 import MediaDRMFPSv2
 import MediaDRMToolSupport
 #if canImport(Glibc)
@@ -206,7 +207,11 @@ enum PlayVerb {
         if let path = arguments.value("subtitles-out") {
             guard let subtitles = session.subtitles else { throw ToolFailure("the playback had no subtitle rendition to write to '\(path)'") }
             let text = subtitles.serialized()
-            try AtomicFileWriter.write(Data(text.utf8), to: path)
+            do {
+                try AtomicFileWriter.write(Data(text.utf8), to: path)
+            } catch {
+                throw ToolFailure(output: error)
+            }
             console.progress("wrote \(subtitles.cues.count) subtitle cues to '\(path)'")
         }
         if json {

@@ -1,18 +1,22 @@
+import MediaDRMMP4
+
 extension H264 {
     /// Reads the bits of an RBSP (emulation prevention already removed) most significant bit
-    /// first: fixed-width fields, `ue(v)` and `se(v)` exp-Golomb codes (§9.1) and the trailing
-    /// bits. Every read is checked against the bits left; a value that needs more than 32 leading
-    /// zeros (beyond 2^32 - 2) is refused rather than wrapped.
+    /// first: fixed-width fields through MediaDRMMP4's `BitReader` (the one bit reader), and here
+    /// the H.264 syntax on top: `ue(v)` and `se(v)` exp-Golomb codes (§9.1) and the trailing bits,
+    /// with `CENCError`s that name the RBSP. A value that needs more than 32 leading zeros (beyond
+    /// 2^32 - 2) is refused rather than wrapped.
     public struct BitReader: Sendable {
-        public let bytes: [UInt8]
-        /// Bits consumed from the start of `bytes`.
-        public private(set) var bitPosition: Int = 0
+        private var bits: MediaDRMMP4.BitReader
 
         public init(_ bytes: [UInt8]) {
-            self.bytes = bytes
+            bits = MediaDRMMP4.BitReader(bytes)
         }
 
-        public var bitsLeft: Int { bytes.count * 8 - bitPosition }
+        public var bytes: [UInt8] { bits.bytes }
+        /// Bits consumed from the start of `bytes`.
+        public var bitPosition: Int { bits.bitPosition }
+        public var bitsLeft: Int { bits.bitsLeft }
 
         /// One bit.
         public mutating func readFlag() throws(CENCError) -> Bool {
@@ -24,34 +28,20 @@ extension H264 {
             guard (0 ... 32).contains(count) else {
                 throw CENCError(.invalidValue, "a fixed-width field is wider than 32 bits")
             }
-            guard count <= bitsLeft else {
+            do {
+                return try bits.readBits(count)
+            } catch {
                 throw CENCError(.truncated, "RBSP ends inside a \(count)-bit field at bit \(bitPosition)")
             }
-            var value: UInt64 = 0
-            var remaining = count
-            while remaining > 0 {
-                let byteIndex = bitPosition >> 3
-                let bitInByte = bitPosition & 7
-                let available = 8 - bitInByte
-                let take = min(available, remaining)
-                guard byteIndex < bytes.count else {
-                    throw CENCError(.truncated, "RBSP ends at bit \(bitPosition)")
-                }
-                let byte = UInt64(bytes[byteIndex])
-                let chunk = (byte >> UInt64(available - take)) & ((1 << UInt64(take)) - 1)
-                value = (value << UInt64(take)) | chunk
-                bitPosition += take
-                remaining -= take
-            }
-            return UInt32(truncatingIfNeeded: value)
         }
 
         /// Skips `count` bits.
         public mutating func skipBits(_ count: Int) throws(CENCError) {
-            guard count >= 0, count <= bitsLeft else {
+            do {
+                try bits.skipBits(count)
+            } catch {
                 throw CENCError(.truncated, "RBSP ends while skipping \(count) bits at bit \(bitPosition)")
             }
-            bitPosition += count
         }
 
         /// `ue(v)`: 0 ... 2^32 - 2.
@@ -109,13 +99,9 @@ extension H264 {
             }
             while bitsLeft > 0 {
                 let byteIndex = bitPosition >> 3
-                let bitInByte = bitPosition & 7
-                guard byteIndex < bytes.count else { break }
-                let mask = UInt8(truncatingIfNeeded: 0xFF >> bitInByte)
-                guard bytes[byteIndex] & mask == 0 else {
+                guard try readBits(min(8 - (bitPosition & 7), bitsLeft)) == 0 else {
                     throw CENCError(.invalidValue, "data follows the RBSP trailing bits at byte \(byteIndex)")
                 }
-                bitPosition += 8 - bitInByte
             }
         }
     }

@@ -213,17 +213,17 @@ extension AdmissionRun {
         step(.initCodec, requires: [.initSampleEntry]) { () throws(FPSv2Error) -> Outcome in
             for kind in components {
                 guard let entry = initEntries[kind] else { throw refuse(.initCodec, "\(kind.id)-init.mp4 has no sample entry") }
-                if let configuration = try inspection(kind).codec(of: entry) { audioChannelConfiguration = configuration }
+                if let config = try inspection(kind).codec(of: entry) { audioChannelConfiguration = config.channelConfiguration }
             }
             return .passed("")
         }
         step(.masterChannels, requires: [.masterGrammar, .masterComponents, .initCodec]) { () throws(FPSv2Error) -> Outcome in
             guard components.contains(.audio) else { return .notApplicable("no audio component") }
             guard let configuration = audioChannelConfiguration,
+                  let expected = AudioSpecificConfig.channelCount(configuration: configuration),
                   case let channels? = master?.renditions.first?.channels else {
                 throw refuse(.masterChannels, "master.m3u8 or the audio init gives no channel count")
             }
-            let expected = InitInspection.channelCount(forConfiguration: configuration)
             guard channels == String(expected) else {
                 throw refuse(.masterChannels, "CHANNELS=\"\(channels)\" but the audio init has \(expected) channels")
             }

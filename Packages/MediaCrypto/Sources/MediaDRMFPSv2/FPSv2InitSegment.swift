@@ -116,8 +116,8 @@ struct InitInspection {
     }
 
     /// #8: video `avc1` with an `avcC`; audio AAC-LC (AudioSpecificConfig object type 2) with a
-    /// `channelConfiguration` of 1 to 7. Returns the channel configuration for audio.
-    func codec(of entry: any MP4Box) throws(FPSv2Error) -> Int? {
+    /// `channelConfiguration` of 1 to 7. Returns the AudioSpecificConfig for audio.
+    func codec(of entry: any MP4Box) throws(FPSv2Error) -> AudioSpecificConfig? {
         switch kind {
         case .video:
             guard let visual = entry as? VisualSampleEntry, visual.avcConfiguration != nil else {
@@ -129,60 +129,15 @@ struct InitInspection {
                 throw refuse(.initCodec, "the audio sample entry has no esds")
             }
             guard let asc = esds.descriptor.decoderConfig.decoderSpecificInfo?.audioSpecificConfig,
-                  let config = AudioSpecificConfig(asc) else {
+                  let config = try? AudioSpecificConfig(bytes: asc) else {
                 throw refuse(.initCodec, "the esds has no readable AudioSpecificConfig")
             }
-            guard config.objectType == 2 else { throw refuse(.initCodec, "the AudioSpecificConfig object type is not 2 (AAC-LC)") }
+            guard config.audioObjectType == 2 else { throw refuse(.initCodec, "the AudioSpecificConfig object type is not 2 (AAC-LC)") }
             guard (1...7).contains(config.channelConfiguration) else {
                 throw refuse(.initCodec, "the AudioSpecificConfig channelConfiguration is not 1 to 7")
             }
-            return config.channelConfiguration
+            return config
         }
-    }
-
-    /// The channel count HLS `CHANNELS` names for a channelConfiguration (§7.2 #3).
-    static func channelCount(forConfiguration configuration: Int) -> Int {
-        configuration == 7 ? 8 : configuration
-    }
-}
-
-/// The leading fields of an MPEG-4 AudioSpecificConfig (ISO/IEC 14496-3 §1.6.2.1).
-struct AudioSpecificConfig {
-    let objectType: Int
-    let channelConfiguration: Int
-
-    init?(_ bytes: [UInt8]) {
-        var reader = BitReader(bytes)
-        guard var objectType = reader.read(5) else { return nil }
-        if objectType == 31 {
-            guard let extended = reader.read(6) else { return nil }
-            objectType = 32 + extended
-        }
-        guard let frequencyIndex = reader.read(4) else { return nil }
-        if frequencyIndex == 0xF {
-            guard reader.read(24) != nil else { return nil }
-        }
-        guard let channels = reader.read(4) else { return nil }
-        self.objectType = objectType
-        self.channelConfiguration = channels
-    }
-}
-
-struct BitReader {
-    private let bytes: [UInt8]
-    private var bit = 0
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    mutating func read(_ count: Int) -> Int? {
-        guard count >= 0, count <= 32, bit + count <= bytes.count * 8 else { return nil }
-        var value = 0
-        for _ in 0..<count {
-            let byte = bytes[bit / 8]
-            value = value << 1 | Int((byte >> (7 - UInt8(bit % 8))) & 1)
-            bit += 1
-        }
-        return value
     }
 }
 

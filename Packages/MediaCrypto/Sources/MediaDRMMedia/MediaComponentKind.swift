@@ -1,6 +1,6 @@
 /// What a protected component carries (fps-v2 §3): each component is one stream with its own
 /// content key. Version 2 has exactly one `video` and at most one `audio` component, each id equal
-/// to its kind (`FPSv2Profile.version2ComponentOrder`); the id is kept apart from the kind
+/// to its kind (`MediaComponentList.version2Order`); the id is kept apart from the kind
 /// (`MediaComponentList.Entry`) so that a later version can list more renditions or languages of
 /// one kind under their own ids.
 public enum MediaComponentKind: String, Sendable, Equatable, Hashable, CaseIterable {

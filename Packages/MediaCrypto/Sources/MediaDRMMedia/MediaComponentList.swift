@@ -78,13 +78,17 @@ public struct MediaComponentList: Sendable, Equatable {
         self.entries = entries
     }
 
+    /// fps-v2 §3, §5.3: a version 2 list names its components in this order, video first and
+    /// audio only when present, each component id equal to its kind.
+    public static let version2Order: [MediaComponentKind] = [.video, .audio]
+
     /// Reads the member's value with the version 2 shape, as media admission requires: present, a
-    /// non-empty array of at most one entry per kind, in `FPSv2Profile.version2ComponentOrder`,
+    /// non-empty array of at most one entry per kind, in `version2Order`,
     /// each entry exactly the string members `id`, `kind` and `keyBinding`, each id equal to its
     /// kind.
     public init(version2 value: JSONValue?) throws(MediaComponentListError) {
         guard let value else { throw MediaComponentListError(.missing, "the policy has no \(Self.policyKey)") }
-        let order = FPSv2Profile.version2ComponentOrder
+        let order = Self.version2Order
         guard case .array(let items) = value, !items.isEmpty else {
             throw MediaComponentListError(.malformed, "\(Self.policyKey) is not a non-empty array")
         }

@@ -1,6 +1,7 @@
-import Foundation
 #if canImport(Glibc)
+import Foundation
 import Glibc
+import MediaDRMMP4
 #endif
 
 /// Mixes a source's sound tracks and re-encodes them once as AAC-LC with ffmpeg (fps-v2 §8.2

@@ -1,6 +1,7 @@
 import Foundation
 import MediaDRMFPSv2
 import MediaDRMHLS
+import MediaDRMMP4
 
 /// `master.m3u8` and each `<id>.m3u8` (§7), with the attributes computed from the media:
 /// BANDWIDTH and AVERAGE-BANDWIDTH summed over the renditions, CODECS, RESOLUTION and FRAME-RATE

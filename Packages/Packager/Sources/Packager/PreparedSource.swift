@@ -1,4 +1,5 @@
 import Foundation
+import MediaDRMMP4
 
 /// The media half of packaging, shared by both profiles: the source opened, its components
 /// chosen, the sound re-encoded when it must be, the video analysed and the segments planned.

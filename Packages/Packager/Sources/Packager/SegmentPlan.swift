@@ -1,3 +1,4 @@
+import MediaDRMFPSv2
 import MediaDRMMedia
 /// How a source is cut into media segments (fps-v2 §7.4–§7.5): video segments start at IDR
 /// frames once the target duration is reached; segment N of the audio holds the packets that

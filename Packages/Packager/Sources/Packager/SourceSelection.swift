@@ -1,4 +1,5 @@
 import Foundation
+import MediaDRMMP4
 
 /// The tracks of a source that become components (fps-v2 §3, §8.2 #13): the first H.264 video
 /// track (or, for tdf-hls, the first H.264 or HEVC one) and, when the source has sound, either

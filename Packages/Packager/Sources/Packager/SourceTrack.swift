@@ -39,12 +39,22 @@ public struct SourceTrack: Sendable {
     /// An HEVC video track: `hvc1` (parameter sets in `hvcC`) or `hev1` (also in band).
     public var isHEVC: Bool { kind == .video && (format == "hvc1" || format == "hev1") }
 
-    /// The AudioSpecificConfig of an MPEG-4 audio track.
+    /// The AudioSpecificConfig of an MPEG-4 audio track (read by MediaDRMMP4, as fps-v2
+    /// admission reads it); one with a reserved sampling frequency index is malformed input.
     public func audioSpecificConfig() throws(PackagerError) -> AudioSpecificConfig? {
         guard let esds = audioEntry?.elementaryStreamDescriptor,
               esds.descriptor.decoderConfig.objectTypeIndication == 0x40,
               let info = esds.descriptor.decoderConfig.decoderSpecificInfo else { return nil }
-        return try AudioSpecificConfig(bytes: info.audioSpecificConfig)
+        let config: AudioSpecificConfig
+        do {
+            config = try AudioSpecificConfig(bytes: info.audioSpecificConfig)
+        } catch {
+            throw PackagerError(.malformedInput, error.reason)
+        }
+        guard config.samplingFrequency != nil else {
+            throw PackagerError(.malformedInput, "the AudioSpecificConfig has a reserved sampling frequency index")
+        }
+        return config
     }
 
     /// Presentation time of sample `i` (media timescale), through the edit list.

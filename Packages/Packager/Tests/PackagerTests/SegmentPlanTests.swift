@@ -76,12 +76,4 @@ import Testing
         let elsewhere = track(.audio, timescale: 48_000, count: 100, duration: 1024, edit: EditTiming(delay: 480_000))
         #expect(SegmentPlan.audioCoverage(video: video, audio: elsewhere) == .noOverlap)
     }
-
-    @Test func audioSpecificConfigFields() throws {
-        let lc = try AudioSpecificConfig(bytes: [0x12, 0x10])  // AAC-LC, 44.1 kHz, stereo
-        #expect(lc.audioObjectType == 2 && lc.samplingFrequency == 44_100 && lc.channelCount == 2)
-        let sevenOne = try AudioSpecificConfig(bytes: [0x11, 0xB8])  // AAC-LC, 48 kHz, configuration 7
-        #expect(sevenOne.channelCount == 8)
-        #expect(throws: PackagerError.self) { _ = try AudioSpecificConfig(bytes: [0x12]) }
-    }
 }

@@ -20,6 +20,16 @@ enum FFmpeg {
         return dropIndex(r.stdoutText)
     }
 
+    /// Every stream's packet hash (`MD5=…`), keyed by its type letter (`v`, `a`).
+    static func streamHashes(_ path: String) throws -> [String: String] {
+        var hashes: [String: String] = [:]
+        for line in try streamHash(path, map: "0").split(separator: "\n") {
+            let fields = line.split(separator: ",", maxSplits: 1)
+            if fields.count == 2 { hashes[String(fields[0])] = String(fields[1]) }
+        }
+        return hashes
+    }
+
     /// Decoded frame hashes (the md5 column of framemd5) of one stream. The source is decoded
     /// without its edit list: the packager places AAC priming by `tfdt` instead of trimming it
     /// with an edit (docs/formats.md), so both decoders then see the same packets.

@@ -10,6 +10,11 @@ struct ProcessResult {
     var stdout: Data
     var stderr: String
     var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+
+    /// Throws unless the program exited 0; `what` names the step in the failure.
+    func check(_ what: String) throws {
+        guard status == 0 else { throw TestFailure("\(what) failed (\(status)): \(stderr.suffix(400))") }
+    }
 }
 
 /// Runs a program to completion, feeding `input` on stdin; stdout and stderr are drained

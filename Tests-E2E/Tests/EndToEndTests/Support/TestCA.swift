@@ -1,4 +1,6 @@
 import Foundation
+import MediaDRMCrypto
+import MediaDRMEncoding
 
 /// A private certificate authority made with the openssl CLI once per run, and a server
 /// certificate it issued for 127.0.0.1 and localhost. Clients trust only `caFile`: the TLS
@@ -44,4 +46,13 @@ enum TestCA {
             return .failure(TestFailure("cannot make the test CA: \(error)"))
         }
     }()
+
+    /// `sha256//…` of the public key of the certificate in `file`: what `player --pin` takes.
+    static func pin(ofCertificate file: String) throws -> String {
+        let pem = try run(Tools.openssl, ["x509", "-in", file, "-pubkey", "-noout"])
+        try pem.check("openssl x509 -pubkey")
+        let der = try run(Tools.openssl, ["pkey", "-pubin", "-outform", "der"], input: pem.stdout)
+        try der.check("openssl pkey -outform der")
+        return "sha256//" + Base64.encode(Data(SHA256Digest.hash(data: der.stdout)))
+    }
 }

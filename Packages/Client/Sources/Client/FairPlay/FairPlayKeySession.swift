@@ -43,7 +43,7 @@ public final class FairPlayKeySession: @unchecked Sendable {
         self.sessionIDs = sessionIDs
         self.certificate = certificate
         self.reporter = KeyDeliveryReporter(delegate: delegate)
-        let order = FPSv2Profile.version2ComponentOrder.map(\.id)
+        let order = MediaComponentList.version2Order.map(\.id)
         components = sessionIDs.keys.sorted { (order.firstIndex(of: $0) ?? order.count, $0) < (order.firstIndex(of: $1) ?? order.count, $1) }
     }
 

@@ -180,7 +180,7 @@ public actor ContentKeySession {
         } catch {
             throw PlaybackError(.invalidArgument, "an ephemeral P-256 key could not be generated")
         }
-        let response = try await service.requestKey(MediaKeyRequest(
+        let response = try await service.requestKey(KeyRequestParameters(
             assetID: assetID, component: component, sessionID: grant.sessionID, manifest: manifest,
             clientPublicKeyPEM: privateKey.publicKey.pemRepresentation))
         let key = try Self.unwrap(response, with: privateKey)

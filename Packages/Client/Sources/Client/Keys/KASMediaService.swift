@@ -42,7 +42,7 @@ public struct KASMediaService: MediaKeyService {
         return MediaSessionGrant(sessionID: answer.sessionID, heartbeatSeconds: heartbeat)
     }
 
-    public func requestKey(_ request: MediaKeyRequest) async throws(PlaybackError) -> MediaKeyResponse {
+    public func requestKey(_ request: KeyRequestParameters) async throws(PlaybackError) -> MediaKeyResponse {
         let body = MediaKeyRequestBody(assetID: request.assetID, component: request.component, sessionID: request.sessionID,
                                        manifest: request.manifest, delivery: .clientPublicKey(request.clientPublicKeyPEM)).jsonValue
         let object = try await post("key-request", body)

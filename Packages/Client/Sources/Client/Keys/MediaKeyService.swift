@@ -29,8 +29,9 @@ public struct MediaSessionGrant: Sendable, Equatable {
     }
 }
 
-/// A key request on the open path (`POST /media/v1/key-request` with `clientPublicKey`).
-public struct MediaKeyRequest: Sendable {
+/// What the client puts in a key request on the open path (`POST /media/v1/key-request` with
+/// `clientPublicKey`); the KAS reads it into its own `MediaKeyRequest`.
+public struct KeyRequestParameters: Sendable {
     public var assetID: String
     public var component: String
     public var sessionID: String
@@ -68,7 +69,7 @@ public struct MediaKeyResponse: Sendable {
 /// tests may supply their own.
 public protocol MediaKeyService: Sendable {
     func startSession(_ request: MediaSessionRequest) async throws(PlaybackError) -> MediaSessionGrant
-    func requestKey(_ request: MediaKeyRequest) async throws(PlaybackError) -> MediaKeyResponse
+    func requestKey(_ request: KeyRequestParameters) async throws(PlaybackError) -> MediaKeyResponse
     /// Throws `.denied` (404) when the service has ended or expired the session.
     func heartbeat(sessionID: String) async throws(PlaybackError)
     func endSession(sessionID: String) async throws(PlaybackError)

@@ -1,7 +1,6 @@
 import Foundation
 import MediaDRMCrypto
 import MediaDRMEncoding
-import MediaDRMToolSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -133,7 +133,7 @@ public struct OfflineDownload: Sendable {
         } catch {
             throw OfflineError(.library, "the library's device key is not usable for a licence")
         }
-        let service = OfflineLicenseService(media: KASMediaService(baseURL: keyServiceURL, client: client, credential: credential))
+        let service = OfflineLicenseClient(media: KASMediaService(baseURL: keyServiceURL, client: client, credential: credential))
         let signingKeys = try await service.signingKeys()
         let answer = try await service.issue(OfflineLicenseRequest(
             assetID: remote.policyUUID, manifest: remote.manifestBytes, device: device,

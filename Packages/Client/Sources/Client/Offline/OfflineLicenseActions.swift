@@ -17,8 +17,8 @@ public struct OfflineLicenseActions: Sendable {
         self.client = client
     }
 
-    private func service(_ title: OfflineTitle) -> OfflineLicenseService {
-        OfflineLicenseService(media: KASMediaService(baseURL: title.keyService, client: client, credential: credential))
+    private func service(_ title: OfflineTitle) -> OfflineLicenseClient {
+        OfflineLicenseClient(media: KASMediaService(baseURL: title.keyService, client: client, credential: credential))
     }
 
     private static func report(_ title: OfflineTitle) -> OfflinePlayReport {

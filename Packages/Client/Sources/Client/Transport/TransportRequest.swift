@@ -1,6 +1,7 @@
 import Foundation
 
-public enum HTTPMethod: String, Sendable, CaseIterable {
+/// The methods a `TransportRequest` can send (the client side; the KAS has its own `HTTPMethod`).
+public enum TransportMethod: String, Sendable, CaseIterable {
     case get = "GET"
     case head = "HEAD"
     case post = "POST"
@@ -11,7 +12,7 @@ public enum HTTPMethod: String, Sendable, CaseIterable {
 /// One request. The URL is a string so that the only parser that ever sees it is libcurl's
 /// (validation and transfer agree on the host by construction).
 public struct TransportRequest: Sendable {
-    public var method: HTTPMethod
+    public var method: TransportMethod
     public var url: String
     public var headers: TransportHeaders
     public var body: Data?
@@ -26,7 +27,7 @@ public struct TransportRequest: Sendable {
     /// Where a 2xx answer's body goes as it arrives; nil keeps it in `TransportResponse.body`.
     public var bodySink: (any ResponseBodySink)?
 
-    public init(method: HTTPMethod = .get, url: String, headers: TransportHeaders = TransportHeaders(), body: Data? = nil,
+    public init(method: TransportMethod = .get, url: String, headers: TransportHeaders = TransportHeaders(), body: Data? = nil,
                 credential: Credential? = nil, timeout: Duration? = nil, maxResponseBytes: Int? = nil,
                 extraAcceptedStatuses: Set<Int> = []) {
         self.method = method

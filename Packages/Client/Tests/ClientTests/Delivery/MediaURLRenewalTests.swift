@@ -6,9 +6,8 @@ import Testing
 /// origin whose URLs expire after a number of uses (its deterministic stand-in for `expires`):
 /// a read that meets the 403 renews through the playback API and goes on without a gap; a URL
 /// about to expire is renewed before it is used; `releaseUrl` is called, and renewal is refused
-/// after it. The real playback test plays the fixture's titles (real `kas serve`) through it.
-/// (That a playback ends its media sessions is PlaybackSessionTests'; the fixture's KAS is
-/// shared with suites running at the same time, so its live-session count is not asserted here.)
+/// after it. Real titles played through it (a built `kas serve` and `packager`) are the
+/// end-to-end suite's (Tests-E2E, ClientPlayback/MediaURLRenewalPlaybackTests.swift).
 @Suite(.serialized) struct MediaURLRenewalTests {
     let client: HTTPClient
     let credential: Credential
@@ -177,58 +176,6 @@ import Testing
         let log = try stub.requests(using: client)
         #expect(log.filter { $0.path.hasPrefix("/v2/media/") }.allSatisfy { $0.header("authorization") == nil })
         #expect(log.filter { $0.path == "/media/v1/playback" }.isEmpty)
-    }
-
-    // MARK: Real playback through renewals
-
-    private func playDelivered(_ fixture: PlaybackFixture, path: String, uses: Int,
-                               initialUses: Int? = nil) async throws -> ([UInt8], DeliveryStub, DeliveredPlayback, PlaybackSession) {
-        let stub = try DeliveryStub(arguments: ["--root", fixture.www.path, "--asset", "\(Self.asset)=\(path)", "--uses", "\(uses)",
-                                                "--kas", fixture.kasURL, "--token", fixture.entitledToken]
-                                    + (initialUses.map { ["--initial-uses", "\($0)"] } ?? []))
-        let token = try Credential(bearerToken: fixture.entitledToken)
-        let api = PlaybackAPI(keyServiceURL: stub.url(""), client: client, credential: token)
-        let delivered = try await DeliveredPlayback.start(.asset(Self.asset), api: api, clientPlatform: "linux")
-        var configuration = try fixture.configuration(token: fixture.entitledToken)
-        try delivered.configure(&configuration)
-        let output = MemoryOutput()
-        let session = PlaybackSession(source: delivered.source, configuration: configuration)
-        do {
-            try await session.play(to: output)
-        } catch {
-            Issue.record("the delivered playback failed: \(error)")
-        }
-        await delivered.release()
-        return (output.bytes, stub, delivered, session)
-    }
-
-    @Test func aTDFHLSTitlePlaysBitExactThroughExpiringURLs() async throws {
-        let fixture = try PlaybackFixture.get()
-        let (bytes, stub, delivered, _) = try await playDelivered(fixture, path: "stream/master.m3u8", uses: 3)
-        let hashes = try Tools.streamHashes(try fixture.write(bytes, "renewed-hls.mp4"))
-        #expect(hashes["v"] != nil)
-        #expect(hashes["v"] == fixture.sourceStreamHashes["v"])
-        #expect(hashes["a"] == fixture.sourceStreamHashes["a"])
-        #expect(delivered.mediaURL.renewals >= 2)
-        let log = try events(stub)
-        #expect(log.first == "playback")
-        #expect(log.last == "release")
-    }
-
-    @Test func anFPSv2PackagePlaysBitExactThroughExpiringURLsAndItsSessionsJoinThePlayback() async throws {
-        let fixture = try PlaybackFixture.get()
-        // The small package is read in few requests: its first URL is refused at once instead.
-        let (bytes, stub, delivered, session) = try await playDelivered(fixture, path: "talk.tdf", uses: 100, initialUses: 0)
-        let hashes = try Tools.streamHashes(try fixture.write(bytes, "renewed-package.mp4"))
-        #expect(hashes["v"] != nil)
-        #expect(hashes["v"] == fixture.sourceStreamHashes["v"])
-        #expect(hashes["a"] == fixture.sourceStreamHashes["a"])
-        #expect(delivered.mediaURL.renewals == 1)
-        let log = try events(stub)
-        #expect(log.prefix(3) == ["playback", "origin \(Self.token(delivered.grant.mediaURL))", "renew"])
-        #expect(log.last == "release")
-        // The media sessions carried the playback's id (one stream slot for the playback).
-        #expect(session.contentKeySession?.playbackID == delivered.grant.playbackID)
     }
 }
 

@@ -63,25 +63,6 @@ extension MediaTests {
             #expect(output.count - moofSize - 8 == fragments[0].mediaData.count)
         }
 
-        /// The project's fps-v2 packager: keys unwrapped from the manifest with the openssl CLI.
-        @Test func projectPackagerOutputDecryptsToTheSourceSamples() throws {
-            let fixtures = try MediaFixtures.get()
-            let package = try ProjectPackage.make(fixtures)
-            for (component, kind) in [("video", "v"), ("audio", "a")] {
-                let key = try #require(package.keys[component])
-                let initBytes = [UInt8](try Data(contentsOf: package.directory.appendingPathComponent("\(component)-init.mp4")))
-                let clear = try InitSegmentRewriter.rewrite(initBytes)
-                let decryptor = try FragmentDecryptor(initSegment: clear, key: SecretKey(data: key))
-                var out = try clear.serializedBytes()
-                for index in 0 ..< package.segmentCount {
-                    let url = package.directory.appendingPathComponent("\(component)-segment\(index).m4s")
-                    out += try decryptor.clearSegment([UInt8](try Data(contentsOf: url)))
-                }
-                let url = try fixtures.write(out, "fpsv2-clear-\(component).mp4")
-                #expect(try Tools.streamHashes(url)[kind] == fixtures.sourceStreamHashes[kind])
-            }
-        }
-
         /// Decrypting in the read buffer and writing the payload from it (what `player decrypt`
         /// does) gives the same bytes as `clearSegment`, and a refused segment writes nothing.
         @Test(arguments: ["v", "a"])

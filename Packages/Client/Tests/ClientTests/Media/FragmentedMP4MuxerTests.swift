@@ -69,35 +69,6 @@ extension MediaTests {
             #expect(text.contains("a,\(fixtures.sourceStreamHashes["a"] ?? "?")"))
         }
 
-        /// The project's fps-v2 package: both components have track_ID 1 and their own keys; the
-        /// mux renumbers them and keeps every sample.
-        @Test func projectPackageComponentsMuxWithDistinctTrackIDs() throws {
-            let fixtures = try MediaFixtures.get()
-            let package = try ProjectPackage.make(fixtures)
-            var inits: [ClearInitSegment] = []
-            var sources: [any MediaFragmentSource] = []
-            for component in ["video", "audio"] {
-                let initURL = package.directory.appendingPathComponent("\(component)-init.mp4")
-                let clear = try InitSegmentRewriter.rewrite([UInt8](try Data(contentsOf: initURL)))
-                #expect(clear.trackIDs == [1])
-                let key = try #require(package.keys[component])
-                let decryptor = try FragmentDecryptor(initSegment: clear, key: SecretKey(data: key))
-                let paths = (0 ..< package.segmentCount).map {
-                    package.directory.appendingPathComponent("\(component)-segment\($0).m4s").path
-                }
-                inits.append(clear)
-                sources.append(DecryptingSegmentSource(decryptor: decryptor, segmentPaths: paths))
-            }
-            let muxer = try FragmentedMP4Muxer(components: inits)
-            let output = MemoryOutput()
-            try muxer.stream(sources, to: output)
-            let url = try fixtures.write(output.bytes, "fpsv2-muxed.mp4")
-            let hashes = try Tools.streamHashes(url)
-            #expect(hashes["v"] == fixtures.sourceStreamHashes["v"])
-            #expect(hashes["a"] == fixtures.sourceStreamHashes["a"])
-            try checkStructure(output.bytes, inits)
-        }
-
         @Test func componentsMustHoldOneTrackEach() throws {
             #expect(throws: MediaError.self) { try FragmentedMP4Muxer(components: []) }
             let fixtures = try MediaFixtures.get()

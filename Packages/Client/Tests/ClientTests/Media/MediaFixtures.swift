@@ -6,8 +6,9 @@ import Testing
 @testable import Client
 
 /// Real media for the media tests, made once per test process: an 8 s H.264 + AAC clip from
-/// ffmpeg, packaged as cbcs fMP4 by Shaka Packager 3.8.0 (the reference encoder) and, when its
-/// binary is built, by the project's fps-v2 packager.
+/// ffmpeg, packaged as cbcs fMP4 by Shaka Packager 3.8.0 (the reference encoder). The project's
+/// own packager's output is decrypted in the end-to-end suite (Tests-E2E), since this package
+/// depends on neither the packager nor the KAS.
 struct MediaFixtures: Sendable {
     struct Track: Sendable {
         let initSegment: URL
@@ -93,7 +94,7 @@ struct FixtureError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// External programs: ffmpeg, Shaka Packager, the project's packager and the built `player`.
+/// External programs: ffmpeg, Shaka Packager and the built `player`.
 enum Tools {
     static let ffmpeg = "/usr/bin/ffmpeg"
     static let ffprobe = "/usr/bin/ffprobe"
@@ -177,11 +178,10 @@ enum Tools {
         packageRoot.deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// The products directory of this test run: the shared scratch path of `make test` or the
-    /// package's own `.build/debug`.
     /// A tool built with this test bundle: `$ENV` when set (a deliberate choice), else the file
-    /// beside the test bundle. ClientTests lists `player`, `kas` and `packager` as dependencies,
-    /// so `swift test` builds them from the current sources into that directory; no other build
+    /// beside the test bundle (the products directory of this run: the shared scratch path of
+    /// `make test` or the package's own `.build/debug`). `player` is this package's own, so
+    /// `swift test` builds it from the current sources into that directory; no other build
     /// directory is searched, since a tool found there could be stale.
     static func builtTool(_ name: String, env: String) throws(FixtureError) -> String {
         if let override = ProcessInfo.processInfo.environment[env], !override.isEmpty {
@@ -194,7 +194,7 @@ enum Tools {
         let path = products.appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw FixtureError("\(name) was not built beside the test bundle (\(path)): run the tests with swift test, "
-                               + "which builds it as a declared dependency of ClientTests, or set $\(env)")
+                               + "which builds this package's executables, or set $\(env)")
         }
         return path
     }
@@ -213,12 +213,6 @@ enum Tools {
             throw FixtureError("Shaka Packager not found (run make deps, or set SHAKA_PACKAGER)")
         }
         return found
-    }
-
-    /// The project's packager: `$PACKAGER`, else the build products of this run or of
-    /// Packages/Packager.
-    static func projectPackager() throws(FixtureError) -> String {
-        try builtTool("packager", env: "PACKAGER")
     }
 
     /// The `player` built next to the tests.

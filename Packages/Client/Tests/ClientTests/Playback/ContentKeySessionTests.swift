@@ -177,7 +177,7 @@ final class ScriptedKeyService: MediaKeyService, @unchecked Sendable {
         return MediaSessionGrant(sessionID: id, heartbeatSeconds: heartbeatSeconds)
     }
 
-    func requestKey(_ request: MediaKeyRequest) async throws(PlaybackError) -> MediaKeyResponse {
+    func requestKey(_ request: KeyRequestParameters) async throws(PlaybackError) -> MediaKeyResponse {
         let answer: Answer = lock.withLock {
             guard var queue = script[request.component], !queue.isEmpty else { return .status(500) }
             let first = queue.removeFirst()

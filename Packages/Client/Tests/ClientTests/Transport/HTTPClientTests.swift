@@ -60,8 +60,8 @@ import Testing
         #expect(response.body == fileBytes)
     }
 
-    @Test(arguments: [HTTPMethod.post, .put, .delete])
-    func methodsWithBodyReachTheServer(method: HTTPMethod) async throws {
+    @Test(arguments: [TransportMethod.post, .put, .delete])
+    func methodsWithBodyReachTheServer(method: TransportMethod) async throws {
         let body = Data("{\"assetId\":\"a\"}".utf8)
         let credential = try Credential(bearerToken: "eyJhbGciOiJIUzI1NiJ9.e30.sig-_~+/==")
         let response = try await client.send(TransportRequest(

@@ -1,4 +1,5 @@
 import Foundation
+import MediaDRMEncoding
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -27,11 +28,7 @@ package enum SecureFiles {
     /// at the last slash. NSString's path methods trap on a one-character relative path such as
     /// `--data-dir d` (swift-corelibs-foundation on Linux), so operator paths never go through them.
     package static func split(_ path: String) -> (directory: String, name: String) {
-        var trimmed = Substring(path)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return ("", String(trimmed)) }
-        let name = String(trimmed[trimmed.index(after: slash)...])
-        return (slash == trimmed.startIndex ? "/" : String(trimmed[..<slash]), name)
+        AtomicFileWriter.split(path)
     }
 
     /// Creates `path` (and missing parents) and leaves `path` itself a directory of mode 0700.
@@ -59,51 +56,15 @@ package enum SecureFiles {
         }
     }
 
-    /// Writes `bytes` to `path` so that readers see the old file or the complete new one: a
-    /// temporary file in the same directory, created with `mode` (umask cannot widen it, and
-    /// fchmod pins it exactly), fsynced, renamed over `path`, then the directory fsynced.
+    /// Writes `bytes` to `path` so that readers see the old file or the complete new one, with
+    /// exactly `mode` from creation on: MediaDRMEncoding's `AtomicFileWriter` (a temporary file
+    /// in the same directory, fsynced, renamed over `path`, then the directory fsynced).
     static func writeAtomically(_ bytes: some DataProtocol, to path: String, mode: mode_t) throws(KeyRingError) {
-        let (directory, name) = Self.split(path)
-        var fd: Int32 = -1
-        var temporary = ""
-        for _ in 0..<8 {
-            let suffix = String(UInt64.random(in: .min ... .max), radix: 16)
-            temporary = (directory.isEmpty ? "" : directory.hasSuffix("/") ? directory : directory + "/") + ".\(name).tmp-\(suffix)"
-            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
-            if fd >= 0 || errno != EEXIST { break }
+        do {
+            try AtomicFileWriter.write(bytes, to: path, mode: mode)
+        } catch {
+            throw KeyRingError(.io, error.description)
         }
-        guard fd >= 0 else {
-            throw KeyRingError(.io, "cannot create a temporary file in '\(directory)': \(errorText(errno))")
-        }
-        var committed = false
-        defer {
-            if fd >= 0 { close(fd) }
-            if !committed { unlink(temporary) }
-        }
-        guard fchmod(fd, mode) == 0 else {
-            throw KeyRingError(.io, "cannot set the mode of '\(path)': \(errorText(errno))")
-        }
-        let data = Array(bytes)
-        var written = 0
-        while written < data.count {
-            let count = data.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return write(fd, base + written, data.count - written)
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw KeyRingError(.io, "cannot write '\(path)': \(errorText(errno))")
-            }
-            written += count
-        }
-        guard fsync(fd) == 0 else { throw KeyRingError(.io, "cannot sync '\(path)': \(errorText(errno))") }
-        close(fd)
-        fd = -1
-        guard rename(temporary, path) == 0 else {
-            throw KeyRingError(.io, "cannot rename into '\(path)': \(errorText(errno))")
-        }
-        committed = true
-        syncDirectory(directory)
     }
 
     /// Removes `path` and makes the removal durable.

@@ -19,7 +19,7 @@ import Testing
 
     private func expectSourceTracks(_ bytes: [UInt8], _ fixture: PlaybackFixture, _ name: String) throws {
         let url = try fixture.write(bytes, name)
-        let hashes = try Tools.streamHashes(url)
+        let hashes = try FFmpeg.streamHashes(url.path)
         #expect(hashes["v"] != nil)
         #expect(hashes["v"] == fixture.sourceStreamHashes["v"])
         #expect(hashes["a"] == fixture.sourceStreamHashes["a"])
@@ -76,7 +76,7 @@ import Testing
         #expect(error?.code == .integrity)
         #expect(output.bytes.count > 0)   // earlier segments were played; the tampered one was not
         let url = try fixture.write(output.bytes, "tampered.mp4")
-        #expect(try Tools.streamHashes(url)["a"] != fixture.sourceStreamHashes["a"])
+        #expect(try FFmpeg.streamHashes(url.path)["a"] != fixture.sourceStreamHashes["a"])
     }
 
     @Test func unentitledViewerIsDeniedWithNoMediaByteAndNoLiveSession() async throws {
@@ -128,38 +128,38 @@ import Testing
         let fixture = try PlaybackFixture.get()
         let viewer = try fixture.viewer()
         let output = fixture.directory.appendingPathComponent("player.mp4")
-        let run = try Tools.run(try Tools.player(), ["play", fixture.originURL + "/talk.tdf", "--kas", fixture.kasURL,
+        let played = try run(try Tools.player, ["play", fixture.originURL + "/talk.tdf", "--kas", fixture.kasURL,
                                                      "--token", viewer.token, "--output", output.path])
-        #expect(run.status == 0, "\(run.stderrText)")
-        #expect(run.stdout.isEmpty)
-        let hashes = try Tools.streamHashes(output)
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(played.stdout.isEmpty)
+        let hashes = try FFmpeg.streamHashes(output.path)
         #expect(hashes["v"] == fixture.sourceStreamHashes["v"])
         #expect(hashes["a"] == fixture.sourceStreamHashes["a"])
         for line in ["session started: video", "key delivered: video", "key delivered: audio", "first clear byte"] {
-            #expect(run.stderrText.contains(line))
+            #expect(played.stderr.contains(line))
         }
-        #expect(!run.stderrText.contains(viewer.token))
+        #expect(!played.stderr.contains(viewer.token))
         #expect(fixture.sessionCounts(of: viewer).started == 2)
         #expect(fixture.liveSessionCount(of: viewer) == 0)
 
-        let hls = try Tools.run(try Tools.player(), ["play", fixture.originURL + "/stream/master.m3u8", "--kas", fixture.kasURL,
+        let hls = try run(try Tools.player, ["play", fixture.originURL + "/stream/master.m3u8", "--kas", fixture.kasURL,
                                                      "--token", fixture.entitledToken])
-        #expect(hls.status == 0, "\(hls.stderrText)")
+        #expect(hls.status == 0, "\(hls.stderr)")
         let piped = try fixture.write([UInt8](hls.stdout), "player-stdout.mp4")
-        #expect(try Tools.streamHashes(piped)["a"] == fixture.sourceStreamHashes["a"])
+        #expect(try FFmpeg.streamHashes(piped.path)["a"] == fixture.sourceStreamHashes["a"])
     }
 
     @Test func playerPlayRefusalExitsNonZeroNamingTheCheck() throws {
         let fixture = try PlaybackFixture.get()
         let output = fixture.directory.appendingPathComponent("refused.mp4")
-        let run = try Tools.run(try Tools.player(), ["play", fixture.foreignPackageFile.path, "--kas", fixture.kasURL,
+        let played = try run(try Tools.player, ["play", fixture.foreignPackageFile.path, "--kas", fixture.kasURL,
                                                      "--token", fixture.entitledToken, "-o", output.path])
-        #expect(run.status == 1)
-        #expect(run.stderrText.contains("refused"))
+        #expect(played.status == 1)
+        #expect(played.stderr.contains("refused"))
         // The package is fine; the key service differs, and both URLs are named.
-        #expect(run.stderrText.contains("the package's key service and --kas differ: the package's key service is "
+        #expect(played.stderr.contains("the package's key service and --kas differ: the package's key service is "
                                         + "https://kas.elsewhere.example, and the accepted one is \(fixture.kasURL)"),
-                "\(run.stderrText)")
+                "\(played.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
@@ -176,75 +176,5 @@ import Testing
         let error = await held.task.value
         #expect(error?.code == .stopped)
         #expect(held.output.writes < 6)   // the init, then at most the fragment in flight
-    }
-}
-
-/// A playback that holds its media sessions: it has its keys and is blocked at its first write
-/// until `release()`, which stops it and answers how it ended.
-struct HeldPlayback {
-    let session: PlaybackSession
-    let output = GatedOutput()
-    let task: Task<PlaybackError?, Never>
-
-    /// Whether the playback reached its first write (false only past `GatedOutput.started`'s bound).
-    let hasStarted: Bool
-
-    /// Starts the playback and waits for its first write (an event, bounded far past any start).
-    init(_ source: PlaybackSource, configuration: PlaybackConfiguration) async throws {
-        let session = PlaybackSession(source: source, configuration: configuration)
-        let output = self.output
-        self.session = session
-        task = Task { () -> PlaybackError? in
-            do throws(PlaybackError) {
-                try await session.play(to: output)
-            } catch {
-                return error
-            }
-            return nil
-        }
-        hasStarted = await output.started()
-    }
-
-    func release() async -> PlaybackError? {
-        await session.stop()
-        output.open()
-        return await task.value
-    }
-}
-
-/// Holds the first write until `open()`, so a test can act while a playback is mid-output.
-final class GatedOutput: MediaOutput, @unchecked Sendable {
-    private let gate = DispatchSemaphore(value: 0)
-    private let firstWrite = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
-    private var count = 0
-
-    var writes: Int { lock.withLock { count } }
-
-    func open() { gate.signal() }
-
-    /// Returns when the first write has arrived (true), or false after `timeout`, a bound far past
-    /// any playback start so that only a playback that never writes reaches it. The wait runs on a
-    /// thread of its own, never blocking the cooperative pool the playback needs.
-    func started(timeout: Duration = .seconds(120)) async -> Bool {
-        let seconds = Double(timeout.components.seconds)
-        return await withCheckedContinuation { continuation in
-            Thread.detachNewThread { [firstWrite] in
-                let arrived = firstWrite.wait(timeout: .now() + seconds) == .success
-                if arrived { firstWrite.signal() }   // later callers see it too
-                continuation.resume(returning: arrived)
-            }
-        }
-    }
-
-    func write(_ bytes: [UInt8]) throws(MediaError) {
-        let first = lock.withLock { () -> Bool in
-            count += 1
-            return count == 1
-        }
-        if first {
-            firstWrite.signal()
-            gate.wait()
-        }
     }
 }

@@ -22,17 +22,15 @@ enum LazyLocalHeaders {
         let target = fixture.www.appendingPathComponent(name)
         if FileManager.default.fileExists(atPath: target.path) { return "/" + name }
         let clip = fixture.directory.appendingPathComponent("short-gop.mp4")
-        try Tools.check(Tools.run(Tools.ffmpeg, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=640x360:rate=25",
-                                                 "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "4",
-                                                 "-c:v", "libx264", "-g", "5", "-b:v", "2M", "-pix_fmt", "yuv420p", "-c:a", "aac",
-                                                 "-shortest", clip.path]), "ffmpeg short-gop clip")
-        let packager = try Tools.builtTool("packager", env: "PACKAGER")
+        try run(Tools.ffmpeg, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=640x360:rate=25",
+                               "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "4",
+                               "-c:v", "libx264", "-g", "5", "-b:v", "2M", "-pix_fmt", "yuv420p", "-c:a", "aac",
+                               "-shortest", clip.path]).check("ffmpeg short-gop clip")
         let policy = fixture.directory.appendingPathComponent("policy.json")
-        try Tools.check(Tools.run(packager, ["package", clip.path, "-o", target.path, "--kas-url", fixture.kasURL,
-                                             "--kas-public-key", fixture.directory.appendingPathComponent("kas.pem").path,
-                                             "--policy", policy.path, "--segment-duration", "0.2", "--quiet",
-                                             "--classification", #"{"filter":"passed","flagged":[],"v":1}"#]),
-                        "packager fps-v2 (short segments)")
+        try run(try Tools.packager, ["package", clip.path, "-o", target.path, "--kas-url", fixture.kasURL,
+                                     "--kas-public-key", fixture.publicKeyFile.path,
+                                     "--policy", policy.path, "--segment-duration", "0.2", "--quiet",
+                                     "--classification", Publisher.classification]).check("packager fps-v2 (short segments)")
         return "/" + name
     }
 

@@ -3,11 +3,12 @@ import MediaDRMJOSE
 import MediaDRMJSON
 import MediaDRMOffline
 
-/// The KAS's offline licence routes (docs/offline.md), over the media service's transport and
+/// The client of the KAS's offline licence routes (docs/offline.md; the KAS side is its
+/// `OfflineLicenseService`), over the media service's transport and
 /// status mapping (`KASMediaService`): the licence-signing keys (no credential), issuing,
 /// renewing and releasing (bearer). Answers are read with MediaDRMOffline's strict readers; a
 /// refusal keeps only its known code.
-struct OfflineLicenseService {
+struct OfflineLicenseClient {
     let media: KASMediaService
 
     /// A licence id is one path segment of the base64url alphabet, so it can never change the route.

@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 import Testing
-@testable import MediaDRMToolSupport
+@testable import MediaDRMEncoding
 
 @Suite struct AtomicFileWriterTests {
     func scratchDirectory() throws -> URL {
@@ -29,7 +29,7 @@ import Testing
         try writer.commit()
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("new bytes".utf8))
         #expect(try entries(dir) == ["out.bin"])
-        #expect(throws: ToolFailure.self) { try writer.write(Data([1])) }
+        #expect(throws: AtomicFileError(.closed, path: path, reason: "the file is already closed")) { try writer.write(Data([1])) }
     }
 
     /// Renaming over a pipe, device or directory would replace it (as root, /dev/null with a
@@ -42,7 +42,8 @@ import Testing
         let subdirectory = dir.appendingPathComponent("sub")
         try FileManager.default.createDirectory(at: subdirectory, withIntermediateDirectories: false)
         for path in [fifo, subdirectory.path] {
-            #expect(throws: ToolFailure.self) { try AtomicFileWriter(destination: path) }
+            let error = #expect(throws: AtomicFileError.self) { try AtomicFileWriter(destination: path) }
+            #expect(error?.code == .notARegularFile)
         }
         var status = stat()
         #expect(stat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
@@ -92,14 +93,39 @@ import Testing
             try AtomicFileWriter.write(Data([1]), to: path)
             Issue.record("expected a failure")
         } catch {
-            #expect(error.message.contains(path))
-            #expect(error.message.contains("No such file or directory"))
+            #expect(error.code == .system && error.path == path)
+            #expect(error.reason == "No such file or directory")
+            #expect(error.description == "cannot write '\(path)': No such file or directory")
         }
     }
 
     @Test func directoryDestinationRefused() throws {
         let dir = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        #expect(throws: ToolFailure.self) { try AtomicFileWriter(destination: dir.path) }
+        #expect(throws: AtomicFileError.self) { try AtomicFileWriter(destination: dir.path) }
+    }
+
+    /// A mode is set exactly from the file's creation on: the umask (022 or wider on any
+    /// machine that runs this) would have taken the group and other write bits from 0666.
+    @Test func aModeIsSetExactly() throws {
+        let dir = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("shared").path
+        let writer = try AtomicFileWriter(destination: path, mode: 0o666)
+        var status = stat()
+        #expect(stat(writer.temporaryPath, &status) == 0 && status.st_mode & 0o777 == 0o666)
+        try writer.write(Data("text".utf8))
+        try writer.commit()
+        #expect(stat(path, &status) == 0 && status.st_mode & 0o777 == 0o666)
+        try AtomicFileWriter.write(Data("key".utf8), to: path, mode: 0o600)
+        #expect(stat(path, &status) == 0 && status.st_mode & 0o777 == 0o600)
+    }
+
+    /// A bare name is written in the current directory (no path method traps on it).
+    @Test func pathsSplitAtTheLastSlash() {
+        #expect(AtomicFileWriter.split("d") == ("", "d"))
+        #expect(AtomicFileWriter.split("/k") == ("/", "k"))
+        #expect(AtomicFileWriter.split("a/b/") == ("a", "b"))
+        #expect(AtomicFileWriter.split("a/b/c.pem") == ("a/b", "c.pem"))
     }
 }

@@ -20,17 +20,17 @@ import Testing
 
     @Test func playerPlaysOverTLSWithThePrivateCAAndTheRightPin() throws {
         let fixture = try SecureKASFixture.get()
-        for (name, pin) in [("ca-only.mp4", nil), ("pinned.mp4", fixture.tls.serverPin)] as [(String, String?)] {
+        for (name, pin) in [("ca-only.mp4", nil), ("pinned.mp4", fixture.serverPin)] as [(String, String?)] {
             let output = fixture.directory.appendingPathComponent(name)
-            let run = try Tools.run(try Tools.player(), ["play", fixture.packageFile.path, "--kas", fixture.kasURL,
+            let played = try run(try Tools.player, ["play", fixture.packageFile.path, "--kas", fixture.kasURL,
                                                          "--token", fixture.token, "--ca", fixture.caFile.path,
                                                          "-o", output.path] + (pin.map { ["--pin", $0] } ?? []))
-            #expect(run.status == 0, "\(run.stderrText)")
-            let hashes = try Tools.streamHashes(output)
+            #expect(played.status == 0, "\(played.stderr)")
+            let hashes = try FFmpeg.streamHashes(output.path)
             #expect(hashes["v"] != nil)
             #expect(hashes["v"] == fixture.base.sourceStreamHashes["v"])
             #expect(hashes["a"] == fixture.base.sourceStreamHashes["a"])
-            #expect(!run.stderrText.contains(fixture.token))
+            #expect(!played.stderr.contains(fixture.token))
         }
         #expect(fixture.settledLiveSessionCount() == 0)
     }
@@ -38,14 +38,14 @@ import Testing
     @Test func aWrongPinFailsWithThePinErrorAndNoMediaByte() throws {
         let fixture = try SecureKASFixture.get()
         let output = fixture.directory.appendingPathComponent("wrong-pin.mp4")
-        let run = try Tools.run(try Tools.player(), ["play", fixture.packageFile.path, "--kas", fixture.kasURL,
+        let played = try run(try Tools.player, ["play", fixture.packageFile.path, "--kas", fixture.kasURL,
                                                      "--token", fixture.token, "--ca", fixture.caFile.path,
-                                                     "--pin", fixture.tls.otherPin, "-o", output.path])
-        #expect(run.status == 1)
-        #expect(run.stderrText.contains("pin"), "\(run.stderrText)")
+                                                     "--pin", fixture.otherPin, "-o", output.path])
+        #expect(played.status == 1)
+        #expect(played.stderr.contains("pin"), "\(played.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output.path))
         // Without the CA the system store does not know the private CA either.
-        let untrusted = try Tools.run(try Tools.player(), ["play", fixture.packageFile.path, "--kas", fixture.kasURL,
+        let untrusted = try run(try Tools.player, ["play", fixture.packageFile.path, "--kas", fixture.kasURL,
                                                            "--token", fixture.token, "-o", output.path])
         #expect(untrusted.status == 1)
         #expect(!FileManager.default.fileExists(atPath: output.path))
@@ -57,17 +57,17 @@ import Testing
         let root = fixture.directory.appendingPathComponent("fake-kas")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("media/v1"), withIntermediateDirectories: true)
         try Data(repeating: 0x5A, count: 1234).write(to: root.appendingPathComponent("media/v1/certificate"))
-        let fake = try LocalOrigin(root: root, arguments: ["--redirect", "/media/v1/session/start=/captured@302"])
+        let fake = try RangeOrigin(root: root.path, arguments: ["--redirect", "/media/v1/session/start=/captured@302"])
         defer { fake.stop() }
         let package = try fixture.package(named: "redirected.tdf", kasURL: fake.url(""))
         let output = fixture.directory.appendingPathComponent("redirected.mp4")
-        let run = try Tools.run(try Tools.player(), ["play", package.path, "--kas", fake.url(""), "--token", fixture.token,
+        let played = try run(try Tools.player, ["play", package.path, "--kas", fake.url(""), "--token", fixture.token,
                                                      "--fairplay", "-o", output.path])
-        #expect(run.status == 1)
-        #expect(run.stderrText.contains("redirect"), "\(run.stderrText)")
-        #expect(run.stderrText.contains("certificate: 1234 bytes"))
+        #expect(played.status == 1)
+        #expect(played.stderr.contains("redirect"), "\(played.stderr)")
+        #expect(played.stderr.contains("certificate: 1234 bytes"))
         #expect(!FileManager.default.fileExists(atPath: output.path))
-        let hits = try fake.hits(using: try HTTPClient())
+        let hits = try fake.hits()
         #expect(hits.counts["/captured"] == nil)
         #expect((hits.counts["/media/v1/session/start"] ?? 0) >= 1)
         // Every request that carried the token went to the route that answered 302, none after it elsewhere.
@@ -124,15 +124,15 @@ import Testing
 
     @Test func playerAdmitRunsEveryCheckAndExitsByTheOutcome() throws {
         let fixture = try SecureKASFixture.get()
-        let player = try Tools.player()
-        let admitted = try Tools.run(player, ["admit", fixture.packageFile.path, "--kas", fixture.kasURL])
-        #expect(admitted.status == 0, "\(admitted.stderrText)")
+        let player = try Tools.player
+        let admitted = try run(player, ["admit", fixture.packageFile.path, "--kas", fixture.kasURL])
+        #expect(admitted.status == 0, "\(admitted.stderr)")
         let text = String(decoding: admitted.stdout, as: UTF8.self)
         #expect(text.contains("[pass] §5.2 keyAccess: url names the accepted key service"))
         #expect(!text.contains("[FAIL]"))
         #expect(text.hasSuffix("admitted (fps-v2)\n"))
 
-        let refused = try Tools.run(player, ["admit", fixture.packageFile.path, "--kas", "https://kas.elsewhere.example", "--json"])
+        let refused = try run(player, ["admit", fixture.packageFile.path, "--kas", "https://kas.elsewhere.example", "--json"])
         #expect(refused.status == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: refused.stdout) as? [String: Any])
         #expect(object["admitted"] as? Bool == false)
@@ -140,31 +140,31 @@ import Testing
         #expect(checks.count > 30)
         let failed = checks.filter { $0["status"] as? String == "fail" }.compactMap { $0["check"] as? String }
         #expect(failed == ["§5.2 keyAccess: url names the accepted key service"])
-        #expect(refused.stderrText.contains("the package's key service \(fixture.kasURL) differs from --kas https://kas.elsewhere.example"))
+        #expect(refused.stderr.contains("the package's key service \(fixture.kasURL) differs from --kas https://kas.elsewhere.example"))
 
-        let hls = try Tools.run(player, ["admit", fixture.base.tdfHLSDirectory.path, "--json"])
-        #expect(hls.status == 0, "\(hls.stderrText)")
+        let hls = try run(player, ["admit", fixture.base.tdfHLSDirectory.path, "--json"])
+        #expect(hls.status == 0, "\(hls.stderr)")
         let hlsObject = try #require(try JSONSerialization.jsonObject(with: hls.stdout) as? [String: Any])
         #expect(hlsObject["profile"] as? String == "tdf-hls")
         #expect(hlsObject["admitted"] as? Bool == true)
 
         let truncated = fixture.directory.appendingPathComponent("admit-truncated.tdf")
         try Data(try Data(contentsOf: fixture.packageFile).prefix(3000)).write(to: truncated)
-        #expect(try Tools.run(player, ["admit", truncated.path, "--kas", fixture.kasURL]).status == 1)
+        #expect(try run(player, ["admit", truncated.path, "--kas", fixture.kasURL]).status == 1)
     }
 
     @Test func playerPlayJSONReportsEachStepAndTheResultOnStderr() throws {
         let fixture = try SecureKASFixture.get()
         let output = fixture.directory.appendingPathComponent("json.mp4")
-        let run = try Tools.run(try Tools.player(), ["play", fixture.packageFile.path, "--kas", fixture.kasURL,
+        let played = try run(try Tools.player, ["play", fixture.packageFile.path, "--kas", fixture.kasURL,
                                                      "--token", fixture.token, "--ca", fixture.caFile.path,
                                                      "--fairplay", "--json", "-o", output.path])
-        #expect(run.status == 0, "\(run.stderrText)")
-        #expect(run.stdout.isEmpty)
-        let events = run.stderrText.split(separator: "\n").compactMap {
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(played.stdout.isEmpty)
+        let events = played.stderr.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
-        #expect(events.count == run.stderrText.split(separator: "\n").count)   // every line is JSON
+        #expect(events.count == played.stderr.split(separator: "\n").count)   // every line is JSON
         let names = events.compactMap { $0["event"] as? String }
         #expect(names.first == "admitted")
         #expect(names.last == "result")
@@ -174,13 +174,13 @@ import Testing
         let keyed = Set(events.filter { $0["event"] as? String == "key-delivered" }.compactMap { $0["component"] as? String })
         #expect(keyed == ["video", "audio"])
         #expect(names.contains("first-clear-byte"))
-        #expect(try Tools.streamHashes(output)["v"] == fixture.base.sourceStreamHashes["v"])
+        #expect(try FFmpeg.streamHashes(output.path)["v"] == fixture.base.sourceStreamHashes["v"])
 
-        let denied = try Tools.run(try Tools.player(), ["play", fixture.rentalPackageFile.path, "--kas", fixture.kasURL,
+        let denied = try run(try Tools.player, ["play", fixture.rentalPackageFile.path, "--kas", fixture.kasURL,
                                                         "--token", fixture.expiredRentalToken, "--ca", fixture.caFile.path,
                                                         "--json", "-o", output.path + ".denied"])
         #expect(denied.status == 1)
-        let last = denied.stderrText.split(separator: "\n").compactMap {
+        let last = denied.stderr.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }.last
         #expect(last?["ok"] as? Bool == false)

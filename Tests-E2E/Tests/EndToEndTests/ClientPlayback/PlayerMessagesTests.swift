@@ -4,64 +4,6 @@ import MediaDRMZIP
 import Testing
 @testable import Client
 
-/// Runs the BUILT `player` and reads what it says: the tests of what `player` says when it is
-/// refused or fails, against the BUILT `kas serve` (plain http on loopback, and the TLS one).
-/// They sit inside the suites that own those key services, whose tests count the services'
-/// requests and sessions: serialized with them, they never disturb those counts.
-enum PlayerRun {
-    struct Run {
-        let output: Tools.Output
-        let outputFile: URL
-        var stderr: String { output.stderrText }
-        /// The `--json` result line, when there is one.
-        var result: [String: Any]? {
-            stderr.split(separator: "\n").compactMap { line in
-                try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-            }.last { $0["event"] as? String == "result" }
-        }
-    }
-
-    static func play(_ source: String, kas: String, token: String, _ extra: [String] = [], json: Bool = false,
-                     environment: [String: String]? = nil) async throws -> Run {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("player-message-\(UUID().uuidString).mp4")
-        var arguments = ["play", source, "--kas", kas, "--token", token] + extra
-        if !extra.contains("--play") { arguments += ["-o", file.path] }
-        if json { arguments.append("--json") }
-        return Run(output: try await player(arguments, environment: environment), outputFile: file)
-    }
-
-    /// The built `player`, waited for on a dispatch thread: a test blocked on a child process
-    /// never holds one of the few threads the other suites' async tests run on.
-    static func player(_ arguments: [String], environment: [String: String]? = nil) async throws -> Tools.Output {
-        let path = try Tools.player()
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try Tools.run(path, arguments, environment: environment) })
-            }
-        }
-    }
-
-    /// A refused playback: exit 1, the refusal's code and explanation in the text and in the
-    /// JSON result line, no clear file, and neither the token nor a session id anywhere.
-    static func expectRefused(_ text: Run, _ json: Run, _ refusal: PlaybackError.Refusal, status: Int, token: String) {
-        #expect(text.output.status == 1)
-        #expect(text.stderr.contains(refusal.explanation), "\(text.stderr)")
-        #expect(text.stderr.contains("[refusal \(refusal.code)]"), "\(text.stderr)")
-        #expect(text.stderr.contains("HTTP \(status)"))
-        #expect(json.output.status == 1)
-        let result = json.result
-        #expect(result?["ok"] as? Bool == false)
-        #expect(result?["refusal"] as? String == refusal.code, "\(json.stderr)")
-        #expect(result?["status"] as? Int == status)
-        #expect((result?["reason"] as? String)?.contains(refusal.explanation) == true)
-        for run in [text, json] {
-            #expect(!FileManager.default.fileExists(atPath: run.outputFile.path))
-            #expect(!run.stderr.contains(token))
-            #expect(!run.stderr.contains("sessionId"))
-        }
-    }
-}
-
 extension PlaybackSessionTests {
     /// Against the main fixture's `kas serve`: a viewer without the entitlement told so in words
     /// and as `refusal` in the `--json` result line; admission messages that name both key
@@ -89,16 +31,16 @@ extension PlaybackSessionTests {
 
             let unnamed = try await PlayerRun.player(["admit", fixture.packageFile.path])
             #expect(unnamed.status == 1)
-            #expect(unnamed.stderrText.contains(
+            #expect(unnamed.stderr.contains(
                 "the package's key service \(fixture.kasURL) is not accepted; give --kas \(fixture.kasURL)"),
-                    "\(unnamed.stderrText)")
+                    "\(unnamed.stderr)")
             let stdout = String(decoding: unnamed.stdout, as: UTF8.self)
             #expect(stdout.contains("[FAIL] §5.2"), "\(stdout)")
             #expect(stdout.contains("the accepted one is https://platform.arkavo.net"), "\(stdout)")
             let differing = try await PlayerRun.player(["admit", fixture.packageFile.path, "--kas", other])
             #expect(differing.status == 1)
-            #expect(differing.stderrText.contains("the package's key service \(fixture.kasURL) differs from --kas \(other)"),
-                    "\(differing.stderrText)")
+            #expect(differing.stderr.contains("the package's key service \(fixture.kasURL) differs from --kas \(other)"),
+                    "\(differing.stderr)")
         }
 
         /// `player admit` speaks `packager inspect`'s words: pass, FAIL, n/a, not run.
@@ -120,13 +62,13 @@ extension PlaybackSessionTests {
             let master = fixture.tdfHLSDirectory.appendingPathComponent("master.m3u8").path
             #expect(try PlaybackSource(argument: master) == .tdfHLSMasterFile(master))
             let admitted = try await PlayerRun.player(["admit", master])
-            #expect(admitted.status == 0, "\(admitted.stderrText)")
+            #expect(admitted.status == 0, "\(admitted.stderr)")
             #expect(String(decoding: admitted.stdout, as: UTF8.self).contains("admitted (tdf-hls)"))
             let run = try await PlayerRun.play(master, kas: fixture.kasURL, token: fixture.entitledToken)
             defer { try? FileManager.default.removeItem(at: run.outputFile) }
             #expect(run.output.status == 0, "\(run.stderr)")
             #expect(run.stderr.contains("tdf-hls stream"))
-            let hashes = try Tools.streamHashes(run.outputFile)
+            let hashes = try FFmpeg.streamHashes(run.outputFile.path)
             #expect(hashes["v"] == fixture.sourceStreamHashes["v"] && hashes["a"] == fixture.sourceStreamHashes["a"])
         }
 

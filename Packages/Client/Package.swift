@@ -6,7 +6,6 @@ let package = Package(
     name: "Client",
     products: [
         .library(name: "Client", targets: ["Client"]),
-        .library(name: "CCurl", targets: ["CCurl"]),
         .executable(name: "player", targets: ["PlayerTool"]),
     ],
     dependencies: [

@@ -7,7 +7,7 @@ import PackageDescription
 let package = Package(
     name: "MediaCrypto",
     products: [
-        .library(name: "COpenSSL", targets: ["COpenSSL"]),
+        // zlib for the KAS's gzip request bodies; OpenSSL stays inside this package.
         .library(name: "CZlib", targets: ["CZlib"]),
         .library(name: "MediaDRMEncoding", targets: ["MediaDRMEncoding"]),
         .library(name: "MediaDRMCrypto", targets: ["MediaDRMCrypto"]),

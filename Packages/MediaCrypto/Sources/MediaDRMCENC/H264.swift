@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 /// ITU-T H.264 (ISO/IEC 14496-10) syntax, as far as `cbcs` needs it: NAL units in
 /// length-prefixed samples, parameter sets and slice headers, so that each slice NAL unit can be
 /// left clear exactly through its slice header.

@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 import MediaDRMMP4
 
 /// The `cbcs` subsample map of H.264 samples (ISO/IEC 23001-7 §9.5 and §10.4; fps-v2 §8.1 #9):

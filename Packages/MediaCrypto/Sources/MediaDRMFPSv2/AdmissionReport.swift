@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 /// The outcome of one admission check.
 public struct AdmissionCheckResult: Sendable, Equatable, CustomStringConvertible {
     public enum Status: String, Sendable, Equatable {

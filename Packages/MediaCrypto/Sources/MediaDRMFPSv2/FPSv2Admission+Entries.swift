@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 import Foundation
 
 // §4.4 entry names and the §12 size limit of the entries admission reads; then the reads of

@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 import MediaDRMJSON
 
 /// The creator's content classification, `arkavo:classification` (§6.3), read by the §6.4

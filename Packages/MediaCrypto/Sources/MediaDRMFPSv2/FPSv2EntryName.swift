@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 import MediaDRMMedia
 /// The names of a package's entries (§4 #4): `manifest.json`, `master.m3u8`, and per component
 /// `<id>.m3u8`, `<id>-init.mp4` and `<id>-segment<N>.m4s`. Ids are lowercase ASCII letters (§3

@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 /// Every failure of the FPSv2 module. Compared by `code`; `reason` is a fixed, secret-free
 /// sentence naming the rule, member or entry at fault (never a key, wrapped key, binding value or
 /// policy uuid). An admission refusal carries the identifier of the check that failed.

@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 /// The §5.2 #2 normalization of a key access `url`: the scheme and host lowercased, port 443
 /// dropped for https (80 for http), an empty path or `/`, and no user-info, query or fragment.
 /// Only https is a key service, except plain http to a loopback host for local deployments and

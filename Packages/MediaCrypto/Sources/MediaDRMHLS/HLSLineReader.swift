@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 /// One playlist line after the line grammar: a tag or a URI. `#EXTM3U` on line 1, blank lines
 /// and comments never become an `HLSLine` (strict mode refuses the last two outright).
 package struct HLSLine {

@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 /// A media playlist. The writer emits, after `#EXTM3U`: EXT-X-VERSION, EXT-X-TARGETDURATION,
 /// EXT-X-MEDIA-SEQUENCE, EXT-X-DISCONTINUITY-SEQUENCE, EXT-X-PLAYLIST-TYPE, EXT-X-I-FRAMES-ONLY,
 /// EXT-X-INDEPENDENT-SEGMENTS, each segment, `trailingTags`, and EXT-X-ENDLIST.

@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 import Foundation
 
 /// The value grammars of RFC 8216 §4.2, shared by attribute lists and by tags whose value is a

@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 // Sample auxiliary information: `senc` (ISO/IEC 23001-7 §7.2), `saiz` and `saio`
 // (ISO/IEC 14496-12 §8.7.8, §8.7.9).
 

@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 // Sample entries (ISO/IEC 14496-12 §8.5.2, §12.1.3, §12.2.3). A protected entry (`encv`, `enca`)
 // has the same layout as the clear one plus a `sinf` child naming the original format.
 

@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 /// What a protected component carries (fps-v2 §3): each component is one stream with its own
 /// content key. Version 2 has exactly one `video` and at most one `audio` component, each id equal
 /// to its kind (`MediaComponentList.version2Order`); the id is kept apart from the kind

@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 import MediaDRMJSON
 
 /// The body of `POST /media/v1/session/start` (docs/protocol.md): the client writes it, the KAS

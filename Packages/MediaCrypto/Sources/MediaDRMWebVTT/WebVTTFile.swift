@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 /// A WebVTT file (W3C WebVTT, "WebVTT file syntax" §4.1), read strictly: the `WEBVTT` signature,
 /// header lines, then blocks separated by blank lines: cues, `NOTE` comments (dropped), and
 /// `STYLE`/`REGION` blocks, which must come before the first cue (kept as written, since every

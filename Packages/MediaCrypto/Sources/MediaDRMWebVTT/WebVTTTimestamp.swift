@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 /// A WebVTT timestamp (W3C WebVTT §4.2 "WebVTT timestamp"): `[hh:]mm:ss.ttt`, hours of two or
 /// more digits, minutes and seconds 00 ... 59, exactly three fraction digits. Held in
 /// milliseconds, the format's own resolution, so nothing is lost in a round trip.

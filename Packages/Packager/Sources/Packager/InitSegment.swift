@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 import MediaDRMMP4
 
 /// The one-track CMAF init segment of a component (fps-v2 §8): `ftyp`, and a `moov` whose only

@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 import MediaDRMFPSv2
 import MediaDRMMedia
 /// How a source is cut into media segments (fps-v2 §7.4–§7.5): video segments start at IDR

@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 import Foundation
 
 /// What a media session start asks for (`POST /media/v1/session/start`).

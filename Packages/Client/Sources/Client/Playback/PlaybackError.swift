@@ -1,3 +1,4 @@
+// "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
 /// Every failure of a playback: admission, key acquisition, verification, decryption, output.
 /// Compared by `code`. `reason` is a fixed sentence chosen by the client: it never quotes a
 /// server body, never holds a token, key, wrapped key, session id or policy uuid.

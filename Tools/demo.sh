@@ -53,6 +53,9 @@ for pair in MediaCrypto:tdf Packager:packager KAS:kas Client:player; do
     echo "   $product: $BIN/$product"
 done
 echo "   ($(( $(now_ms) - t_build )) ms)"
+# Test hooks are compiled into debug builds only (docs/offline.md): the release player must not
+# carry the offline clock override.
+! grep -qa MEDIADRM_PLAYER_TEST_NOW "$BIN/player" || fail "the release player carries the test clock hook"
 
 # ---------------------------------------------------------------------------------------------
 printf '\n#### act 1: a Standard TDF round trip, offline\n'

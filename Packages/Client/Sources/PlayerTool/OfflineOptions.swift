@@ -11,10 +11,13 @@ enum OfflineOptions {
     static let ca = ToolOption.single("ca", valueName: "file", help: "PEM certificates to trust instead of the system store.")
     static let pin = ToolOption.single("pin", valueName: "sha256//...", help: "Public-key pin of the KAS (libcurl form).")
 
-    /// For tests only (docs/offline.md): the wall clock, in seconds since the epoch, that the
-    /// offline verbs use instead of the system's. The library's high-water mark applies to it as
-    /// to the real clock, so it cannot extend a licence either.
+    #if DEBUG
+    /// For tests only (docs/offline.md), and only in debug builds (the end-to-end suite's): the
+    /// wall clock, in seconds since the epoch, that the offline verbs use instead of the
+    /// system's. The library's high-water mark applies to it as to the real clock, so it cannot
+    /// extend a licence either. A release `player` never reads it.
     static let clockVariable = "MEDIADRM_PLAYER_TEST_NOW"
+    #endif
 
     static func openLibrary(_ arguments: ParsedArguments) throws -> OfflineLibrary {
         guard let path = arguments.value("library") ?? OfflineLibrary.defaultPath() else {
@@ -45,12 +48,14 @@ enum OfflineOptions {
     }
 
     static func now() throws -> Int64 {
+        #if DEBUG
         if let text = ProcessInfo.processInfo.environment[clockVariable] {
             guard let value = Int64(text), value > 0 else {
                 throw UsageError("\(clockVariable) must be seconds since the epoch")
             }
             return value
         }
+        #endif
         return Int64(Date().timeIntervalSince1970.rounded(.down))
     }
 

@@ -18,9 +18,10 @@ struct DeliveryRouteAdapter: Sendable {
 
     func startPlayback(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
         let viewer = try MediaRouteAdapter.viewer(&context)
+        // A body that is not strict JSON keeps the server's 400 naming the JSON error kind.
+        let json = try request.jsonBody()
         do {
-            let body = try PlaybackRequest(json: request.jsonBody())
-            return .json(try service.startPlayback(body, viewer: viewer, region: regions.region(for: request)))
+            return .json(try service.startPlayback(PlaybackRequest(json: json), viewer: viewer, region: regions.region(for: request)))
         } catch {
             throw Self.answer(error)
         }
@@ -112,12 +113,5 @@ struct DeliveryRouteAdapter: Sendable {
         case .randomGeneratorUnavailable: HTTPError(.serviceUnavailable, reason: "random generator unavailable")
         case .fairPlayUnavailable: HTTPError(.serviceUnavailable, reason: "fairplay unavailable")
         }
-    }
-
-    /// A body that is not strict JSON keeps the server's 400 naming the JSON error kind.
-    private static func answer(_ error: any Error) -> HTTPError {
-        if let failure = error as? DeliveryFailure { return answer(failure) }
-        if let httpError = error as? HTTPError { return httpError }
-        return HTTPError.internalError
     }
 }

@@ -26,11 +26,8 @@ struct OfflineRouteAdapter: Sendable {
     func issue(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
         let viewer = try MediaRouteAdapter.viewer(&context)
         let body = Result { () throws(OfflineFailure) in
-            let json = try Self.json(request)
-            do throws(OfflineLicenseError) {
-                return try OfflineLicenseRequest(json: json, maxManifestBytes: ManifestAdmission.maxManifestBytes)
-            } catch {
-                throw .malformed(error.reason)
+            try Self.message(request) { json throws(OfflineLicenseError) in
+                try OfflineLicenseRequest(json: json, maxManifestBytes: ManifestAdmission.maxManifestBytes)
             }
         }
         do throws(OfflineFailure) {
@@ -66,19 +63,20 @@ struct OfflineRouteAdapter: Sendable {
     static func playReport(_ request: ServerRequest) -> Result<OfflinePlayReport, OfflineFailure> {
         guard !request.body.isEmpty else { return .success(OfflinePlayReport()) }
         return Result { () throws(OfflineFailure) in
-            let json = try json(request)
-            do throws(OfflineLicenseError) {
-                return try OfflinePlayReport(json: json)
-            } catch {
-                throw .malformed(error.reason)
-            }
+            try message(request) { json throws(OfflineLicenseError) in try OfflinePlayReport(json: json) }
         }
     }
 
-    /// The body as strict JSON.
-    private static func json(_ request: ServerRequest) throws(OfflineFailure) -> JSONValue {
+    /// The body as strict JSON, read into its message by `read`; either failure is `malformed`
+    /// with its reason (the message's rule, never the bytes).
+    private static func message<Message>(_ request: ServerRequest,
+                                         _ read: (JSONValue) throws(OfflineLicenseError) -> Message) throws(OfflineFailure) -> Message {
         guard let json = try? request.jsonBody() else { throw .malformed("the body is not strict JSON") }
-        return json
+        do {
+            return try read(json)
+        } catch {
+            throw .malformed(error.reason)
+        }
     }
 
     // MARK: The status table

@@ -3,6 +3,11 @@
 // policy decisions, OpenTDF-compatible routes.
 import PackageDescription
 
+/// MediaCrypto's libraries by module name.
+func mediaCrypto(_ modules: String...) -> [Target.Dependency] {
+    modules.map { .product(name: $0, package: "MediaCrypto") }
+}
+
 let package = Package(
     name: "KAS",
     products: [
@@ -19,70 +24,28 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // Log lines and the metrics registry: written by the HTTP layer and by the domain alike.
-        .target(name: "KASObservability", dependencies: [
-            .product(name: "MediaDRMJSON", package: "MediaCrypto"),
-        ]),
+        .target(name: "KASObservability", dependencies: mediaCrypto("MediaDRMJSON")),
         // The HTTP server, router and middleware: knows nothing of media, delivery or offline.
-        .target(name: "KASHTTP", dependencies: [
-            "CMicroHTTPD", "KASObservability",
-            .product(name: "MediaDRMJSON", package: "MediaCrypto"),
-        ]),
+        .target(name: "KASHTTP", dependencies: ["CMicroHTTPD", "KASObservability"] + mediaCrypto("MediaDRMJSON")),
         // A Redis client: RESP, connections, a pool. Knows nothing of the KAS's records.
-        .target(name: "KASRedis", dependencies: [
-            .product(name: "MediaDRMCrypto", package: "MediaCrypto"),
-            .product(name: "MediaDRMEncoding", package: "MediaCrypto"),
-        ]),
+        .target(name: "KASRedis", dependencies: mediaCrypto("MediaDRMCrypto", "MediaDRMEncoding")),
         // The domain: media, delivery, offline and OpenTDF services, stores, keys, configuration.
         // It never imports KASHTTP: services take and return domain values.
-        .target(name: "KASDomain", dependencies: [
-            "CSQLite", "KASObservability", "KASRedis",
-            .product(name: "MediaDRMCrypto", package: "MediaCrypto"),
-            .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
-            .product(name: "MediaDRMJSON", package: "MediaCrypto"),
-            .product(name: "MediaDRMEncoding", package: "MediaCrypto"),
-            .product(name: "MediaDRMTDF", package: "MediaCrypto"),
-            .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
-            .product(name: "MediaDRMMedia", package: "MediaCrypto"),
-            .product(name: "MediaDRMHLS", package: "MediaCrypto"),
-            .product(name: "MediaDRMOffline", package: "MediaCrypto"),
-            .product(name: "CZlib", package: "MediaCrypto"),
-        ]),
+        .target(name: "KASDomain", dependencies: ["CSQLite", "KASObservability", "KASRedis"] + mediaCrypto(
+            "MediaDRMCrypto", "MediaDRMJOSE", "MediaDRMJSON", "MediaDRMEncoding", "MediaDRMTDF", "MediaDRMFPSv2",
+            "MediaDRMMedia", "MediaDRMHLS", "MediaDRMOffline", "CZlib")),
         // The routes (one adapter per service, each with one status table) and the application
         // that joins the domain to the HTTP server.
-        .target(name: "KAS", dependencies: [
-            "KASDomain", "KASHTTP", "KASObservability",
-            .product(name: "MediaDRMCrypto", package: "MediaCrypto"),
-            .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
-            .product(name: "MediaDRMJSON", package: "MediaCrypto"),
-            .product(name: "MediaDRMEncoding", package: "MediaCrypto"),
-            .product(name: "MediaDRMTDF", package: "MediaCrypto"),
-            .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
-            .product(name: "MediaDRMMedia", package: "MediaCrypto"),
-            .product(name: "MediaDRMOffline", package: "MediaCrypto"),
-        ]),
-        .target(name: "KASTesting", dependencies: [
-            "KAS", "KASDomain", "KASHTTP", "KASObservability", "KASRedis",
-            .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
-            .product(name: "MediaDRMJSON", package: "MediaCrypto"),
-        ]),
-        .executableTarget(name: "KASTool", dependencies: [
-            "KAS", "KASDomain", "KASHTTP", "KASObservability",
-            .product(name: "MediaDRMToolSupport", package: "MediaCrypto"),
-            .product(name: "MediaDRMCrypto", package: "MediaCrypto"),
-            .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
-            .product(name: "MediaDRMJSON", package: "MediaCrypto"),
-        ]),
-        .testTarget(name: "KASTests", dependencies: [
-            "KAS", "KASDomain", "KASHTTP", "KASObservability", "KASRedis", "KASTesting",
-            .product(name: "MediaDRMCrypto", package: "MediaCrypto"),
-            .product(name: "MediaDRMJOSE", package: "MediaCrypto"),
-            .product(name: "MediaDRMJSON", package: "MediaCrypto"),
-            .product(name: "MediaDRMEncoding", package: "MediaCrypto"),
-            .product(name: "MediaDRMTDF", package: "MediaCrypto"),
-            .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
-            .product(name: "MediaDRMMedia", package: "MediaCrypto"),
-            .product(name: "MediaDRMOffline", package: "MediaCrypto"),
-        ]),
+        .target(name: "KAS", dependencies: ["KASDomain", "KASHTTP", "KASObservability"] + mediaCrypto(
+            "MediaDRMCrypto", "MediaDRMJOSE", "MediaDRMJSON", "MediaDRMEncoding", "MediaDRMTDF", "MediaDRMFPSv2",
+            "MediaDRMMedia", "MediaDRMOffline")),
+        .target(name: "KASTesting", dependencies: ["KAS", "KASDomain", "KASHTTP", "KASObservability", "KASRedis"]
+            + mediaCrypto("MediaDRMJOSE", "MediaDRMJSON")),
+        .executableTarget(name: "KASTool", dependencies: ["KAS", "KASDomain", "KASHTTP", "KASObservability"]
+            + mediaCrypto("MediaDRMToolSupport", "MediaDRMCrypto", "MediaDRMJOSE", "MediaDRMJSON")),
+        .testTarget(name: "KASTests", dependencies: ["KAS", "KASDomain", "KASHTTP", "KASObservability", "KASRedis", "KASTesting"]
+            + mediaCrypto("MediaDRMCrypto", "MediaDRMJOSE", "MediaDRMJSON", "MediaDRMEncoding", "MediaDRMTDF", "MediaDRMFPSv2",
+                          "MediaDRMMedia", "MediaDRMOffline")),
     ],
     swiftLanguageModes: [.v6]
 )

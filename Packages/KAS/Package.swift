@@ -33,19 +33,19 @@ let package = Package(
         // It never imports KASHTTP: services take and return domain values.
         .target(name: "KASDomain", dependencies: ["CSQLite", "KASObservability", "KASRedis"] + mediaCrypto(
             "MediaDRMCrypto", "MediaDRMJOSE", "MediaDRMJSON", "MediaDRMEncoding", "MediaDRMTDF", "MediaDRMFPSv2",
-            "MediaDRMMedia", "MediaDRMHLS", "MediaDRMOffline", "CZlib")),
+            "MediaDRMMedia", "MediaDRMHLS", "MediaDRMOffline", "MediaDRMProtobuf")),
         // The routes (one adapter per service, each with one status table) and the application
         // that joins the domain to the HTTP server.
         .target(name: "KAS", dependencies: ["KASDomain", "KASHTTP", "KASObservability"] + mediaCrypto(
             "MediaDRMCrypto", "MediaDRMJOSE", "MediaDRMJSON", "MediaDRMEncoding", "MediaDRMTDF", "MediaDRMFPSv2",
-            "MediaDRMMedia", "MediaDRMOffline")),
+            "MediaDRMMedia", "MediaDRMOffline", "MediaDRMProtobuf", "MediaDRMZIP")),
         .target(name: "KASTesting", dependencies: ["KAS", "KASDomain", "KASHTTP", "KASObservability", "KASRedis"]
             + mediaCrypto("MediaDRMJOSE", "MediaDRMJSON")),
         .executableTarget(name: "KASTool", dependencies: ["KAS", "KASDomain", "KASHTTP", "KASObservability"]
             + mediaCrypto("MediaDRMToolSupport", "MediaDRMCrypto", "MediaDRMJOSE", "MediaDRMJSON")),
         .testTarget(name: "KASTests", dependencies: ["KAS", "KASDomain", "KASHTTP", "KASObservability", "KASRedis", "KASTesting"]
             + mediaCrypto("MediaDRMCrypto", "MediaDRMJOSE", "MediaDRMJSON", "MediaDRMEncoding", "MediaDRMTDF", "MediaDRMFPSv2",
-                          "MediaDRMMedia", "MediaDRMOffline")),
+                          "MediaDRMMedia", "MediaDRMOffline", "MediaDRMProtobuf")),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,12 +7,11 @@ import PackageDescription
 let package = Package(
     name: "MediaCrypto",
     products: [
-        // zlib for the KAS's gzip request bodies; OpenSSL stays inside this package.
-        .library(name: "CZlib", targets: ["CZlib"]),
         .library(name: "MediaDRMEncoding", targets: ["MediaDRMEncoding"]),
         .library(name: "MediaDRMCrypto", targets: ["MediaDRMCrypto"]),
         .library(name: "MediaDRMJSON", targets: ["MediaDRMJSON"]),
         .library(name: "MediaDRMZIP", targets: ["MediaDRMZIP"]),
+        .library(name: "MediaDRMProtobuf", targets: ["MediaDRMProtobuf"]),
         .library(name: "MediaDRMTDF", targets: ["MediaDRMTDF"]),
         .library(name: "MediaDRMJOSE", targets: ["MediaDRMJOSE"]),
         .library(name: "MediaDRMMP4", targets: ["MediaDRMMP4"]),
@@ -34,6 +33,7 @@ let package = Package(
         .target(name: "MediaDRMCrypto", dependencies: ["COpenSSL", "MediaDRMEncoding"]),
         .target(name: "MediaDRMJSON"),
         .target(name: "MediaDRMZIP", dependencies: ["CZlib", "MediaDRMEncoding"]),
+        .target(name: "MediaDRMProtobuf"),
         .target(name: "MediaDRMJOSE", dependencies: ["MediaDRMCrypto", "MediaDRMJSON", "MediaDRMEncoding"]),
         .target(name: "MediaDRMTDF", dependencies: ["MediaDRMMedia", "MediaDRMCrypto", "MediaDRMJSON", "MediaDRMZIP", "MediaDRMEncoding"]),
         .target(name: "MediaDRMMP4"),
@@ -50,6 +50,7 @@ let package = Package(
         .testTarget(name: "CryptoTests", dependencies: ["MediaDRMCrypto", "MediaDRMEncoding"]),
         .testTarget(name: "JSONTests", dependencies: ["MediaDRMJSON"]),
         .testTarget(name: "ZIPTests", dependencies: ["MediaDRMZIP"]),
+        .testTarget(name: "ProtobufTests", dependencies: ["MediaDRMProtobuf", "MediaDRMEncoding"]),
         .testTarget(name: "JOSETests", dependencies: ["MediaDRMJOSE", "MediaDRMCrypto", "MediaDRMJSON", "MediaDRMEncoding"]),
         .testTarget(name: "TDFTests", dependencies: ["MediaDRMTDF", "MediaDRMMedia", "MediaDRMCrypto", "MediaDRMJSON", "MediaDRMZIP", "MediaDRMEncoding"]),
         .testTarget(name: "MP4Tests", dependencies: ["MediaDRMMP4"]),

@@ -25,7 +25,12 @@ public final class ZIPEntryStream {
         self.chunkSize = chunkSize
         self.position = entry.dataOffset ?? entry.localHeaderOffset
         self.compressedLeft = entry.compressedSize
-        self.inflater = entry.compressionMethod == .deflate ? try ZlibInflater() : nil
+        if entry.compressionMethod == .deflate {
+            guard let inflater = ZlibInflater(.rawDeflate) else { throw ZIPError(.io, "zlib could not start an inflate stream") }
+            self.inflater = inflater
+        } else {
+            self.inflater = nil
+        }
     }
 
     public func next() throws(ZIPError) -> Data? {

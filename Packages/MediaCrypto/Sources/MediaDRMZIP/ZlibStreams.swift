@@ -1,21 +1,30 @@
 import CZlib
 
-/// Raw inflate (windowBits -15, no zlib header). The z_stream lives on the heap because zlib keeps
-/// a back pointer to it and refuses a stream that moved.
+/// One zlib inflate stream: raw deflate (windowBits -15, no header, as ZIP method 8 stores it)
+/// or gzip (RFC 1952: 16 + 15, the gzip wrapper only, so a zlib or raw stream is refused). The
+/// z_stream lives on the heap because zlib keeps a back pointer to it and refuses a stream that
+/// moved. Nil when zlib cannot start one (out of memory).
 final class ZlibInflater {
     enum Status { case progress, streamEnd, needsInputOrOutput, corrupt }
+    enum Format {
+        case rawDeflate, gzip
+        var windowBits: Int32 { self == .rawDeflate ? -15 : 16 + 15 }
+    }
 
     private let stream: UnsafeMutablePointer<z_stream>
 
-    init() throws(ZIPError) {
+    init?(_ format: Format) {
         stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        guard mediadrm_inflateInit2(stream, -15) == Z_OK else {
+        guard mediadrm_inflateInit2(stream, format.windowBits) == Z_OK else {
             stream.deinitialize(count: 1)
             stream.deallocate()
-            throw ZIPError(.io, "zlib could not start an inflate stream")
+            return nil
         }
     }
+
+    /// Starts the stream again for the next gzip member; false when zlib refuses.
+    func reset() -> Bool { inflateReset(stream) == Z_OK }
 
     deinit {
         inflateEnd(stream)

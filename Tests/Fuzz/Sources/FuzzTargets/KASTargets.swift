@@ -6,6 +6,7 @@ import Foundation
 @testable import KASObservability
 @testable import KASRedis
 import MediaDRMJSON
+import MediaDRMZIP
 
 /// The KAS's decoders and admission, each reached the way a request reaches it. A hostile body
 /// must get a client-error status: a 500 is a finding.

@@ -1,4 +1,6 @@
 // "§" cites draft-arkavo-tdf-fairplay-01 (the fps-v2 specification) where no other document is named.
+import MediaDRMProtobuf
+
 /// Every failure of the OpenTDF routes and the rewrap logic. Compared by `code`; `reason` is a
 /// fixed sentence safe to send to the client (never a key, a wrapped key, a token or a claim).
 package struct OpenTDFError: Error, Equatable, Sendable, CustomStringConvertible {

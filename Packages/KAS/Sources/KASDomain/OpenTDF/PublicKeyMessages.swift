@@ -1,5 +1,6 @@
 import Foundation
 import MediaDRMJSON
+import MediaDRMProtobuf
 
 /// `kas.PublicKeyRequest`: `algorithm` = 1 (`rsa:2048` | `ec:secp256r1`), `fmt` = 2, `v` = 3.
 package struct PublicKeyRequest: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import MediaDRMJSON
+import MediaDRMProtobuf
 
 /// `kas.RewrapRequest`: `signed_request_token` = 1 (field 2, the old `bearer`, is reserved and
 /// skipped like any unknown field).

@@ -4,6 +4,8 @@ import KASHTTP
 import KASObservability
 import MediaDRMJOSE
 import MediaDRMJSON
+import MediaDRMProtobuf
+import MediaDRMZIP
 
 /// Settings of the OpenTDF routes beyond the key ring and the token verifier.
 public struct OpenTDFRouteOptions: Sendable {
@@ -216,7 +218,16 @@ struct OpenTDFRouteHandlers: Sendable {
             }
         }
         guard gzip else { return request.body }
-        return Array(try GzipDecoder.decompress(request.body, maximumOutput: options.maximumInflatedBodyBytes))
+        do {
+            return Array(try GzipDecoder.decompress(request.body, maximumOutput: options.maximumInflatedBodyBytes))
+        } catch {
+            // 400 for bad or cut data, 413 past the bound (the reason names it).
+            switch error.code {
+            case .malformed, .truncated: throw OpenTDFError(.badCompression, error.reason.replacing("gzip data", with: "gzip body"))
+            case .tooLarge: throw OpenTDFError(.tooLarge, error.reason.replacing("gzip data", with: "gzip body"))
+            case .unavailable: throw OpenTDFError(.internalFailure, error.reason)
+            }
+        }
     }
 
     struct Caller {

@@ -1,8 +1,12 @@
+// The protobuf wire format (https://protobuf.dev/programming-guides/encoding/), read with bounds
+// checks and written in field order: the binary form of the OpenTDF KAS messages that the
+// Connect routes take (docs/protocol.md "OpenTDF routes"). Message types are their users'; this
+// module knows only tags, varints, fixed-width and length-delimited values.
 import Foundation
 
 /// The protobuf wire types this codec reads. Groups (3, 4) are refused: no message here uses
 /// them and proto3 has none.
-package enum ProtobufWireType: UInt8, Sendable {
+public enum ProtobufWireType: UInt8, Sendable {
     case varint = 0
     case fixed64 = 1
     case lengthDelimited = 2
@@ -10,7 +14,7 @@ package enum ProtobufWireType: UInt8, Sendable {
 }
 
 /// One field key: field number and wire type.
-package struct ProtobufTag: Sendable, Equatable {
+public struct ProtobufTag: Sendable, Equatable {
     public let fieldNumber: Int
     public let wireType: ProtobufWireType
 }
@@ -18,8 +22,8 @@ package struct ProtobufTag: Sendable, Equatable {
 /// A checked reader over an encoded protobuf message (a window of a byte array). Every length
 /// is checked against the bytes left before anything is sliced; nested messages are read with
 /// a depth budget; unknown fields are skipped by wire type.
-package struct ProtobufReader: Sendable {
-    /// Deepest nesting of messages accepted (the OpenTDF messages need 4).
+public struct ProtobufReader: Sendable {
+    /// Deepest nesting of messages accepted (the OpenTDF KAS messages need 4).
     public static let maximumDepth = 16
     public static let maximumFieldNumber = (1 << 29) - 1
 

@@ -1,9 +1,5 @@
 import Foundation
-@testable import KAS
-@testable import KASDomain
-@testable import KASHTTP
-@testable import KASObservability
-@testable import KASRedis
+import MediaDRMZIP
 import Testing
 
 /// Compresses with the system gzip (an independent implementation of the format).
@@ -26,7 +22,7 @@ private func systemGzip(_ data: Data) throws -> Data {
     return compressed
 }
 
-@Suite struct OpenTDFGzipDecoderTests {
+@Suite struct GzipDecoderTests {
     @Test func inflatesWhatSystemGzipWrites() throws {
         let text = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let compressed = try systemGzip(text)
@@ -41,8 +37,11 @@ private func systemGzip(_ data: Data) throws -> Data {
 
     @Test func everyTruncationFails() throws {
         let compressed = try systemGzip(Data(repeating: 0x41, count: 1000) + Data("tail".utf8))
-        for length in 0..<compressed.count {
-            #expect(throws: OpenTDFError.self, "prefix \(length)") { try GzipDecoder.decompress(compressed.prefix(length)) }
+        #expect(throws: GzipError(.malformed, "")) { try GzipDecoder.decompress(Data()) }
+        for length in 1..<compressed.count {
+            let error = #expect(throws: GzipError.self, "prefix \(length)") { try GzipDecoder.decompress(compressed.prefix(length)) }
+            // A cut member is `truncated`; never a crash, never partial output.
+            #expect(error?.code == .truncated, "prefix \(length)")
         }
     }
 
@@ -50,25 +49,25 @@ private func systemGzip(_ data: Data) throws -> Data {
         let compressed = try systemGzip(Data("some body worth protecting".utf8))
         var badCRC = compressed
         badCRC[badCRC.count - 6] ^= 0x01   // CRC-32 in the trailer
-        #expect(throws: OpenTDFError(.badCompression, "")) { try GzipDecoder.decompress(badCRC) }
+        #expect(throws: GzipError(.malformed, "")) { try GzipDecoder.decompress(badCRC) }
         var badSize = compressed
         badSize[badSize.count - 1] ^= 0x01  // ISIZE in the trailer
-        #expect(throws: OpenTDFError(.badCompression, "")) { try GzipDecoder.decompress(badSize) }
+        #expect(throws: GzipError(.malformed, "")) { try GzipDecoder.decompress(badSize) }
         var badMagic = compressed
         badMagic[0] = 0x1E
-        #expect(throws: OpenTDFError(.badCompression, "")) { try GzipDecoder.decompress(badMagic) }
-        #expect(throws: OpenTDFError(.badCompression, "")) { try GzipDecoder.decompress(compressed + Data("junk".utf8)) }
-        #expect(throws: OpenTDFError(.badCompression, "")) { try GzipDecoder.decompress(Data()) }
+        #expect(throws: GzipError(.malformed, "")) { try GzipDecoder.decompress(badMagic) }
+        #expect(throws: GzipError(.malformed, "")) { try GzipDecoder.decompress(compressed + Data("junk".utf8)) }
+        #expect(throws: GzipError(.malformed, "")) { try GzipDecoder.decompress(Data()) }
         // A zlib (RFC 1950) stream is not gzip.
-        #expect(throws: OpenTDFError(.badCompression, "")) { try GzipDecoder.decompress(Data([0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])) }
+        #expect(throws: GzipError(.malformed, "")) { try GzipDecoder.decompress(Data([0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])) }
     }
 
     @Test func bombsStopAtTheOutputBound() throws {
         let bomb = try systemGzip(Data(repeating: 0, count: 20 << 20))
         #expect(bomb.count < 64 << 10)
-        #expect(throws: OpenTDFError(.tooLarge, "")) { try GzipDecoder.decompress(bomb) }
+        #expect(throws: GzipError(.tooLarge, "")) { try GzipDecoder.decompress(bomb) }
         let small = try systemGzip(Data(repeating: 0, count: 1001))
-        #expect(throws: OpenTDFError(.tooLarge, "")) { try GzipDecoder.decompress(small, maximumOutput: 1000) }
+        #expect(throws: GzipError(.tooLarge, "")) { try GzipDecoder.decompress(small, maximumOutput: 1000) }
         #expect(try GzipDecoder.decompress(small, maximumOutput: 1001).count == 1001)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Appends protobuf wire encoding. Fields are written in the order called; the message types
 /// here call them in field-number order and omit proto3 default values (as protoc does).
-package struct ProtobufWriter: Sendable {
+public struct ProtobufWriter: Sendable {
     public private(set) var bytes: [UInt8] = []
 
     public init() {}

@@ -1,6 +1,6 @@
 /// Every failure of the protobuf wire codec. Compared by `code`; `reason` names the problem
 /// (field number, offset, limit) and never the field's contents.
-package struct ProtobufError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct ProtobufError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         /// The input ends inside a tag, a varint, a fixed-width value or a length-delimited field.
         case truncated

@@ -8,6 +8,19 @@ import { isObject, parseStrictJSON } from "./strict-json.js";
 const SESSION_ID = /^[A-Za-z0-9_-]{1,256}$/;
 const MAX_ANSWER_BYTES = 4 << 20;
 const MAX_RETRY_AFTER_SECONDS = 86400;
+// How long a session's end waits for the session's requests still in flight (see settled()).
+const SETTLE_LIMIT_MS = 5000;
+
+/** `promise`, or an AbortError as soon as `signal` aborts (the promise itself runs on). */
+function untilAborted(promise, signal) {
+  if (!signal) return promise;
+  return new Promise((resolve, reject) => {
+    const aborted = () => reject(new DOMException("stopped", "AbortError"));
+    if (signal.aborted) { aborted(); return; }
+    signal.addEventListener("abort", aborted, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", aborted));
+  });
+}
 
 /** The whole seconds of a `Retry-After` header (RFC 9110 §10.2.3, the delay form the KAS sends),
  * or undefined. */
@@ -33,6 +46,19 @@ export class KeyService {
     this.tokenSource = token;
     this.lastToken = null;
     this.signal = signal;
+    this.inFlight = new Set();
+  }
+
+  /** Resolves once every request naming a session that was in flight has been answered (at most
+   * SETTLE_LIMIT_MS). The session's end waits for it: the KAS judges a request when it reads it,
+   * so a key request the page sent just before destroy() but answered after the end would be
+   * refused (and audited) as one for an ended session. */
+  async settled() {
+    if (this.inFlight.size === 0) return;
+    let timer;
+    const limit = new Promise((resolve) => { timer = setTimeout(resolve, SETTLE_LIMIT_MS); });
+    await Promise.race([Promise.allSettled([...this.inFlight]), limit]);
+    clearTimeout(timer);
   }
 
   async token() {
@@ -43,14 +69,22 @@ export class KeyService {
   }
 
   /** `abortable: false` for the session end: unloading aborts the playback's requests first,
-   * and the end must still reach the KAS to free the stream slot. */
-  async call(method, path, body, route, { abortable = true } = {}) {
+   * and the end must still reach the KAS to free the stream slot. `inSession` for a request
+   * that names a live session: aborting stops the caller's wait, never the request, which
+   * settled() then waits for. */
+  async call(method, path, body, route, { abortable = true, inSession = false } = {}) {
     const headers = { Authorization: `Bearer ${await this.token()}` };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     let response;
     try {
-      response = await fetch(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-        signal: abortable ? this.signal : undefined, credentials: "omit", cache: "no-store", redirect: "error", mode: "cors" });
+      if (abortable && this.signal?.aborted) throw new DOMException("stopped", "AbortError");
+      const sent = fetch(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+        signal: abortable && !inSession ? this.signal : undefined, credentials: "omit", cache: "no-store", redirect: "error", mode: "cors" });
+      if (inSession) {
+        this.inFlight.add(sent);
+        sent.catch(() => {}).finally(() => this.inFlight.delete(sent));
+      }
+      response = await (inSession && abortable ? untilAborted(sent, this.signal) : sent);
     } catch (error) {
       if (error && error.name === "AbortError") throw error;
       throw new PlayerError("transport", `the key service could not be reached for ${route}`);
@@ -82,7 +116,7 @@ export class KeyService {
   }
 
   async requestKey({ assetId, component, sessionId, manifest, clientPublicKey }) {
-    const answer = await this.call("POST", "/media/v1/key-request", { assetId, clientPublicKey, component, sessionId, tdfManifest: manifest }, "key request");
+    const answer = await this.call("POST", "/media/v1/key-request", { assetId, clientPublicKey, component, sessionId, tdfManifest: manifest }, "key request", { inSession: true });
     if (answer.status !== "success" || typeof answer.wrappedKey !== "string" || typeof answer.sessionPublicKey !== "string") {
       throw malformed("the key answer is not a success with a wrapped key and a session public key");
     }
@@ -92,7 +126,7 @@ export class KeyService {
   }
 
   heartbeat(sessionId) {
-    return this.call("POST", `/media/v1/session/${sessionId}/heartbeat`, {}, "heartbeat");
+    return this.call("POST", `/media/v1/session/${sessionId}/heartbeat`, {}, "heartbeat", { inSession: true });
   }
 
   endSession(sessionId) {
@@ -117,6 +151,6 @@ export class KeyService {
   /** POST /media/v1/rewrap: the OpenTDF v2 bulk request (`clientPublicKey`, `requests`) through
    * the live media session `sessionId`; returns the parsed OpenTDF RewrapResponse. */
   mediaRewrap(sessionId, clientPublicKey, requests) {
-    return this.call("POST", "/media/v1/rewrap", { sessionId, clientPublicKey, requests }, "media rewrap");
+    return this.call("POST", "/media/v1/rewrap", { sessionId, clientPublicKey, requests }, "media rewrap", { inSession: true });
   }
 }

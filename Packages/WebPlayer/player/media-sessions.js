@@ -128,11 +128,13 @@ export class MediaSessions {
     try { await this.service.endSession(sessionId); } catch { /* it times out at the KAS */ }
   }
 
-  /** Ends every session (safe to call more than once). */
+  /** Ends every session (safe to call more than once), after the requests naming them that are
+   * still in flight have been answered (KeyService.settled). */
   async stop() {
     this.stopped = true;
     for (const timer of this.timers) { clearTimeout(timer); clearInterval(timer); }
     this.timers.clear();
+    if (this.open.size > 0) await this.service.settled();
     await Promise.all([...this.open].map((id) => this.end(id)));
   }
 

@@ -400,6 +400,11 @@ final class ServerCore: @unchecked Sendable {
         if !response.headers.contains("Cache-Control") {
             _ = MHD_add_response_header(created, "Cache-Control", "no-store")
         }
+        // Every answer is the type it declares (JSON, text, a licence, a player file): a browser
+        // must never sniff one into HTML or script.
+        if !response.headers.contains("X-Content-Type-Options") {
+            _ = MHD_add_response_header(created, "X-Content-Type-Options", "nosniff")
+        }
         if let requestID { _ = MHD_add_response_header(created, "X-Request-ID", requestID) }
         if closing { _ = MHD_add_response_header(created, "Connection", "close") }
         let status = UInt32(clamping: max(100, min(599, response.status.code)))

@@ -86,13 +86,22 @@ extension DeliveryService {
 
     /// `POST /media/v1/playback/{id}/media-url` (bearer): a fresh signed media URL for a live
     /// playback of this viewer; the playback lives `PlaybackRecord.renewalGrace` past its newest URL.
-    package func renewMediaURL(id: String?, viewer: Identity) throws(DeliveryFailure) -> JSONValue {
+    /// The title's policy is run again for the token presented now (entitlement, rental and its
+    /// playback window, region), as at the start: a renewal is a new grant of the bytes, so a
+    /// rental that lapsed or an entitlement that was withdrawn since the start is refused with
+    /// its reason, and the origin gets no new URL.
+    package func renewMediaURL(id: String?, viewer: Identity, region: String?) throws(DeliveryFailure) -> JSONValue {
         let now = clock()
         guard let id, MediaSessionID.isPlaybackID(id),
               let playback = try storeCall({ () throws(StoreError) in try playbacks.live(id, now: now) }),
               playback.viewer.storeKey == viewer.storeKey
         else { throw .noSuchPlayback }
         let entry = try entry(playback.assetID)
+        if let denial = try refusal(for: try policy(of: entry), viewer: viewer, region: region, now: now) {
+            audit("playback_renewal", viewer: viewer, asset: entry.assetID, decision: .deny, reason: denial.rawValue, now: now)
+            media.countDenial(denial.rawValue)
+            throw .denied(denial)
+        }
         let signed = mediaURL(entry, now: now)
         try storeCall { () throws(StoreError) in
             try playbacks.extend(id, to: signed.expires.addingTimeInterval(PlaybackRecord.renewalGrace), now: now)

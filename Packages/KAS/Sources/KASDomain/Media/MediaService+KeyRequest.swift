@@ -84,7 +84,7 @@ extension MediaService {
     func consumeKeyRequestToken(viewer: Identity, now: Date) throws(MediaFailure) {
         let decision: RateLimitDecision
         do {
-            decision = try store.consumeRateToken(key: "key:" + viewer.storeKey, perMinute: configuration.keyRequestsPerMinute,
+            decision = try store.consumeRateToken(key: RateBucket.keyRequests(viewer: viewer.storeKey), perMinute: configuration.keyRequestsPerMinute,
                                                   now: now)
         } catch {
             throw .unavailable(.store)

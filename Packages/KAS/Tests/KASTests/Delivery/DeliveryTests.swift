@@ -141,6 +141,13 @@ extension DeliveryTests {
             #expect(renewed.status == 200)
             let renewedURL = try #require(try JSONParser.parse(renewed.body).object?["mediaUrl"]?.string)
             #expect(try fixture.request("GET", renewedURL, headers: ["Range: bytes=0-9"]).status == 206)
+            // The policy runs again at renewal: the same viewer, whose token lost the entitlement
+            // since the start, gets its reason and no URL.
+            let withdrawn = try fixture.token("alice", entitled: false)
+            let refused = try fixture.post("/media/v1/playback/\(playbackID)/media-url", token: withdrawn, json: [])
+            #expect(refused.status == 403)
+            #expect(try JSONParser.parse(refused.body).object?["reason"]?.string == "not_entitled")
+            #expect(!refused.text.contains("md5="))
             let carol = try fixture.token("carol")
             #expect(try fixture.post("/media/v1/playback/\(playbackID)/media-url", token: carol, json: []).status == 404)
             #expect(try fixture.request("DELETE", "/media/v1/playback/\(playbackID)", token: alice).status == 204)

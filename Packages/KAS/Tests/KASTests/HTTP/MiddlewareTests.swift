@@ -109,6 +109,9 @@ struct HTTPMiddlewareTests {
         #expect(badJSON.status == 400)
         #expect(badJSON.text == #"{"error":"malformed JSON body (duplicateKey)"}"#)
         #expect(!badJSON.text.contains("script"))
+        // An answer that echoes nothing of the body is still never sniffed into HTML or script.
+        #expect(badJSON.header("X-Content-Type-Options") == "nosniff")
+        #expect(limited.header("X-Content-Type-Options") == "nosniff")
 
         let boom = try Curl.run([server.url("/boom")])
         #expect(boom.status == 500)

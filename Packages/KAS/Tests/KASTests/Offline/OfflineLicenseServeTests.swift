@@ -29,13 +29,19 @@ extension OfflineTests {
             /// The packaged (and accepted) key service URL: fixed, so a package's URL stays accepted.
             static let publicURL = "http://localhost:9"
 
-            init() throws {
+            /// `configuration`: the `--config` file's JSON, if any.
+            init(configuration: String? = nil) throws {
                 temp = try TemporaryDirectory()
                 data = temp.appending("data")
                 let generated = try KASToolHarness.run(["keys", "generate", "--data-dir", data])
                 guard generated.status == 0 else { throw KASToolHarness.Failure(description: generated.stderr) }
-                kas = try ServedKAS.start(["--listen", "127.0.0.1:0", "--data-dir", data, "--public-url", Self.publicURL],
-                                          in: temp.path)
+                var arguments = ["--listen", "127.0.0.1:0", "--data-dir", data, "--public-url", Self.publicURL]
+                if let configuration {
+                    let file = temp.appending("kas.json")
+                    try Data(configuration.utf8).write(to: URL(fileURLWithPath: file))
+                    arguments += ["--config", file]
+                }
+                kas = try ServedKAS.start(arguments, in: temp.path)
             }
 
             deinit { kas.stop() }
@@ -84,6 +90,26 @@ extension OfflineTests {
         }
 
         static func reason(_ result: CurlResult) -> String? { (try? JSONParser.parse(result.body))?.object?["reason"]?.string }
+
+        /// An offline licence carries every content key of its title: it takes a token from the
+        /// viewer's key-request bucket, so a viewer whose key requests emptied it gets no licence
+        /// (and licences empty it for key requests).
+        @Test func licencesShareTheViewersKeyRequestBucket() throws {
+            let served = try Served(configuration: #"{"rateLimits": {"keyRequestsPerMinute": 3}}"#)
+            let package = try served.package(MediaRules(offline: true, maxOfflineDevices: 10))
+            let token = try served.token("bucket-\(UUID().uuidString)")
+            // Each key request takes its token before its body is read: three empty it.
+            for _ in 0..<3 {
+                #expect(try served.request("POST", "/media/v1/key-request", token: token, body: .object(JSONObject())).status == 400)
+            }
+            let refused = try served.issue(package, device: try ECP256.KeyAgreement.PrivateKey(), token: token)
+            #expect(refused.status == 429, "\(refused.text)")
+            #expect(Self.reason(refused) == "rate_limited" || refused.text.contains("rate limit"), "\(refused.text)")
+            #expect(Int(refused.header("Retry-After") ?? "") ?? 0 >= 1)
+            // Another viewer's bucket is their own.
+            let other = try served.issue(package, device: try ECP256.KeyAgreement.PrivateKey(), token: try served.token("other-\(UUID().uuidString)"))
+            #expect(other.status == 200, "\(other.text)")
+        }
 
         @Test func deviceLimitRefusalsAndTheSignatureAgainstTheJWKS() throws {
             let served = try Served()

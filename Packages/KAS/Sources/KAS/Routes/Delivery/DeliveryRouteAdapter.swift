@@ -40,7 +40,7 @@ struct DeliveryRouteAdapter: Sendable {
     func renewMediaURL(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
         let viewer = try MediaRouteAdapter.viewer(&context)
         do {
-            return .json(try service.renewMediaURL(id: context.parameters["id"], viewer: viewer))
+            return .json(try service.renewMediaURL(id: context.parameters["id"], viewer: viewer, region: regions.region(for: request)))
         } catch {
             throw Self.answer(error)
         }

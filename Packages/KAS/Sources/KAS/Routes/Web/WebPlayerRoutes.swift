@@ -6,9 +6,10 @@ import KASObservability
 /// `GET /player/` (the demonstration page) and `GET /player/<file>` (the player's ES modules).
 ///
 /// Every answer carries a strict Content-Security-Policy (scripts only from this origin, no
-/// inline script or eval, media from blob: URLs that MediaSource makes), `nosniff`, no referrer,
+/// inline script or eval, media from blob: URLs that MediaSource makes), no referrer,
 /// and `Cache-Control: no-cache`: the browser revalidates (ETag) so an upgraded KAS never runs
-/// with a stale module. The page never takes a token in its URL (docs/web.md).
+/// with a stale module. `nosniff` is the server's, on every answer. The page never takes a token
+/// in its URL (docs/web.md).
 func registerWebPlayerRoutes(on router: Router<KASRequestContext>, files: WebPlayerFiles) {
     let serve: @Sendable (String, ServerRequest) throws -> ServerResponse = { name, request in
         guard let file = files.file(named: name) else { throw HTTPError.notFound }
@@ -36,7 +37,6 @@ enum WebPlayerHeaders {
     static var common: ServerHeaders {
         var headers = ServerHeaders()
         headers["Content-Security-Policy"] = contentSecurityPolicy
-        headers["X-Content-Type-Options"] = "nosniff"
         headers["Referrer-Policy"] = "no-referrer"
         headers["Cache-Control"] = "no-cache"
         return headers

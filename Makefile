@@ -10,7 +10,8 @@ SCRATCH   := $(ROOT)/.build
 VENV      := $(ROOT)/.venv
 PACKAGES  := MediaCrypto Packager KAS Client
 APT_PACKAGES := libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev \
-                pkg-config ffmpeg python3-venv openssl unzip time linux-perf curl chromium nginx redis-server
+                pkg-config ffmpeg python3-venv openssl unzip time linux-perf curl chromium nginx redis-server \
+                prometheus
 CONFIG    ?= debug
 
 export PATH := /opt/swift/usr/bin:$(PATH)
@@ -23,7 +24,7 @@ export MEDIADRM_PYTHON := $(VENV)/bin/python
 # whose inputs did not change.
 DROP_PLAN := rm -f $(SCRATCH)/$(CONFIG).yaml $(SCRATCH)/$(CONFIG)/description.json
 
-.PHONY: help deps apt venv build test unit consumer replay e2e demo demo-cluster bench fuzz clean
+.PHONY: help deps apt venv build test unit consumer replay e2e monitoring demo demo-cluster bench fuzz clean
 
 help:
 	@echo "make demo    install what is missing, build, and run the demonstration"
@@ -44,7 +45,7 @@ apt:
 	  if [ ! -e $$policy ]; then printf '#!/bin/sh\nexit 101\n' > $$policy && chmod 755 $$policy && made=1; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; status=$$?; \
 	  if [ -n "$$made" ]; then rm -f $$policy; fi; \
-	  if command -v systemctl >/dev/null 2>&1; then systemctl disable --now nginx redis-server >/dev/null 2>&1 || true; fi; \
+	  if command -v systemctl >/dev/null 2>&1; then systemctl disable --now nginx redis-server prometheus >/dev/null 2>&1 || true; fi; \
 	  [ $$status -eq 0 ] || exit $$status; \
 	else echo "deps: Debian packages present"; fi
 	@command -v swift >/dev/null || { echo "deps: the Swift toolchain (/opt/swift) is missing" >&2; exit 1; }
@@ -72,7 +73,7 @@ unit: deps
 	  swift test --package-path Packages/$$p --scratch-path $(SCRATCH) -c $(CONFIG) || exit 1; \
 	done
 
-test: unit consumer replay e2e
+test: unit consumer replay e2e monitoring
 
 # Every fuzz corpus and regression input through the fuzz targets' entry points, without a
 # sanitizer (docs/fuzzing.md).
@@ -102,6 +103,16 @@ e2e: deps
 	@$(DROP_PLAN)
 	@swift build --package-path Packages/Packager --scratch-path $(SCRATCH) -c $(CONFIG) --product packager >/dev/null
 	@CONFIG=$(CONFIG) $(VENV)/bin/python Tests-E2E/Browser/browser_suite.py
+
+# The shipped Prometheus alert rules (deploy/prometheus): checked and unit-tested by promtool,
+# then loaded by a real Prometheus that scrapes a real `kas serve` (docs/kas.md "Alerts").
+monitoring: deps
+	@echo "test: monitoring (promtool, Prometheus scraping kas serve)"
+	@promtool check rules deploy/prometheus/kas-alerts.yml >/dev/null
+	@cd deploy/prometheus && promtool test rules kas-alerts.test.yml
+	@$(DROP_PLAN)
+	@swift build --package-path Packages/KAS --scratch-path $(SCRATCH) -c $(CONFIG) --product kas >/dev/null
+	@CONFIG=$(CONFIG) $(VENV)/bin/python Tests-E2E/Monitoring/prometheus_suite.py
 
 demo: deps
 	@Tools/demo.sh

@@ -25,11 +25,18 @@ public final class Metrics: Sendable {
         let labels: [String]   // alternating name, value: arrays of pairs are not Hashable
     }
 
+    /// A counter another component owns, read when the text is rendered.
+    private struct ObservedCounter {
+        let help: String
+        let value: @Sendable () -> Int
+    }
+
     private struct State {
         var requests: [RequestKey: Int] = [:]
         var latency: [String: Histogram] = [:]
         var counters: [CounterKey: Int] = [:]
         var help: [String: String] = [:]
+        var observed: [String: ObservedCounter] = [:]
     }
 
     public let namespace: String
@@ -69,6 +76,14 @@ public final class Metrics: Sendable {
             state.counters[key, default: 0] += amount
             state.help[name] = help
         }
+    }
+
+    /// Renders the counter `<namespace>_<name>` (no labels) from `value`, read at each render:
+    /// for counts another component keeps itself (the HTTP server's connection guard). A second
+    /// call with the same name replaces the first.
+    public func observeCounter(_ name: String, help: String, value: @escaping @Sendable () -> Int) {
+        precondition(Self.isValidName(name), "bad metric name")
+        state.withLock { $0.observed[name] = ObservedCounter(help: help, value: value) }
     }
 
     /// The current value of a counter added with `increment` (0 when never incremented).
@@ -129,6 +144,11 @@ public final class Metrics: Sendable {
                 }
                 out += "\(full)\(Self.labels(pairs)) \(snapshot.counters[key] ?? 0)\n"
             }
+        }
+        for name in snapshot.observed.keys.sorted() {
+            guard let counter = snapshot.observed[name] else { continue }
+            let full = "\(namespace)_\(name)"
+            out += "# HELP \(full) \(Self.escapeHelp(counter.help))\n# TYPE \(full) counter\n\(full) \(counter.value())\n"
         }
         return out
     }

@@ -43,6 +43,16 @@ public final class KASInstance: Sendable {
             throw error
         }
         slot.install(application.responder)
+        // The connection guard's refusals happen before any route runs (no request to count):
+        // /metrics reads its own counters (docs/kas.md "Metrics", the alert rules in deploy/).
+        metrics.observeCounter("http_connections_refused_total",
+                               help: "Connections refused by the connection guard (a per-address or total limit).") { [server] in
+            server.refusedConnections
+        }
+        metrics.observeCounter("http_requests_expired_total",
+                               help: "Connections closed because their request did not arrive by the deadline.") { [server] in
+            server.expiredRequests
+        }
         self.application = application
         self.server = server
     }

@@ -5,6 +5,7 @@ import Foundation
 @testable import KASObservability
 @testable import KASRedis
 import KASTesting
+import Synchronization
 import Testing
 
 @Suite("Metrics")
@@ -64,5 +65,19 @@ struct HTTPMetricsTests {
         #expect(text.contains(#"kas_key_decisions_total{result="deny"} 2"#))
         #expect(text.contains(#"kas_key_decisions_total{result="permit"} 1"#))
         #expect(text.contains(#"kas_odd_total{v="a\"b\\c\nd"} 1"#))
+    }
+
+    @Test func observedCountersAreReadAtEachRender() {
+        let metrics = Metrics()
+        let refused = Atomic<Int>(0)
+        metrics.observeCounter("http_connections_refused_total", help: "Refused.") { refused.load(ordering: .relaxed) }
+        #expect(metrics.render().contains("# TYPE kas_http_connections_refused_total counter\nkas_http_connections_refused_total 0\n"))
+        refused.store(3, ordering: .relaxed)
+        #expect(metrics.render().contains("kas_http_connections_refused_total 3\n"))
+        // Registering the name again replaces the source: one series, never two.
+        metrics.observeCounter("http_connections_refused_total", help: "Refused.") { 7 }
+        let text = metrics.render()
+        #expect(text.split(separator: "\n").filter { $0.hasPrefix("kas_http_connections_refused_total ") } == ["kas_http_connections_refused_total 7"])
+        #expect(text.contains("kas_http_connections_refused_total 7\n"))
     }
 }

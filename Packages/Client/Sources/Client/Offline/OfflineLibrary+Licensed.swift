@@ -14,9 +14,12 @@ extension OfflineLibrary {
     /// in the current form. Returns the record as written.
     func recordLicensed(_ title: OfflineTitle, issuedAt: Int64, now: Int64,
                         firstPlayedAt: Int64?) throws(OfflineError) -> OfflineTitle {
-        try raiseClock(to: max(now, issuedAt))
+        let clock = max(now, issuedAt)
+        try raiseClock(to: clock)
         try LibraryFiles.ensurePrivateDirectory(titleDirectory(title.name))
-        try recordFirstPlay(title.name, at: firstPlayedAt)
+        // A first play in the future (an earlier player's plain record, edited) is taken as now,
+        // as the key service takes it: it can never hold a playback window open.
+        try recordFirstPlay(title.name, at: firstPlayedAt.map { min($0, clock) })
         let current = title.current
         try save(current)
         return current

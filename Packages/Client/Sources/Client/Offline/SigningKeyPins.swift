@@ -49,7 +49,9 @@ extension OfflineLibrary {
 
     /// For a download or a renewal: applies the pinning rule to a fetched key set, updates the
     /// record (re-creating it when missing or broken), and returns the keys the licence must
-    /// verify with.
+    /// verify with. Read, changed and replaced without a lock: two runs pinning different key
+    /// services at once can lose one pin, and that service's titles then ask for a renewal (a
+    /// refusal, never a play on keys nobody pinned).
     func pin(_ fetched: FetchedSigningKeys) throws(OfflineError) -> JSONObject {
         let origin = try Self.keyServiceOrigin(fetched.keyService)
         var pins = try read(.signingKeys).object.flatMap(Self.pins) ?? [:]

@@ -193,6 +193,14 @@ import Testing
         // The plain mark was kept (never lowered) and the plain first play sealed.
         #expect(throws: OfflineError(.clockSetBack, "")) { try fixture.play("talk", now: Self.now) }
         #expect(try fixture.play("talk", now: Self.now + 700).firstPlayedAt == Self.now + 60)
+
+        // A plain first play set in the future to hold the window open is taken as the renewal's time.
+        try fixture.remove("titles/talk/first-play.sealed")
+        record["firstPlayedAt"] = .number(JSONNumber(Self.now + 10 * 365 * 86_400))
+        try fixture.writeTitleRecord(record, "talk")
+        try fixture.renew("talk", now: Self.now + 800)
+        #expect(try fixture.play("talk", now: Self.now + 900).firstPlayedAt == Self.now + 800)
+        #expect(throws: OfflineError(.playbackWindowOver, "")) { try fixture.play("talk", now: Self.now + 800 + Self.window) }
     }
 
     @Test func aSealOpensOnlyUnderItsNameWithItsDeviceKey() throws {

@@ -42,6 +42,13 @@ import Testing
 
     static var now: Int64 { Int64(Date().timeIntervalSince1970) }
 
+    /// A time as `player library --json` writes it.
+    static func date(_ seconds: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+
     @Test func downloadThenPlayWithNoNetworkMatchesTheSource() throws {
         let base = try Self.base.get()
         #expect(base.download.status == 0, "\(base.download.stderr)")
@@ -72,8 +79,9 @@ import Testing
         let (result, media) = try viewer.play("talk")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try SourceMatch.check(try #require(media), against: base.clip).isEmpty)
-        // The first offline play is recorded.
-        #expect(try viewer.record("talk")["firstPlayedAt"] as? Int != nil)
+        // The first offline play is recorded, sealed: not in the plain title record.
+        #expect(try viewer.listed("talk")["firstPlayedAt"] as? String != nil)
+        #expect(try viewer.record("talk")["firstPlayedAt"] == nil && viewer.record("talk")["signingKeys"] == nil)
 
         let listing = try run(try Tools.player, ["library", "--library", viewer.library, "--json"])
         #expect(listing.status == 0)
@@ -135,7 +143,7 @@ import Testing
         let first = Self.now + 60
         let played = try viewer.play("talk", now: first)
         #expect(played.result.status == 0, "\(played.result.stderr)")
-        #expect(try viewer.record("talk")["firstPlayedAt"] as? Int == Int(first))
+        #expect(try viewer.listed("talk")["firstPlayedAt"] as? String == Self.date(first))
         Self.expectRefused(try viewer.play("talk", now: first + Self.windowSeconds + 60), "playbackWindowOver")
     }
 
@@ -181,6 +189,88 @@ import Testing
         record["license"] = forged
         try viewer.writeRecord(record, "talk")
         Self.expectRefused(try viewer.play("talk"), "licenseSignature")
+    }
+
+    // The library's records against a person editing them (docs/offline.md, threat model):
+    // each edit is refused with its code until an online renewal.
+
+    /// The issue #28 attack: the viewer's own key in place of the key service's in the title
+    /// record, and the licence re-signed with it for ten years without a playback window. The
+    /// player verifies with the keys pinned for the key service at download, never the record's.
+    @Test func ownSigningKeyAndATenYearLicenceAreRefused() throws {
+        let viewer = try Self.base.get().viewer.copy()
+        var record = try viewer.record("talk")
+        let parts = try #require(record["license"] as? String).split(separator: ".").map(String.init)
+        let header = try #require(try JSONSerialization.jsonObject(with: try Base64URL.decode(parts[0])) as? [String: Any])
+        var payload = try #require(try JSONSerialization.jsonObject(with: try Base64URL.decode(parts[1])) as? [String: Any])
+        let decade = Self.now + 10 * 365 * 86_400
+        payload["exp"] = decade
+        payload["playbackWindow"] = nil
+        let own = try ECP256.Signing.PrivateKey()
+        let kid = header["kid"] as? String
+        record["license"] = try JWS.sign(payload: try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]),
+                                         header: try JSONParserBridge.object(["typ": header["typ"] ?? ""]),
+                                         key: JWSSigningKey(p256: own, keyID: kid))
+        record["signingKeys"] = try JSONSerialization.jsonObject(
+            with: JSONWriter.write(.object(JWKSet(keys: [JWK(publicKey: own.publicKey, keyID: kid)]).jsonObject)))
+        record["expiresAt"] = decade
+        try viewer.writeRecord(record, "talk")
+        let refused = try viewer.play("talk", now: Self.now + Self.licenseSeconds + 60)
+        Self.expectRefused(refused, "licenseSignature")
+        #expect(refused.result.stderr.contains("pinned"), "\(refused.result.stderr)")
+    }
+
+    /// The clock record deleted to forget a time the library saw, then the clock set back:
+    /// refused until an online renewal re-creates the record from the key service's time.
+    @Test func deletedClockRecordIsRefusedUntilARenewal() throws {
+        let viewer = try Self.base.get().viewer.copy()
+        let later = Self.now + 3_600
+        let played = try viewer.play("talk", now: later)
+        #expect(played.result.status == 0, "\(played.result.stderr)")
+        for file in ["clock.sealed", "clock.json"] { try? FileManager.default.removeItem(atPath: viewer.library + "/" + file) }
+        Self.expectRefused(try viewer.play("talk", now: later - 3_600), "sealedRecord")
+        let renewed = try viewer.license("renew", "talk")
+        #expect(renewed.status == 0, "\(renewed.stderr)")
+        Self.expectRefused(try viewer.play("talk", now: Self.now - 3_600), "clockSetBack")
+        let again = try viewer.play("talk")
+        #expect(again.result.status == 0, "\(again.result.stderr)")
+    }
+
+    /// The first play edited out of the record (and its sealed record deleted) to restart the
+    /// playback window: refused, not a fresh window.
+    @Test func deletedFirstPlayIsRefused() throws {
+        let viewer = try Self.base.get().viewer.copy()
+        let first = Self.now + 60
+        let played = try viewer.play("talk", now: first)
+        #expect(played.result.status == 0, "\(played.result.stderr)")
+        var record = try viewer.record("talk")
+        record["firstPlayedAt"] = nil
+        try viewer.writeRecord(record, "talk")
+        try? FileManager.default.removeItem(atPath: viewer.library + "/titles/talk/first-play.sealed")
+        Self.expectRefused(try viewer.play("talk", now: first + Self.windowSeconds + 60), "sealedRecord")
+    }
+
+    /// A sealed record in another's place (the title directory copied under another name, the
+    /// clock record over the pinned keys), and an edited pinned-keys record: each refused.
+    @Test func swappedOrEditedSealedRecordsAreRefused() throws {
+        let viewer = try Self.base.get().viewer.copy()
+        try OfflineViewer.copyPrivately(viewer.library + "/titles/talk", to: viewer.library + "/titles/again")
+        var record = try viewer.record("again")
+        record["name"] = "again"
+        try viewer.writeRecord(record, "again")
+        Self.expectRefused(try viewer.play("again"), "sealedRecord")
+
+        let pins = viewer.library + "/signing-keys.sealed"
+        let original = try #require(FileManager.default.contents(atPath: pins))
+        var edited = original
+        edited[edited.count / 2] ^= 0x01
+        try edited.write(to: URL(fileURLWithPath: pins))
+        Self.expectRefused(try viewer.play("talk"), "sealedRecord")
+        try FileManager.default.contents(atPath: viewer.library + "/clock.sealed")?.write(to: URL(fileURLWithPath: pins))
+        Self.expectRefused(try viewer.play("talk"), "sealedRecord")
+        try original.write(to: URL(fileURLWithPath: pins))
+        let restored = try viewer.play("talk")
+        #expect(restored.result.status == 0, "\(restored.result.stderr)")
     }
 
     @Test func renewExtendsAndReleaseGivesBackThenDeleteRemoves() throws {

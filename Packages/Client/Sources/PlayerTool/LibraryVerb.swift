@@ -30,7 +30,7 @@ enum LibraryVerb {
                 var item: [String: Any] = ["name": title.name, "viewer": title.viewer, "state": state(title),
                                            "expiresAt": OfflineOptions.date(title.expiresAt), "bytes": Int(title.packageBytes),
                                            "source": title.source]
-                if let first = title.firstPlayedAt { item["firstPlayedAt"] = OfflineOptions.date(first) }
+                if let first = library.knownFirstPlay(of: title) { item["firstPlayedAt"] = OfflineOptions.date(first) }
                 return item
             }
             console.print(ProgressJSON.encode(["library": library.path, "titles": items, "downloading": pending]))
@@ -40,7 +40,7 @@ enum LibraryVerb {
         for title in titles {
             var line = "\(title.name)  viewer \(title.viewer)  \(state(title))"
             if title.state == .licensed { line += " until \(OfflineOptions.date(title.expiresAt))" }
-            if let first = title.firstPlayedAt { line += "  first played \(OfflineOptions.date(first))" }
+            if let first = library.knownFirstPlay(of: title) { line += "  first played \(OfflineOptions.date(first))" }
             line += "  \(DownloadReporter.size(title.packageBytes))"
             console.print(line)
         }

@@ -9,9 +9,10 @@ enum LicenseVerb {
         summary: "Renew a downloaded title's licence, or release it (give it back and free the device slot).",
         discussion: """
             renew asks the title's key service for a new licence with a later expiry (never past a \
-            rental's end) and refreshes the kept licence-signing keys; release gives the licence \
-            back, which frees this device's slot, and drops the wrapped keys from the library (the \
-            package stays until player delete). Both report the first offline play, if any. The \
+            rental's end), checks its licence-signing keys against the pinned ones again (a changed \
+            set is pinned only over https) and re-creates any sealed library record that was lost; \
+            release gives the licence back, which frees this device's slot, and drops the wrapped \
+            keys from the library (the package stays until player delete). Both report the first offline play, if any. The \
             token is sent only as the bearer credential and never stored.
             """,
         options: [

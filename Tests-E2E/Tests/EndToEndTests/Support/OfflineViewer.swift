@@ -61,6 +61,17 @@ struct OfflineViewer {
         return object
     }
 
+    /// The title as `player library --json` lists it (its first play comes from the sealed record).
+    func listed(_ name: String) throws -> [String: Any] {
+        let listing = try run(try Tools.player, ["library", "--library", library, "--json"])
+        guard listing.status == 0,
+              let object = try JSONSerialization.jsonObject(with: Data(listing.stdoutText.utf8)) as? [String: Any],
+              let item = (object["titles"] as? [[String: Any]])?.first(where: { $0["name"] as? String == name }) else {
+            throw TestFailure("player library does not list \(name): \(listing.stderr)")
+        }
+        return item
+    }
+
     func writeRecord(_ object: [String: Any], _ name: String, library: String? = nil) throws {
         let path = (library ?? self.library) + "/titles/\(name)/title.json"
         try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))

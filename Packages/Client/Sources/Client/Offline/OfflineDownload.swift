@@ -12,8 +12,9 @@ import Darwin
 /// central directory, manifest and playlists; nothing is kept before it passes); it is
 /// downloaded with a resumable `PackageDownload`; the complete file is admitted again and every
 /// entry read (CRC-checked), and its manifest must be the one admitted remotely; only then are
-/// the licence-signing keys fetched and a licence requested for this library's device key. The
-/// licence is verified (signature, device, asset, each key opens) before the title is recorded.
+/// the licence-signing keys fetched (and pinned for the key service, `pin(_:)`) and a licence
+/// requested for this library's device key. The licence is verified (signature with the pinned
+/// keys, device, asset, each key opens) before the title is recorded.
 /// A failed licence request keeps the complete download, so running the command again only
 /// asks for the licence.
 public struct OfflineDownload: Sendable {
@@ -76,7 +77,7 @@ public struct OfflineDownload: Sendable {
         if try library.title(named: name) != nil {
             throw OfflineError(.titleExists, "the library already has a title named '\(name)': choose another --name or player delete it")
         }
-        _ = try library.observeClock(now: now)
+        let clock = try library.observeClockOnline(now: now)
 
         // 1. Remote admission: nothing is kept before the package passes.
         let url = sourceURL, kas = keyServiceURL, client = self.client
@@ -134,37 +135,37 @@ public struct OfflineDownload: Sendable {
             throw OfflineError(.library, "the library's device key is not usable for a licence")
         }
         let service = OfflineLicenseClient(media: KASMediaService(baseURL: keyServiceURL, client: client, credential: credential))
-        let signingKeys = try await service.signingKeys()
+        let fetched = try await service.signingKeys()
         let answer = try await service.issue(OfflineLicenseRequest(
             assetID: remote.policyUUID, manifest: remote.manifestBytes, device: device,
             deviceName: deviceName))
-        let check = try OfflineLicenseCheck(compact: answer.license, signingKeys: signingKeys, deviceKey: deviceKey,
-                                            assetID: remote.policyUUID)
+        let check = try library.verifyIssued(answer.license, fetched: fetched, assetID: remote.policyUUID)
         _ = try check.contentKeys(deviceKey: deviceKey, components: remote.components.map { ($0.kind, $0.keyBinding) })
         guard check.license.licenseID == answer.licenseID else {
             throw OfflineError(.keyService, "the key service's answer names another licence than the one it signed")
         }
 
-        // 5. Recorded: the package moves into place, then the record appears.
+        // 5. Recorded: the package moves into place, then the sealed records, the title record last.
         let title = OfflineTitle(
             name: name, source: Self.withoutQuery(sourceURL), keyService: KASMediaService(baseURL: keyServiceURL, client: client,
                                                                                           credential: credential).baseURL,
             assetID: remote.policyUUID, viewer: check.license.subject, packageBytes: bytes, packageSHA256: digest,
-            state: .licensed, license: answer.license, licenseID: answer.licenseID, expiresAt: check.license.expiresAt,
-            signingKeys: signingKeys)
+            state: .licensed, license: answer.license, licenseID: answer.licenseID, expiresAt: check.license.expiresAt)
         let packagePath = library.packagePath(name)
         guard rename(partial, packagePath) == 0 else {
             throw OfflineError(.library, "the package could not be moved into the library: check its free space and permissions")
         }
+        let recorded: OfflineTitle
         do throws(OfflineError) {
-            try library.save(title)
+            recorded = try library.recordLicensed(title, issuedAt: check.license.issuedAt, now: clock, firstPlayedAt: nil)
         } catch {
             LibraryFiles.remove(packagePath)
+            LibraryFiles.remove(library.sealedPath(.firstPlay(name)))
             throw error
         }
         transfer.discard()
         events?(.licensed(expiresAt: check.license.expiresAt))
-        return title
+        return recorded
     }
 
     static func withoutQuery(_ url: String) -> String {

@@ -15,7 +15,8 @@ public struct OfflineError: Error, Equatable, Sendable, CustomStringConvertible 
         case download
         /// The package stored in the library is not the one downloaded (changed or damaged).
         case packageChanged
-        /// The licence's signature does not verify with the kept signing keys, or it is not a
+        /// The licence's signature does not verify with the licence-signing keys pinned for its
+        /// key service (none pinned, changed, or signed by another key), or it is not a
         /// well-formed offline licence.
         case licenseSignature
         /// The licence is bound to another device key (another library).
@@ -31,6 +32,14 @@ public struct OfflineError: Error, Equatable, Sendable, CustomStringConvertible 
         case clockSetBack
         /// The title's licence was given back (`player license release`).
         case licenseReleased
+        /// A sealed library record (the clock's high-water mark, the pinned licence-signing
+        /// keys, the title's first offline play) is missing or does not open under its own name
+        /// with this library's device key: edited, swapped for another, or from another library.
+        /// Offline play is refused until an online renewal re-creates it.
+        case sealedRecord
+        /// The title was stored by an earlier player, whose records were plain: renew it online
+        /// once to seal them.
+        case libraryUpgrade
         /// The key service refused or failed; `playback` carries the mapped error.
         case keyService
         /// Decrypting or writing the clear media failed; `playback` carries the error.

@@ -7,13 +7,16 @@ import Glibc
 import Darwin
 #endif
 
-/// The offline library: one directory per OS user (0700) holding the device key, the clock's
-/// high-water mark and one directory per downloaded title (docs/offline.md):
+/// The offline library: one directory per OS user (0700) holding the device key, the records
+/// sealed with a key derived from it (`LibrarySeal`) and one directory per downloaded title
+/// (docs/offline.md):
 ///
 /// ```
-/// LIBRARY/device-key.pem        P-256 private key (PKCS#8 PEM, 0600), made once per library
-/// LIBRARY/clock.json            {"highWaterMark": seconds since the epoch}
+/// LIBRARY/device-key.pem          P-256 private key (PKCS#8 PEM, 0600), made once per library
+/// LIBRARY/clock.sealed            the clock's high-water mark
+/// LIBRARY/signing-keys.sealed     the licence-signing keys pinned per key service
 /// LIBRARY/titles/NAME/title.json  the title record (`OfflineTitle`)
+/// LIBRARY/titles/NAME/first-play.sealed  the title's first offline play
 /// LIBRARY/titles/NAME/package.tdf the verified package
 /// LIBRARY/titles/NAME/download/   a download under way: the bytes so far and their entity tag
 /// ```
@@ -23,7 +26,6 @@ public final class OfflineLibrary: Sendable {
     public let path: String
 
     static let deviceKeyName = "device-key.pem"
-    static let clockName = "clock.json"
     static let titlesName = "titles"
     static let titleRecordName = "title.json"
     static let packageName = "package.tdf"
@@ -76,33 +78,6 @@ public final class OfflineLibrary: Sendable {
             return try deviceKey()
         }
         return key
-    }
-
-    // MARK: Clock
-
-    /// A clock earlier than the high-water mark by more than this is a clock set back; less is
-    /// the ordinary drift of a system clock corrected by NTP.
-    public static let clockTolerance: Int64 = 300
-
-    /// Checks `now` against the latest time the library has seen and raises the mark to it.
-    /// Returns the time to judge licences by: the later of `now` and the mark.
-    public func observeClock(now: Int64) throws(OfflineError) -> Int64 {
-        let clockPath = path + "/" + Self.clockName
-        var mark: Int64 = 0
-        if let data = try LibraryFiles.read(clockPath, maxBytes: 4096) {
-            guard case .object(let object)? = try? JSONParser.parse(data), let value = try? object.requireInt64("highWaterMark") else {
-                throw OfflineError(.library, "the library's clock record is damaged: licences cannot be checked offline")
-            }
-            mark = value
-        }
-        if now + Self.clockTolerance < mark {
-            throw OfflineError(.clockSetBack, "the system clock is earlier than a time this library has already seen: set the clock right")
-        }
-        if now > mark {
-            let record = JSONValue.object(JSONObject([("highWaterMark", .number(JSONNumber(now)))]))
-            try LibraryFiles.write(JSONWriter.write(record, options: [.sortedKeys]), to: clockPath)
-        }
-        return max(now, mark)
     }
 
     // MARK: Titles

@@ -21,32 +21,33 @@ public struct OfflineLicenseActions: Sendable {
         OfflineLicenseClient(media: KASMediaService(baseURL: title.keyService, client: client, credential: credential))
     }
 
-    private static func report(_ title: OfflineTitle) -> OfflinePlayReport {
-        OfflinePlayReport(firstPlayedAt: title.firstPlayedAt.map(OfflineTimestamp.date(numericDate:)))
+    private static func report(_ firstPlayedAt: Int64?) -> OfflinePlayReport {
+        OfflinePlayReport(firstPlayedAt: firstPlayedAt.map(OfflineTimestamp.date(numericDate:)))
     }
 
-    /// Renews the title's licence; returns the updated record.
+    /// Renews the title's licence; returns the updated record. The fetched licence-signing keys
+    /// go through the pinning rule (`pin(_:)`) and the new licence must verify with the result;
+    /// then every sealed record the title needs is re-created (`recordLicensed`), which is what
+    /// restores offline play after one was lost, and upgrades a title an earlier player stored.
     public func renew(_ name: String, now: Int64) async throws(OfflineError) -> OfflineTitle {
-        var title = try library.requireTitle(name)
+        let title = try library.requireTitle(name)
         guard title.state == .licensed else {
             throw OfflineError(.licenseReleased, "the title's licence was given back: download the title again to watch it")
         }
-        _ = try library.observeClock(now: now)
+        let clock = try library.observeClockOnline(now: now)
         let service = service(title)
-        let signingKeys = try await service.signingKeys()
-        let answer = try await service.renew(licenseID: title.licenseID, report: Self.report(title))
-        let deviceKey = try library.deviceKey()
-        let check = try OfflineLicenseCheck(compact: answer.license, signingKeys: signingKeys, deviceKey: deviceKey,
-                                            assetID: title.assetID)
+        let firstPlayedAt = library.knownFirstPlay(of: title)
+        let fetched = try await service.signingKeys()
+        let answer = try await service.renew(licenseID: title.licenseID, report: Self.report(firstPlayedAt))
+        let check = try library.verifyIssued(answer.license, fetched: fetched, assetID: title.assetID)
         guard check.license.licenseID == answer.licenseID, check.license.subject == title.viewer else {
             throw OfflineError(.keyService, "the renewed licence is for another licence id or viewer than the title's")
         }
-        title.license = answer.license
-        title.licenseID = answer.licenseID
-        title.expiresAt = check.license.expiresAt
-        title.signingKeys = signingKeys
-        try library.save(title)
-        return title
+        var renewed = title
+        renewed.license = answer.license
+        renewed.licenseID = answer.licenseID
+        renewed.expiresAt = check.license.expiresAt
+        return try library.recordLicensed(renewed, issuedAt: check.license.issuedAt, now: clock, firstPlayedAt: firstPlayedAt)
     }
 
     /// Gives the licence back; returns the updated record (state `released`, no licence kept).
@@ -55,10 +56,11 @@ public struct OfflineLicenseActions: Sendable {
         guard title.state == .licensed else {
             throw OfflineError(.licenseReleased, "the title's licence was already given back")
         }
-        try await service(title).release(licenseID: title.licenseID, report: Self.report(title))
+        try await service(title).release(licenseID: title.licenseID,
+                                           report: Self.report(library.knownFirstPlay(of: title)))
         title.state = .released
         title.license = ""
-        try library.save(title)
-        return title
+        try library.save(title.current)
+        return title.current
     }
 }

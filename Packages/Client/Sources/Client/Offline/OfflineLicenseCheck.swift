@@ -8,7 +8,8 @@ import MediaDRMOffline
 import MediaDRMTDF
 
 /// The player's checks of an offline licence, with no network (docs/offline.md), in this order:
-/// the signature against the kept licence-signing keys, the device thumbprint (`cnf.jkt`) against
+/// the signature against the licence-signing keys pinned for its key service (`pin(_:)`,
+/// `pinnedSigningKeys(for:)`), the device thumbprint (`cnf.jkt`) against
 /// this library's key, the asset against the stored package, the clock against the licence's
 /// issue time, `exp`, and the playback window counted from the first offline play. `now` is
 /// already checked against the library's high-water mark (`OfflineLibrary.observeClock`).
@@ -21,23 +22,37 @@ struct OfflineLicenseCheck {
         do {
             keys = try JWKSet(jsonObject: signingKeys, skippingUnsupportedKeys: true)
         } catch {
-            throw OfflineError(.licenseSignature, "the kept licence-signing keys are damaged: run player license renew")
+            throw OfflineError(.licenseSignature, "the pinned licence-signing keys are not a usable key set: run player license renew")
         }
         let license: OfflineLicense
         do {
             license = try OfflineLicense.verified(compact, signingKeys: keys)
         } catch {
-            throw OfflineError(.licenseSignature, "the licence does not verify with the key service's licence-signing keys: "
-                               + "it was changed or signed by another key (\(error.reason))")
+            throw OfflineError(.licenseSignature, "the licence does not verify with the licence-signing keys pinned for its "
+                               + "key service: it was changed or signed by another key (\(error.reason))")
         }
-        guard license.deviceThumbprint == (try? OfflineDeviceKey(deviceKey.publicKey))?.thumbprint else {
-            throw OfflineError(.licenseDevice, "the licence is bound to another device key: it was issued to another library; "
-                               + "download the title again in this one")
-        }
+        guard license.deviceThumbprint == Self.thumbprint(deviceKey) else { throw Self.anotherDevice }
         guard license.asset == assetID else {
             throw OfflineError(.licenseAsset, "the licence is for another asset than the stored package")
         }
         self.license = license
+    }
+
+    static let anotherDevice = OfflineError(.licenseDevice, "the licence is bound to another device key: it was issued to "
+                                            + "another library; download the title again in this one")
+
+    static func thumbprint(_ deviceKey: ECP256.KeyAgreement.PrivateKey) -> String? {
+        (try? OfflineDeviceKey(deviceKey.publicKey))?.thumbprint
+    }
+
+    /// Refuses a licence that names another device in its (unverified) payload: a title copied
+    /// from another library, whose sealed records cannot open here either, gets the reason that
+    /// is true for it. Read without verifying, so it only ever chooses between refusals; a
+    /// licence this check lets through is verified in full by `init`.
+    static func refuseAnotherDevice(_ compact: String, deviceKey: ECP256.KeyAgreement.PrivateKey) throws(OfflineError) {
+        guard let payload = try? JWS.unverifiedContents(of: compact).payload,
+              let json = try? JSONParser.parse(payload), let license = try? OfflineLicense(json: json) else { return }
+        if license.deviceThumbprint != thumbprint(deviceKey) { throw anotherDevice }
     }
 
     /// Checks the licence's times at `now` (seconds since the epoch), given the first offline play.

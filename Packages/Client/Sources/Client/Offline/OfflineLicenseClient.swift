@@ -18,8 +18,9 @@ struct OfflineLicenseClient {
         }
     }
 
-    /// `GET /media/v1/offline-signing-keys`: the JWKS, checked to hold at least one usable ES256 key.
-    func signingKeys() async throws(OfflineError) -> JSONObject {
+    /// `GET /media/v1/offline-signing-keys`: the JWKS, checked to hold at least one usable ES256
+    /// key, and whether the channel authenticated the key service (https) for the pin.
+    func signingKeys() async throws(OfflineError) -> FetchedSigningKeys {
         let request = TransportRequest(url: "\(media.baseURL)/media/v1/offline-signing-keys", maxResponseBytes: 256 << 10)
         let response: TransportResponse
         do {
@@ -32,7 +33,10 @@ struct OfflineLicenseClient {
               set.keys.contains(where: { $0.algorithm == .es256 && $0.keyID != nil }) else {
             throw OfflineError(.keyService, "the key service's licence-signing keys are not a JWKS with an ES256 key")
         }
-        return object
+        // The transport refuses plain http except to loopback and always verifies https, so the
+        // scheme of the URL the keys came from says whether anything authenticated them.
+        let authenticated = (try? TransportURL.validate(request.url))?.isTLS ?? false
+        return FetchedSigningKeys(keyService: media.baseURL, jwks: object, authenticated: authenticated)
     }
 
     /// `POST /media/v1/offline-license`.

@@ -3,9 +3,9 @@ import MediaDRMCrypto
 import MediaDRMFPSv2
 import MediaDRMOffline
 
-/// Plays a downloaded title with no network (docs/offline.md): the clock against the library's
-/// high-water mark, the licence (`OfflineLicenseCheck`: signature with the kept keys, device,
-/// asset, `exp`, playback window), the stored package against the digest taken when it was
+/// Plays a downloaded title with no network (docs/offline.md): the sealed records, the clock and
+/// the licence (`OfflinePlayChecks`: signature with the pinned keys, device, asset, `exp`,
+/// playback window), the stored package against the digest taken when it was
 /// verified, fps-v2 admission with the title's key service as the only accepted one; then the
 /// keys are unwrapped with the device key, in memory only, and the package is decrypted and
 /// muxed exactly as online playback does. The first offline play is recorded before the first
@@ -55,15 +55,8 @@ public struct OfflinePlayback: Sendable {
 
     static func prepare(library: OfflineLibrary, name: String, now: Int64,
                         progress: (@Sendable (PlaybackEvent) -> Void)?) throws(OfflineError) -> Prepared {
-        var title = try library.requireTitle(name)
-        guard title.state == .licensed else {
-            throw OfflineError(.licenseReleased, "the title's licence was given back: download the title again to watch it")
-        }
-        let effectiveNow = try library.observeClock(now: now)
-        let deviceKey = try library.deviceKey()
-        let check = try OfflineLicenseCheck(compact: title.license, signingKeys: title.signingKeys, deviceKey: deviceKey,
-                                            assetID: title.assetID)
-        try check.checkTimes(now: effectiveNow, firstPlayedAt: title.firstPlayedAt)
+        let checks = try OfflinePlayChecks(library: library, name: name, now: now)
+        let title = checks.title
 
         let path = library.packagePath(name)
         guard LibraryFiles.size(path) == title.packageBytes,
@@ -83,7 +76,8 @@ public struct OfflinePlayback: Sendable {
             throw OfflineError(.packageChanged, "the stored package is not an fps-v2 package")
         }
         let ids = package.components.map(\.id)
-        let keys = try check.contentKeys(deviceKey: deviceKey, components: package.components.map { ($0.kind, $0.keyBinding) })
+        let keys = try checks.license.contentKeys(deviceKey: checks.deviceKey,
+                                                  components: package.components.map { ($0.kind, $0.keyBinding) })
         var decryptors: [FragmentDecryptor] = []
         for (index, id) in ids.enumerated() {
             guard let key = keys[id] else { throw OfflineError(.licenseAsset, "the licence has no key for \(id)") }
@@ -93,15 +87,8 @@ public struct OfflinePlayback: Sendable {
                 throw OfflineError(.licenseAsset, "the licence's \(id) key does not fit the package's \(id) track")
             }
         }
-        if title.firstPlayedAt == nil {
-            // Recorded before the first clear byte: the window runs from here even if this play stops early.
-            title.firstPlayedAt = effectiveNow
-            try library.save(title)
-        }
-        var usable = check.license.expiresAt - effectiveNow
-        if let window = check.license.playbackWindowSeconds, let first = title.firstPlayedAt {
-            usable = min(usable, first + window - effectiveNow)
-        }
-        return Prepared(package: package, inits: inits, decryptors: decryptors, usableSeconds: max(0, usable))
+        let first = try checks.recordFirstPlay(in: library)
+        return Prepared(package: package, inits: inits, decryptors: decryptors,
+                        usableSeconds: checks.usableSeconds(firstPlayedAt: first))
     }
 }

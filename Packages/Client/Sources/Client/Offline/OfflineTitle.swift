@@ -2,8 +2,11 @@ import Foundation
 import MediaDRMJSON
 
 /// One downloaded title as the library records it (`titles/NAME/title.json`): what was
-/// downloaded, from where, for which viewer, the licence and the signing keys kept to verify it
-/// offline, and what happened to it since. Never the bearer token or a clear key.
+/// downloaded, from where, for which viewer, and the licence. A plain record: nothing in it is
+/// trusted for an offline play unless something the user cannot edit vouches for it (the
+/// licence's signature against the pinned keys, the package's digest against the licence's
+/// keys); the first offline play lives in a sealed record (docs/offline.md). Never the bearer
+/// token or a clear key.
 public struct OfflineTitle: Sendable, Equatable {
     public enum State: String, Sendable {
         /// The package is complete and verified and a licence is held.
@@ -31,15 +34,14 @@ public struct OfflineTitle: Sendable, Equatable {
     public var licenseID: String
     /// The licence's `exp`, seconds since the epoch.
     public var expiresAt: Int64
-    /// The key service's licence-signing keys (a JWKS) as fetched at download or last renewal.
-    public var signingKeys: JSONObject
-    /// When this library first played the title offline (seconds since the epoch); reported to
-    /// the key service at the next renewal or release.
-    public var firstPlayedAt: Int64?
+    /// Set when the record was written by an earlier player (it held the licence-signing keys
+    /// and the first play in plain JSON): such a title plays offline again after one online
+    /// renewal, which reads its plain first play once (`earlierFirstPlayedAt`) and seals it.
+    let storedByEarlierPlayer: Bool
+    let earlierFirstPlayedAt: Int64?
 
     public init(name: String, source: String, keyService: String, assetID: String, viewer: String, packageBytes: UInt64,
-                packageSHA256: String, state: State, license: String, licenseID: String, expiresAt: Int64,
-                signingKeys: JSONObject, firstPlayedAt: Int64? = nil) {
+                packageSHA256: String, state: State, license: String, licenseID: String, expiresAt: Int64) {
         self.name = name
         self.source = source
         self.keyService = keyService
@@ -51,19 +53,25 @@ public struct OfflineTitle: Sendable, Equatable {
         self.license = license
         self.licenseID = licenseID
         self.expiresAt = expiresAt
-        self.signingKeys = signingKeys
-        self.firstPlayedAt = firstPlayedAt
+        storedByEarlierPlayer = false
+        earlierFirstPlayedAt = nil
+    }
+
+    /// The record as the current player writes it (nothing an earlier player's record held).
+    var current: OfflineTitle {
+        OfflineTitle(name: name, source: source, keyService: keyService, assetID: assetID, viewer: viewer,
+                     packageBytes: packageBytes, packageSHA256: packageSHA256, state: state, license: license,
+                     licenseID: licenseID, expiresAt: expiresAt)
     }
 
     var jsonValue: JSONValue {
-        var members: [(String, JSONValue)] = [
+        let members: [(String, JSONValue)] = [
             ("name", .string(name)), ("source", .string(source)), ("keyService", .string(keyService)),
             ("assetId", .string(assetID)), ("viewer", .string(viewer)),
             ("packageBytes", .number(JSONNumber(packageBytes))), ("packageSha256", .string(packageSHA256)),
             ("state", .string(state.rawValue)), ("license", .string(license)), ("licenseId", .string(licenseID)),
-            ("expiresAt", .number(JSONNumber(expiresAt))), ("signingKeys", .object(signingKeys)),
+            ("expiresAt", .number(JSONNumber(expiresAt))),
         ]
-        if let firstPlayedAt { members.append(("firstPlayedAt", .number(JSONNumber(firstPlayedAt)))) }
         return .object(JSONObject(members))
     }
 
@@ -85,8 +93,10 @@ public struct OfflineTitle: Sendable, Equatable {
             license = try object.requireString("license")
             licenseID = try object.requireString("licenseId")
             expiresAt = try object.requireInt64("expiresAt")
-            signingKeys = try object.requireObject("signingKeys")
-            firstPlayedAt = try object.optionalInt64("firstPlayedAt")
+            // An earlier player's record: its keys are never used again (they were the user's to
+            // replace); its first play is read once, by the renewal that seals it.
+            storedByEarlierPlayer = object["signingKeys"] != nil
+            earlierFirstPlayedAt = storedByEarlierPlayer ? try object.optionalInt64("firstPlayedAt") : nil
         } catch {
             throw OfflineError(.library, "a title record is damaged: delete the title and download it again")
         }

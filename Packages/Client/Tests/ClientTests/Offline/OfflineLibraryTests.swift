@@ -35,13 +35,21 @@ import Testing
 
     @Test func clockSetBackBeyondTheToleranceIsRefused() throws {
         let library = try OfflineLibrary(path: try makeTemporaryDirectory().appendingPathComponent("lib").path)
-        #expect(try library.observeClock(now: 1_800_000_000) == 1_800_000_000)
+        // A new library has no clock record: an offline play refuses, an online action goes on.
+        #expect(throws: OfflineError(.sealedRecord, "")) { try library.observeClock(now: 1_800_000_000, playing: "talk") }
+        #expect(try library.observeClockOnline(now: 1_800_000_000) == 1_800_000_000)
+        try library.raiseClock(to: 1_800_000_000)
+        #expect(try library.observeClock(now: 1_800_000_000, playing: "talk") == 1_800_000_000)
         // Within the tolerance (NTP corrections): judged at the mark, not refused.
-        #expect(try library.observeClock(now: 1_800_000_000 - OfflineLibrary.clockTolerance) == 1_800_000_000)
-        #expect(throws: OfflineError(.clockSetBack, "")) { try library.observeClock(now: 1_800_000_000 - 3600) }
+        #expect(try library.observeClock(now: 1_800_000_000 - OfflineLibrary.clockTolerance, playing: "talk") == 1_800_000_000)
+        #expect(throws: OfflineError(.clockSetBack, "")) { try library.observeClock(now: 1_800_000_000 - 3600, playing: "talk") }
+        #expect(throws: OfflineError(.clockSetBack, "")) { try library.observeClockOnline(now: 1_800_000_000 - 3600) }
         // Forward moves the mark.
-        #expect(try library.observeClock(now: 1_800_003_600) == 1_800_003_600)
-        #expect(throws: OfflineError(.clockSetBack, "")) { try library.observeClock(now: 1_800_000_000) }
+        #expect(try library.observeClock(now: 1_800_003_600, playing: "talk") == 1_800_003_600)
+        #expect(throws: OfflineError(.clockSetBack, "")) { try library.observeClock(now: 1_800_000_000, playing: "talk") }
+        // Raising never lowers it.
+        try library.raiseClock(to: 1_800_000_000)
+        #expect(throws: OfflineError(.clockSetBack, "")) { try library.observeClock(now: 1_800_000_000, playing: "talk") }
     }
 
     @Test func titleRecordsRoundTripPrivately() throws {
@@ -49,7 +57,7 @@ import Testing
         let title = OfflineTitle(name: "talk", source: "https://cdn.example/talk.tdf", keyService: "https://kas.example",
                                  assetID: "0f8fad5b-d9cb-469f-a165-70867728950e", viewer: "alice", packageBytes: 1234,
                                  packageSHA256: String(repeating: "ab", count: 32), state: .licensed, license: "a.b.c",
-                                 licenseID: "lid", expiresAt: 1_900_000_000, signingKeys: JSONObject([("keys", .array([]))]))
+                                 licenseID: "lid", expiresAt: 1_900_000_000)
         try library.save(title)
         #expect(try library.title(named: "talk") == title)
         #expect(Self.mode(library.titleDirectory("talk") + "/title.json") == 0o600)

@@ -11,7 +11,7 @@ VENV      := $(ROOT)/.venv
 PACKAGES  := MediaCrypto Packager KAS Client
 APT_PACKAGES := libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev \
                 pkg-config ffmpeg python3-venv openssl unzip time linux-perf curl chromium nginx redis-server \
-                prometheus
+                prometheus help2man
 CONFIG    ?= debug
 
 export PATH := /opt/swift/usr/bin:$(PATH)
@@ -24,13 +24,14 @@ export MEDIADRM_PYTHON := $(VENV)/bin/python
 # whose inputs did not change.
 DROP_PLAN := rm -f $(SCRATCH)/$(CONFIG).yaml $(SCRATCH)/$(CONFIG)/description.json
 
-.PHONY: help deps apt venv build test unit consumer replay e2e monitoring demo demo-cluster bench fuzz clean
+.PHONY: help deps apt venv build test unit consumer replay e2e monitoring install demo demo-cluster bench fuzz clean
 
 help:
 	@echo "make demo    install what is missing, build, and run the demonstration"
 	@echo "make test    install what is missing, build, run every package's tests and the end-to-end suite"
 	@echo "make demo-cluster  two KAS nodes on one Redis store behind nginx, a playback through it (docs/kas.md)"
-	@echo "make deps | build | unit | consumer | replay | e2e | bench | clean"
+	@echo "make install [PREFIX=/usr/local] [DESTDIR=] [SYSCONFDIR=/etc]  the release tools, man pages, web player, systemd unit"
+	@echo "make deps | build | unit | consumer | replay | e2e | monitoring | bench | clean"
 	@echo "make fuzz    libFuzzer + ASan on every parser, FUZZ_SECONDS each (default 60); FUZZ_TARGET=name for one"
 
 deps: apt venv
@@ -113,6 +114,13 @@ monitoring: deps
 	@$(DROP_PLAN)
 	@swift build --package-path Packages/KAS --scratch-path $(SCRATCH) -c $(CONFIG) --product kas >/dev/null
 	@CONFIG=$(CONFIG) $(VENV)/bin/python Tests-E2E/Monitoring/prometheus_suite.py
+
+# The release tools (Swift runtime linked statically), man pages, the web player, the systemd
+# unit and an example configuration under $(DESTDIR)$(PREFIX) (docs/operations.md).
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+install: apt
+	@PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" SYSCONFDIR="$(SYSCONFDIR)" Tools/install.sh
 
 demo: deps
 	@Tools/demo.sh

@@ -41,21 +41,57 @@ timed() {
 rm -rf "$DEMO"
 mkdir -p "$DEMO/logs" "$DEMO/tmp" "$DEMO/www" "$DEMO/tls"
 
-step "build the tools (release: tdf, packager, kas, player)"
+step "build the tools (release, Swift runtime linked statically: tdf, packager, kas, player)"
 t_build=$(now_ms)
-for pair in MediaCrypto:tdf Packager:packager KAS:kas Client:player; do
-    package=${pair%%:*} product=${pair##*:}
-    # One scratch path for every package (MediaCrypto compiled once); the build plan is per
-    # root package, so it is dropped before each (the objects are kept).
-    rm -f "$SCRATCH/release.yaml" "$SCRATCH/release/description.json"
-    swift build --package-path "$ROOT/Packages/$package" --scratch-path "$SCRATCH" -c release --product "$product" \
-        >"$DEMO/logs/build-$product.log" 2>&1 || { tail -30 "$DEMO/logs/build-$product.log" >&2; fail "swift build $product"; }
-    echo "   $product: $BIN/$product"
-done
+"$ROOT/Tools/build-release.sh" "$DEMO/logs" || fail "the release build"
 echo "   ($(( $(now_ms) - t_build )) ms)"
 # Test hooks are compiled into debug builds only (docs/offline.md): the release player must not
 # carry the offline clock override.
 ! grep -qa MEDIADRM_PLAYER_TEST_NOW "$BIN/player" || fail "the release player carries the test clock hook"
+
+step "install them into a staging root (make install) and run the installed tools with the Swift toolchain hidden"
+STAGE="$DEMO/stage"
+NO_BUILD=1 DESTDIR="$STAGE" PREFIX=/usr/local SYSCONFDIR=/etc "$ROOT/Tools/install.sh" >"$DEMO/logs/install.log" 2>&1 \
+    || { cat "$DEMO/logs/install.log" >&2; fail "Tools/install.sh"; }
+INSTALLED="$STAGE/usr/local"
+for tool in tdf packager kas player; do
+    ! ldd "$INSTALLED/bin/$tool" | grep -Eq 'libswift|libFoundation|/opt/swift' || fail "$tool links the Swift toolchain's libraries"
+    zcat "$INSTALLED/share/man/man1/$tool.1.gz" | grep -q '^\.SH' || fail "the man page of $tool is empty"
+done
+[ -f "$INSTALLED/share/mediadrm/player/mediadrm-player.js" ] || fail "the web player is not installed"
+grep -q "^ExecStart=/usr/local/bin/kas serve" "$INSTALLED/lib/systemd/system/kas.service" || fail "the unit's ExecStart"
+# /opt/swift hidden under an empty tmpfs in a private mount namespace: what a machine without
+# the toolchain sees. Where the sandbox forbids namespaces, the ldd check above stands alone.
+hidden() { unshare -m bash -c 'mount -t tmpfs none /opt/swift && exec "$@"' hidden "$@"; }
+if unshare -m true 2>/dev/null; then
+    for tool in tdf packager kas player; do
+        hidden "$INSTALLED/bin/$tool" --help >/dev/null || fail "the installed $tool does not run without the toolchain"
+    done
+    # The unit's command from another directory: the installed configuration, the installed web
+    # player (found beside the binary in share/mediadrm/player), /healthz and /player/.
+    port=$(free_port)
+    (cd /tmp && KAS_CONFIG="$STAGE/etc/mediadrm/kas.json" KAS_LISTEN="127.0.0.1:$port" KAS_PUBLIC_URL="http://127.0.0.1:$port" \
+        exec unshare -m bash -c 'mount -t tmpfs none /opt/swift && exec "$@"' hidden \
+        "$INSTALLED/bin/kas" serve --data-dir "$DEMO/tmp/installed-kas") >"$DEMO/logs/installed-kas.log" 2>&1 &
+    KAS_PID=$!
+    for _ in $(seq 300); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+    curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null || { cat "$DEMO/logs/installed-kas.log" >&2; fail "the installed kas answers /healthz"; }
+    curl -fsS "http://127.0.0.1:$port/player/mediadrm-player.js" | cmp -s - "$INSTALLED/share/mediadrm/player/mediadrm-player.js" \
+        || fail "the installed kas serves the installed web player"
+    stop_gracefully "$KAS_PID" TERM
+    KAS_PID=""
+    echo "   the four tools ran with /opt/swift hidden; the installed kas served /healthz and /player/"
+else
+    echo "   (no mount namespace here: checked with ldd only)"
+fi
+if command -v systemd-analyze >/dev/null; then
+    # verify resolves ExecStart on this machine: check a copy that names the staged binary.
+    sed "s#^ExecStart=/usr/local/bin/kas#ExecStart=$INSTALLED/bin/kas#" "$INSTALLED/lib/systemd/system/kas.service" > "$DEMO/tmp/kas.service"
+    # MANPATH: its Documentation= page must be the installed one.
+    MANPATH="$INSTALLED/share/man" systemd-analyze verify "$DEMO/tmp/kas.service" >"$DEMO/logs/systemd-analyze.log" 2>&1 \
+        || { cat "$DEMO/logs/systemd-analyze.log" >&2; fail "systemd-analyze verify kas.service"; }
+    echo "   systemd-analyze verify accepts kas.service"
+fi
 
 # ---------------------------------------------------------------------------------------------
 printf '\n#### act 1: a Standard TDF round trip, offline\n'

@@ -80,14 +80,12 @@ FFMPEG8="$BIN/ffmpeg-linux-x64"
 [ -x "$SHAKA" ] && [ -x "$FFMPEG8" ] || die "Shaka Packager / ffmpeg 8.1 binaries missing from the venv"
 record "{\"kind\":\"load\",\"when\":\"start\",\"loadavg\":\"$(loadavg)\"}"
 
-step "build the tools (release)"
+step "build the tools (release, as make install ships them)"
+"$ROOT/Tools/build-release.sh" "$ROOT/out/bench-logs" || die "the release build failed"
 build() {   # PACKAGE_PATH PRODUCT; one shared scratch path, the plan dropped first (see Makefile)
     rm -f "$SCRATCH/release.yaml" "$SCRATCH/release/description.json"
     swift build --package-path "$1" --scratch-path "$SCRATCH" -c release --product "$2" 2>&1 | tail -n 1
 }
-build "$ROOT/Packages/Packager" packager
-build "$ROOT/Packages/KAS" kas
-if [ "$PART" = all ]; then build "$ROOT/Packages/Client" player; fi
 if [ "$PART" != ladder ]; then build "$ROOT/Tools/loadgen" loadgen; fi
 PACKAGER="$SCRATCH/release/packager"
 PLAYER="$SCRATCH/release/player"

@@ -23,13 +23,13 @@ export MEDIADRM_PYTHON := $(VENV)/bin/python
 # whose inputs did not change.
 DROP_PLAN := rm -f $(SCRATCH)/$(CONFIG).yaml $(SCRATCH)/$(CONFIG)/description.json
 
-.PHONY: help deps apt venv build test unit consumer replay e2e demo demo-cluster bench fuzz clean
+.PHONY: help deps apt venv build test unit js-test consumer replay e2e demo demo-cluster bench fuzz clean
 
 help:
 	@echo "make demo    install what is missing, build, and run the demonstration"
 	@echo "make test    install what is missing, build, run every package's tests and the end-to-end suite"
 	@echo "make demo-cluster  two KAS nodes on one Redis store behind nginx, a playback through it (docs/kas.md)"
-	@echo "make deps | build | unit | consumer | replay | e2e | bench | clean"
+	@echo "make deps | build | unit | js-test | consumer | replay | e2e | bench | clean"
 	@echo "make fuzz    libFuzzer + ASan on every parser, FUZZ_SECONDS each (default 60); FUZZ_TARGET=name for one"
 
 deps: apt venv
@@ -72,7 +72,14 @@ unit: deps
 	  swift test --package-path Packages/$$p --scratch-path $(SCRATCH) -c $(CONFIG) || exit 1; \
 	done
 
-test: unit consumer replay e2e
+test: unit js-test consumer replay e2e
+
+# The web player's Node tests (Packages/WebPlayer/tests/*.test.js, docs/web.md "Tests"): its
+# parsers on the fuzz corpora and the shared reader vectors, the ABR estimator, the reason codes.
+# The file list is the shell's glob, so Node 18's and later Nodes' `--test` read it alike.
+js-test:
+	@echo "test: web player (node --test)"
+	@node --test Packages/WebPlayer/tests/*.test.js
 
 # Every fuzz corpus and regression input through the fuzz targets' entry points, without a
 # sanitizer (docs/fuzzing.md).

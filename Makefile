@@ -23,7 +23,7 @@ export MEDIADRM_PYTHON := $(VENV)/bin/python
 # whose inputs did not change.
 DROP_PLAN := rm -f $(SCRATCH)/$(CONFIG).yaml $(SCRATCH)/$(CONFIG)/description.json
 
-.PHONY: help deps apt venv build test unit js-test consumer replay e2e demo demo-cluster bench fuzz clean
+.PHONY: help deps apt venv build test unit js-test consumer replay e2e demo demo-cluster bench fuzz js-fuzz clean
 
 help:
 	@echo "make demo    install what is missing, build, and run the demonstration"
@@ -31,6 +31,7 @@ help:
 	@echo "make demo-cluster  two KAS nodes on one Redis store behind nginx, a playback through it (docs/kas.md)"
 	@echo "make deps | build | unit | js-test | consumer | replay | e2e | bench | clean"
 	@echo "make fuzz    libFuzzer + ASan on every parser, FUZZ_SECONDS each (default 60); FUZZ_TARGET=name for one"
+	@echo "make js-fuzz the web player's JavaScript parsers under Node, FUZZ_SECONDS each (part of make fuzz)"
 
 deps: apt venv
 
@@ -130,11 +131,18 @@ bench: deps
 FUZZ_SECONDS ?= 60
 FUZZ_TARGET  ?=
 FUZZ_SCRATCH := $(ROOT)/.build/fuzz
-fuzz: deps
+fuzz: deps js-fuzz
 	@echo "fuzz: building the harness (-sanitize=fuzzer,address)"
 	@swift build --package-path Tests/Fuzz/Harness --scratch-path $(FUZZ_SCRATCH) -c release -Xswiftc -enable-testing \
 	  -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld
 	@Tests/Fuzz/run-fuzz.sh $(FUZZ_SCRATCH)/release/FuzzHarness $(FUZZ_SECONDS) $(FUZZ_TARGET)
+
+# The web player's JavaScript parsers under Node (docs/fuzzing.md, "JavaScript parsers"): a
+# mutation loop from the same corpora, FUZZ_SECONDS per target (js-<name>; FUZZ_TARGET=js-zip for
+# one, a Swift target's name skips them); a finding is saved under out/fuzz-js/findings/ and fails.
+js-fuzz:
+	@echo "fuzz: the web player's JavaScript parsers"
+	@node Packages/WebPlayer/tests/fuzz.js --seconds $(FUZZ_SECONDS) --out out/fuzz-js $(if $(FUZZ_TARGET),--target $(FUZZ_TARGET))
 
 clean:
 	rm -rf $(SCRATCH) Packages/*/.build Tests-E2E/.build Tests-Consumer/.build out

@@ -24,15 +24,16 @@ export MEDIADRM_PYTHON := $(VENV)/bin/python
 # whose inputs did not change.
 DROP_PLAN := rm -f $(SCRATCH)/$(CONFIG).yaml $(SCRATCH)/$(CONFIG)/description.json
 
-.PHONY: help deps apt venv build test unit consumer replay e2e monitoring install demo demo-cluster bench fuzz clean
+.PHONY: help deps apt venv build test unit js-test consumer replay e2e monitoring install demo demo-cluster bench fuzz js-fuzz clean
 
 help:
 	@echo "make demo    install what is missing, build, and run the demonstration"
 	@echo "make test    install what is missing, build, run every package's tests and the end-to-end suite"
 	@echo "make demo-cluster  two KAS nodes on one Redis store behind nginx, a playback through it (docs/kas.md)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=] [SYSCONFDIR=/etc]  the release tools, man pages, web player, systemd unit"
-	@echo "make deps | build | unit | consumer | replay | e2e | monitoring | bench | clean"
+	@echo "make deps | build | unit | js-test | consumer | replay | e2e | monitoring | bench | clean"
 	@echo "make fuzz    libFuzzer + ASan on every parser, FUZZ_SECONDS each (default 60); FUZZ_TARGET=name for one"
+	@echo "make js-fuzz the web player's JavaScript parsers under Node, FUZZ_SECONDS each (part of make fuzz)"
 
 deps: apt venv
 
@@ -74,7 +75,14 @@ unit: deps
 	  swift test --package-path Packages/$$p --scratch-path $(SCRATCH) -c $(CONFIG) || exit 1; \
 	done
 
-test: unit consumer replay e2e monitoring
+test: unit js-test consumer replay e2e monitoring
+
+# The web player's Node tests (Packages/WebPlayer/tests/*.test.js, docs/web.md "Tests"): its
+# parsers on the fuzz corpora and the shared reader vectors, the ABR estimator, the reason codes.
+# The file list is the shell's glob, so Node 18's and later Nodes' `--test` read it alike.
+js-test:
+	@echo "test: web player (node --test)"
+	@node --test Packages/WebPlayer/tests/*.test.js
 
 # Every fuzz corpus and regression input through the fuzz targets' entry points, without a
 # sanitizer (docs/fuzzing.md).
@@ -142,11 +150,18 @@ bench: deps
 FUZZ_SECONDS ?= 60
 FUZZ_TARGET  ?=
 FUZZ_SCRATCH := $(ROOT)/.build/fuzz
-fuzz: deps
+fuzz: deps js-fuzz
 	@echo "fuzz: building the harness (-sanitize=fuzzer,address)"
 	@swift build --package-path Tests/Fuzz/Harness --scratch-path $(FUZZ_SCRATCH) -c release -Xswiftc -enable-testing \
 	  -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld
 	@Tests/Fuzz/run-fuzz.sh $(FUZZ_SCRATCH)/release/FuzzHarness $(FUZZ_SECONDS) $(FUZZ_TARGET)
+
+# The web player's JavaScript parsers under Node (docs/fuzzing.md, "JavaScript parsers"): a
+# mutation loop from the same corpora, FUZZ_SECONDS per target (js-<name>; FUZZ_TARGET=js-zip for
+# one, a Swift target's name skips them); a finding is saved under out/fuzz-js/findings/ and fails.
+js-fuzz:
+	@echo "fuzz: the web player's JavaScript parsers"
+	@node Packages/WebPlayer/tests/fuzz.js --seconds $(FUZZ_SECONDS) --out out/fuzz-js $(if $(FUZZ_TARGET),--target $(FUZZ_TARGET))
 
 clean:
 	rm -rf $(SCRATCH) Packages/*/.build Tests-E2E/.build Tests-Consumer/.build out

@@ -397,6 +397,22 @@ class PlaybackTests(BrowserCase):
             "--keys", f"label=:key_id={kid}:key={key}")
         return packet_hashes(clear, stream)
 
+    def test_after_an_fps_v2_playback_the_same_element_plays_a_clear_file(self):
+        """destroy() detaches MediaKeys: the element that played an fps-v2 package then shows a
+        clear MP4's frames (not black, not a decode error)."""
+        page = self.open()
+        result = self.start(page, fixture.fps, fixture.token("viewer-reuse"))
+        self.assertTrue(result["ok"], result)
+        self.wait_event(page, "playing")
+        shutil.copy(fixture.clip, os.path.join(fixture.origin_root, "clear-source.mp4"))
+        clear = page.evaluate("args => window.clearFrameAfterDestroy(args)", {"src": fixture.url("clear-source.mp4"), "time": 1.54})
+        self.assertTrue(clear["mediaKeysDetached"], "MediaKeys left the element")
+        self.assertEqual(clear["width"], 320)
+        self.assertGreater(clear["brightest"], 64, "the clear file's frame is not black")
+        kinds = [e["type"] for e in self.events(page)]
+        self.assertNotIn("error", kinds)
+        self.assertNotIn("player-error", kinds)
+
     def test_tdf_hls_plays_to_end_and_its_frames_equal_the_clear_source(self):
         page = self.open()
         self.play_through_with_seek(fixture.hls, fixture.token("viewer-hls"), page)

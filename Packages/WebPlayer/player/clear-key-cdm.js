@@ -47,9 +47,14 @@ export class ClearKeyCDM {
     }
   }
 
+  /** Closes every session, then detaches MediaKeys from the element: an element left with
+   * MediaKeys sends whatever it plays next (a clear file, another player's stream) through this
+   * CDM. Chromium refuses the detach while the element still has a media player, so the caller
+   * empties the element (src removed, load()) first. */
   async close() {
     const sessions = this.sessions;
     this.sessions = [];
     await Promise.allSettled(sessions.map((s) => s.close()));
+    if (this.video.mediaKeys === this.mediaKeys) await this.video.setMediaKeys(null);
   }
 }

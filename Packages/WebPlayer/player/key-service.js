@@ -75,10 +75,12 @@ export class KeyService {
   async call(method, path, body, route, { abortable = true, inSession = false } = {}) {
     const headers = { Authorization: `Bearer ${await this.token()}` };
     if (body !== undefined) headers["Content-Type"] = "application/json";
+    // Serialized before the try: only fetch's own failure is the transport error.
+    const payload = body === undefined ? undefined : JSON.stringify(body);
     let response;
     try {
       if (abortable && this.signal?.aborted) throw new DOMException("stopped", "AbortError");
-      const sent = fetch(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+      const sent = fetch(this.base + path, { method, headers, body: payload,
         signal: abortable && !inSession ? this.signal : undefined, credentials: "omit", cache: "no-store", redirect: "error", mode: "cors" });
       if (inSession) {
         this.inFlight.add(sent);

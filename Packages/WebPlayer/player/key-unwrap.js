@@ -3,10 +3,12 @@
 // AES-256-GCM (nonce ‖ ciphertext ‖ tag) under HKDF-SHA256(ECDH(KAS ephemeral, ours), salt
 // SHA-256("TDF"), empty info, 32 bytes).
 import { base64Decode, base64Encode, utf8 } from "./bytes.js";
+import { requireBrowserAPIs } from "./browser-support.js";
 import { malformed } from "./errors.js";
 
+// WebCrypto exists only in a secure context (https, or localhost).
 const subtle = () => {
-  if (!globalThis.crypto?.subtle) throw malformed("WebCrypto is unavailable: the page must be served over https (or from localhost)");
+  requireBrowserAPIs();
   return crypto.subtle;
 };
 

@@ -1,6 +1,7 @@
 // MediaDRMPlayer: plays fps-v2 packages and tdf-hls streams in a <video> element with Media
 // Source Extensions, keys by the open path under the KAS's policy (docs/web.md). No build step:
 // import this module from the KAS (`/player/mediadrm-player.js`) or from your own origin.
+import { requireBrowserAPIs } from "./browser-support.js";
 import { PlayerError } from "./errors.js";
 import { ClearKeyCDM } from "./clear-key-cdm.js";
 import { FPSv2Package } from "./fps-v2-package.js";
@@ -44,6 +45,12 @@ export class MediaDRMPlayer extends EventTarget {
    * `reason` on a refusal. Unloads whatever was loaded before. */
   async load(src) {
     await this.unload();
+    try {
+      requireBrowserAPIs();
+    } catch (error) {
+      this.emitError(error);
+      throw error;
+    }
     const abort = new AbortController();
     const current = { abort, engine: null, sessions: null, cdm: null };
     this.current = current;
@@ -78,7 +85,8 @@ export class MediaDRMPlayer extends EventTarget {
     // starting then. Nothing goes to the KAS before admission passed; load() resolves once
     // every key is in the CDM and the MediaSource has the inits.
     const cdmReady = ClearKeyCDM.attach(this.video, { videoCodec: video.codec, audioCodec: audio?.codec });
-    cdmReady.then((cdm) => { current.cdm = cdm; }, () => {});
+    // Kept so that an unload during the attach still closes and detaches what it attached.
+    current.cdm = cdmReady.catch(() => null);
     current.sessions = new MediaSessions(service, {
       assetId: pkg.uuid, manifest: pkg.manifestBytes, components: pkg.components, cdm: cdmReady,
       onKey: (component) => this.emit("keysdelivered", { component }),
@@ -129,7 +137,10 @@ export class MediaDRMPlayer extends EventTarget {
     await current.sessions?.stop();
     this.video.removeAttribute("src");
     this.video.load();
-    await current.cdm?.close();
+    // The sessions close, then MediaKeys leave the element (ClearKeyCDM.close), so the element
+    // can play anything next, a clear file included.
+    const cdm = await current.cdm;
+    await cdm?.close().catch(() => {});
   }
 
   failDuringPlayback(current, error) {

@@ -3,6 +3,7 @@
 // Content-Range naming exactly the bytes asked for and the same total size, so a server that
 // ignores Range (200 with the whole file) or a file that changes under the reader is an error,
 // not silently wrong bytes.
+import { anySignal } from "./browser-support.js";
 import { PlayerError, malformed } from "./errors.js";
 
 export class RangeSource {
@@ -68,10 +69,11 @@ export class RangeSource {
 
   /** Sends one Range request and checks its answer's head: {response (body unread), start, length}. */
   async answer(range, expectedStart, maxLength, signal) {
+    // Combined before the try: only fetch's own failure is the origin's transport error.
+    const combined = anySignal([this.signal, signal]);
     let response;
     try {
-      response = await fetch(this.url, { headers: { Range: range }, credentials: "omit", cache: "no-store",
-        signal: signal && this.signal ? AbortSignal.any([this.signal, signal]) : signal ?? this.signal });
+      response = await fetch(this.url, { headers: { Range: range }, credentials: "omit", cache: "no-store", signal: combined });
     } catch (error) {
       if (error && error.name === "AbortError") throw error;
       throw new PlayerError("transport", `the package origin could not be reached (${new URL(this.url).origin})`);

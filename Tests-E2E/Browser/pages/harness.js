@@ -31,8 +31,8 @@ window.startPlayer = async ({ kas, src, token }) => {
 window.seekTo = (time) => { video.currentTime = time; };
 window.state = () => ({ width: video.videoWidth, height: video.videoHeight, duration: video.duration, time: video.currentTime, ended: video.ended });
 
-/** Draws the frame at `time` of `element` to the canvas and returns its RGBA bytes' SHA-256. */
-window.frameDigestAt = async (time, element = video) => {
+/** Draws the frame at `time` of `element` to the canvas and returns its RGBA bytes. */
+async function framePixelsAt(time, element = video) {
   // Both the seek and the presentation of the new frame (requestVideoFrameCallback): "seeked"
   // alone can come before the compositor has the frame at the new time.
   await Promise.all([
@@ -45,7 +45,12 @@ window.frameDigestAt = async (time, element = video) => {
   canvas.height = element.videoHeight;
   const context = canvas.getContext("2d", { willReadFrequently: true });
   context.drawImage(element, 0, 0);
-  const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+  return context.getImageData(0, 0, canvas.width, canvas.height).data;
+}
+
+/** The SHA-256 of the frame at `time`'s RGBA bytes. */
+window.frameDigestAt = async (time, element = video) => {
+  const pixels = await framePixelsAt(time, element);
   return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", pixels)), (b) => b.toString(16).padStart(2, "0")).join("");
 };
 
@@ -61,6 +66,20 @@ window.plainFrameDigests = async (src, times) => {
   const out = [];
   for (const t of times) out.push(await window.frameDigestAt(t));
   return out;
+};
+
+/** Destroys the player, then plays the clear file `src` in the same element: whether MediaKeys
+ * left the element, and the brightest channel value of the frame at `time` (0 for black). */
+window.clearFrameAfterDestroy = async ({ src, time }) => {
+  await window.player?.destroy();
+  const mediaKeysDetached = video.mediaKeys === null;
+  video.crossOrigin = "anonymous";
+  video.src = src;
+  await new Promise((resolve, reject) => { video.addEventListener("loadeddata", resolve, { once: true }); video.addEventListener("error", reject, { once: true }); });
+  const pixels = await framePixelsAt(time);
+  let brightest = 0;
+  for (let i = 0; i < pixels.length; i += 4) brightest = Math.max(brightest, pixels[i], pixels[i + 1], pixels[i + 2]);
+  return { mediaKeysDetached, brightest, width: video.videoWidth };
 };
 
 /** For the CORS test: a direct call to the KAS from this page. */

@@ -197,4 +197,75 @@ import Testing
             #expect(theirProtections.first?["defaultKID"] as? String == (ours["protections"] as? [[String: Any]])?.first?["defaultKID"] as? String)
         }
     }
+
+    /// Two aligned video renditions (English sound in the top one), a Spanish `--audio` file and
+    /// an English WebVTT file: every rendition decrypts with its component's key, the playlists
+    /// and the MPD list them by language, and Shaka Packager's master for the same video and
+    /// audio has the same variants with BANDWIDTH within 1 %.
+    @Test func ladderWithLanguagesAndSubtitles() throws {
+        let gop = ["-c:v", "libx264", "-g", "60", "-keyint_min", "60", "-sc_threshold", "0"]
+        let top = try TestMedia.make("cmaf-top.mp4", ["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30", "-f", "lavfi",
+                                                      "-i", "sine=frequency=440", "-t", "13", "-metadata:s:a:0", "language=eng"] + gop + ["-c:a", "aac"])
+        let low = try TestMedia.make("cmaf-low.mp4", ["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30", "-t", "13"] + gop)
+        let spanish = try TestMedia.make("cmaf-es.m4a", ["-f", "lavfi", "-i", "sine=frequency=660", "-t", "13", "-c:a", "aac"])
+        let work = TestMedia.temporaryDirectory("cmaf-ladder")
+        let vtt = work + "/talk.en.vtt"
+        try Data("WEBVTT\n\n00:01.000 --> 00:07.000\nAcross a boundary\n\n00:12.000 --> 00:12.500\nLast\n".utf8)
+            .write(to: URL(fileURLWithPath: vtt))
+        let out = work + "/package/"
+        _ = try CMAFPackager.package(inputs: [top, low], audio: [AudioInput(path: spanish, language: "es")],
+                                     subtitles: [SubtitleInput(path: vtt, language: "en")], output: out, options: try KASFixture.options())
+        let package = try OpenedCMAF(out)
+        #expect(package.keyIDs.keys.sorted() == ["audio-en", "audio-es", "video-1", "video-2"])
+        #expect(package.names.contains("subtitles-en/1.vtt") && package.names.contains("subtitles-en.m3u8"))
+
+        let ffmpeg8 = try IndependentTools.ffmpeg8()
+        for (id, component, input, map) in [("video-1", "video", top, "0:v"), ("video-2", "video", low, "0:v"),
+                                            ("audio-en", "audio", top, "0:a"), ("audio-es", "audio", spanish, "0:a")] {
+            let key = try #require(package.keys[component])
+            #expect(try FFmpeg.streamHash(decrypting: try package.track(id), keyHex: key, ffmpeg: ffmpeg8)
+                    == (try FFmpeg.streamHash(input, map: map)), "\(id)")
+        }
+
+        let mpd = try #require(try Self.cmafSummary(["mpd", out + "manifest.mpd"]) as? [String: Any])
+        let sets = try #require(mpd["sets"] as? [[String: Any]])
+        #expect(sets.map { $0["contentType"] as? String } == ["video", "audio", "audio", "text"])
+        #expect(sets.map { $0["lang"] as? String } == [nil, "en", "es", "en"])
+        #expect((sets[0]["representations"] as? [[String: Any]])?.map { $0["id"] as? String } == ["video-1", "video-2"])
+        #expect((sets[3]["protections"] as? [[String: Any]])?.isEmpty == true)
+        #expect((sets[3]["representations"] as? [[String: Any]])?.first?["media"] as? String == "subtitles-en/$Number$.vtt")
+
+        var playlists: [String: Data] = [:]
+        for name in package.names where name.hasSuffix(".m3u8") { playlists[name] = try package.data(name) }
+        let read = try IndependentTools.m3u8(playlists)
+        #expect(read["master.m3u8"]?["variants"] as? [String] == ["video-1.m3u8", "video-2.m3u8"])
+        #expect(Set(read["master.m3u8"]?["renditions"] as? [String] ?? []) == ["audio-en.m3u8", "audio-es.m3u8", "subtitles-en.m3u8"])
+        #expect(read["subtitles-en.m3u8"]?["segments"] as? [String] == ["subtitles-en/1.vtt", "subtitles-en/2.vtt", "subtitles-en/3.vtt"])
+
+        let shaka = TestMedia.temporaryDirectory("shaka-cmaf-ladder")
+        let keys = "label=VIDEO:key_id=\(package.keyIDs["video-1"] ?? ""):key=\(package.keys["video"] ?? ""),"
+            + "label=AUDIO:key_id=\(package.keyIDs["audio-en"] ?? ""):key=\(package.keys["audio"] ?? "")"
+        var arguments: [String] = []
+        for (n, (input, stream, label, extra)) in [(top, "video", "VIDEO", ""), (low, "video", "VIDEO", ""),
+                                                   (top, "audio", "AUDIO", ",language=en,hls_group_id=audio"),
+                                                   (spanish, "audio", "AUDIO", ",language=es,hls_group_id=audio")].enumerated() {
+            arguments.append("in=\(input),stream=\(stream),init_segment=\(shaka)/\(n)/init.mp4,segment_template=\(shaka)/\(n)/$Number$.m4s,"
+                             + "playlist_name=\(n).m3u8,drm_label=\(label)\(extra)")
+        }
+        arguments += ["--protection_scheme", "cbcs", "--enable_raw_key_encryption", "--keys", keys, "--protection_systems", "CommonSystem",
+                      "--clear_lead", "0", "--segment_duration", "6", "--hls_master_playlist_output", "\(shaka)/master.m3u8"]
+        let packaged = try run(try IndependentTools.shakaPackager(), arguments)
+        try #require(packaged.status == 0, "Shaka Packager: \(packaged.stderr)")
+        let theirs = try HLSParser.parseMaster(try Data(contentsOf: URL(fileURLWithPath: "\(shaka)/master.m3u8")))
+        let ours = try HLSParser.parseMaster(try package.data("master.m3u8"))
+        let theirVariants = theirs.variants.sorted { $0.bandwidth > $1.bandwidth }
+        try #require(theirVariants.count == ours.variants.count)
+        for (a, b) in zip(ours.variants, theirVariants) {
+            #expect(a.resolution == b.resolution)
+            #expect(a.codecs?.map { $0.lowercased() } == b.codecs?.map { $0.lowercased() })
+            #expect(abs(Double(a.bandwidth) / Double(b.bandwidth) - 1) < 0.01, "\(a.uri): BANDWIDTH \(a.bandwidth) vs Shaka's \(b.bandwidth)")
+        }
+        #expect(Set(ours.renditions.filter { $0.type == .audio }.compactMap(\.language))
+                == Set(theirs.renditions.filter { $0.type == .audio }.compactMap(\.language)))
+    }
 }

@@ -223,8 +223,17 @@ import Testing
         for (id, component, input, map) in [("video-1", "video", top, "0:v"), ("video-2", "video", low, "0:v"),
                                             ("audio-en", "audio", top, "0:a"), ("audio-es", "audio", spanish, "0:a")] {
             let key = try #require(package.keys[component])
-            #expect(try FFmpeg.streamHash(decrypting: try package.track(id), keyHex: key, ffmpeg: ffmpeg8)
+            let track = try package.track(id)
+            #expect(try FFmpeg.streamHash(decrypting: track, keyHex: key, ffmpeg: ffmpeg8)
                     == (try FFmpeg.streamHash(input, map: map)), "\(id)")
+            // Debian's ffprobe reads every rendition without a key: the codec and picture size are clear.
+            let trackFile = work + "/\(id).mp4"
+            try track.write(to: URL(fileURLWithPath: trackFile))
+            let probe = try run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "json", trackFile])
+            try #require(probe.status == 0, "ffprobe \(id): \(probe.stderr)")
+            let streams = try #require((try JSONSerialization.jsonObject(with: probe.stdout) as? [String: Any])?["streams"] as? [[String: Any]])
+            #expect(streams.first?["codec_name"] as? String == (component == "video" ? "h264" : "aac"), "\(id)")
+            if id == "video-2" { #expect(streams.first?["width"] as? Int == 160 && streams.first?["height"] as? Int == 90) }
         }
 
         let mpd = try #require(try Self.cmafSummary(["mpd", out + "manifest.mpd"]) as? [String: Any])

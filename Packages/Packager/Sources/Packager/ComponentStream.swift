@@ -70,7 +70,7 @@ public final class ComponentStream {
     static func hevcVideo(_ movie: SourceMovie, track: SourceTrack, protected: Bool,
                           progress: ((Int, Int) -> Void)?) throws(PackagerError) -> ComponentStream {
         guard !protected else {
-            throw PackagerError(.unsupportedInput, "\(track.name) is HEVC; only tdf-hls packages HEVC (fps-v2 §3, §8 #8: H.264 only)")
+            throw PackagerError(.unsupportedInput, "\(track.name) is HEVC; only tdf-hls packages HEVC (fps-v2 §3, §8 #8: H.264 only; the cmaf profile has no HEVC cbcs subsample map yet)")
         }
         guard let hvcC = track.hevcConfiguration else {
             throw PackagerError(.malformedInput, "\(track.name) is '\(track.format)' without an 'hvcC' box")
@@ -125,10 +125,23 @@ public final class ComponentStream {
         }
     }
 
-    /// The `moof` and `mdat` header of segment `index`.
-    public func header(segment: SegmentPlan.Segment, index: Int, protected: Bool = true) throws(PackagerError) -> [UInt8] {
+    /// Each segment's media duration in seconds: the plan's presentation ranges for video; for
+    /// audio the sum of its own packets' durations (audio segment N holds the packets that start
+    /// in video segment N, so its length differs by up to a packet). Bit rates over these match
+    /// what a reader of the segments measures (Shaka Packager's DASH `bandwidth`).
+    func mediaDurations(_ plan: SegmentPlan) -> [Double] {
+        guard kind == .audio else { return plan.durations }
+        return plan.segments.map { segment in
+            Double(segment.audio.reduce(Int64(0)) { $0 + Int64(track.samples.durations[$1]) }) / Double(track.timescale)
+        }
+    }
+
+    /// The `moof` and `mdat` header of segment `index` (`sharedDuration`: `MediaSegment.header`).
+    public func header(segment: SegmentPlan.Segment, index: Int, protected: Bool = true,
+                       sharedDuration: Bool = false) throws(PackagerError) -> [UInt8] {
         try MediaSegment.header(sequenceNumber: UInt32(index + 1), decodeTime: decodeTime(of: segment),
-                                samples: fragmentSamples(range(of: segment)), isVideo: kind == .video, protected: protected)
+                                samples: fragmentSamples(range(of: segment)), isVideo: kind == .video, protected: protected,
+                                sharedDuration: sharedDuration)
     }
 
     /// The size in bytes of segment `index`, without reading media.
@@ -141,8 +154,8 @@ public final class ComponentStream {
     /// `cipher` (clear when nil). `protected: false` gives a clear fragment without sample
     /// encryption boxes (tdf-hls).
     public func bytes(segment: SegmentPlan.Segment, index: Int, cipher: CBCSSampleCipher?,
-                      protected: Bool = true) throws(PackagerError) -> [UInt8] {
-        var output = try header(segment: segment, index: index, protected: protected)
+                      protected: Bool = true, sharedDuration: Bool = false) throws(PackagerError) -> [UInt8] {
+        var output = try header(segment: segment, index: index, protected: protected, sharedDuration: sharedDuration)
         for i in range(of: segment) {
             var sample = try movie.readSample(track, i)
             if let cipher {

@@ -106,27 +106,13 @@ public enum FPSv2Packager {
     public static func package(input: String, output: String, options: PackageOptions) throws(PackagerError) -> PackageSummary {
         let say = options.progress ?? { _ in }
         // Everything that can be checked without the media comes first.
-        let kasKey: KASPublicKey
-        do { kasKey = try KASPublicKey(pemRepresentation: options.kasPublicKeyPEM) } catch {
-            throw PackagerError(.invalidArgument, "the KAS public key is not a usable PEM key: \(error.reason)")
-        }
-        guard case .rsa(let rsaKey) = kasKey else {
-            throw PackagerError(.invalidArgument, "fps-v2 wraps keys with RSA-OAEP; the KAS public key must be RSA (2048 bits or more)")
-        }
-        guard KeyServiceURL.normalize(options.kasURL) != nil else {
-            throw PackagerError(.invalidArgument,
-                                "the KAS URL must be an https origin (scheme, host and optional port; no path, query or fragment), or http to localhost (fps-v2 §5.2 #2)")
-        }
-        guard let policyJSON = options.policyJSON else {
-            throw PackagerError(.invalidPolicy, "fps-v2 needs a policy with body.dataAttributes (--policy FILE)")
-        }
+        let rsaKey = try options.fpsV2KeyService(profile: "fps-v2")
+        let policyJSON = try options.requiredPolicy(profile: "fps-v2")
         try options.media?.validateAsPackagerFlags()
         let uuid = try PackagePolicy.freshUUID()
         let preparedPolicy = try PackagePolicy.prepare(policyJSON, uuid: uuid, media: options.media,
                                                        classification: options.classification, requireClassification: true)
-        guard options.segmentDuration > 0, options.segmentDuration.isFinite, options.segmentDuration <= 3600 else {
-            throw PackagerError(.invalidArgument, "the segment duration must be between 0 and 3600 seconds")
-        }
+        try options.checkSegmentDuration()
         let isDirectory = Self.isDirectoryOutput(output)
         if isDirectory, options.allowZIP64 {
             throw PackagerError(.invalidArgument, "--zip64 applies to a ZIP archive, not to a directory output")

@@ -4,16 +4,19 @@ import MediaDRMMP4
 /// The one-track CMAF init segment of a component (fps-v2 §8): `ftyp`, and a `moov` whose only
 /// track carries the protected sample entry (`encv` with `tenc` version 1 and pattern 1:9 for
 /// video, `enca` with `tenc` version 0 and pattern byte 0 for audio), constant IV, no per-sample
-/// IV, empty sample tables and `mvex`/`trex`. No `pssh`: FairPlay finds its key by the `skd://`
-/// URI and the profile names no other system.
+/// IV, empty sample tables and `mvex`/`trex`. No `pssh` in fps-v2: FairPlay finds its key by the
+/// `skd://` URI and the profile names no other system. The cmaf profile adds the W3C common
+/// `pssh` (`CommonProtectionSystem`) at the end of `moov`, as browsers' EME needs init data.
 public enum InitSegment {
     /// The track ID every component's single track uses.
     public static let trackID: UInt32 = 1
 
     public static let fileType = FileTypeBox(majorBrand: "iso6", minorVersion: 0, compatibleBrands: ["iso6", "cmfc", "mp41"])
 
-    public static func video(_ track: SourceTrack, keyID: [UInt8], constantIV: [UInt8]) throws(PackagerError) -> [UInt8] {
-        try video(track, protection: (keyID, constantIV))
+    /// - Parameter systems: `pssh` boxes appended to `moov` (none in fps-v2).
+    public static func video(_ track: SourceTrack, keyID: [UInt8], constantIV: [UInt8],
+                             systems: [ProtectionSystemSpecificHeaderBox] = []) throws(PackagerError) -> [UInt8] {
+        try video(track, protection: (keyID, constantIV), systems: systems)
     }
 
     /// The clear init of tdf-hls: the same track with its `avc1`, `hvc1` or `hev1` entry and no `sinf`.
@@ -25,7 +28,8 @@ public enum InitSegment {
         try audio(track, protection: nil)
     }
 
-    static func video(_ track: SourceTrack, protection keys: (keyID: [UInt8], constantIV: [UInt8])?) throws(PackagerError) -> [UInt8] {
+    static func video(_ track: SourceTrack, protection keys: (keyID: [UInt8], constantIV: [UInt8])?,
+                      systems: [ProtectionSystemSpecificHeaderBox] = []) throws(PackagerError) -> [UInt8] {
         let hevcAllowed = keys == nil && track.isHEVC
         guard var entry = track.videoEntry,
               (entry.format == "avc1" && entry.avcConfiguration != nil) || (hevcAllowed && entry.hevcConfiguration != nil) else {
@@ -42,14 +46,16 @@ public enum InitSegment {
         vmhd.flags = 1
         let tkhd = TrackHeaderBox(trackID: trackID, duration: 0, width: UInt32(entry.width) << 16, height: UInt32(entry.height) << 16)
         return try movie(track: track, entry: entry, handler: HandlerBox(handlerType: "vide", name: "VideoHandler"),
-                         mediaHeader: vmhd, trackHeader: tkhd)
+                         mediaHeader: vmhd, trackHeader: tkhd, systems: systems)
     }
 
-    public static func audio(_ track: SourceTrack, keyID: [UInt8], constantIV: [UInt8]) throws(PackagerError) -> [UInt8] {
-        try audio(track, protection: (keyID, constantIV))
+    public static func audio(_ track: SourceTrack, keyID: [UInt8], constantIV: [UInt8],
+                             systems: [ProtectionSystemSpecificHeaderBox] = []) throws(PackagerError) -> [UInt8] {
+        try audio(track, protection: (keyID, constantIV), systems: systems)
     }
 
-    static func audio(_ track: SourceTrack, protection keys: (keyID: [UInt8], constantIV: [UInt8])?) throws(PackagerError) -> [UInt8] {
+    static func audio(_ track: SourceTrack, protection keys: (keyID: [UInt8], constantIV: [UInt8])?,
+                      systems: [ProtectionSystemSpecificHeaderBox] = []) throws(PackagerError) -> [UInt8] {
         guard var entry = track.audioEntry, entry.format == "mp4a", entry.elementaryStreamDescriptor != nil else {
             throw PackagerError(.unsupportedInput, "\(track.name) is not MPEG-4 audio in an 'mp4a' entry with 'esds'")
         }
@@ -69,7 +75,7 @@ public enum InitSegment {
         var tkhd = TrackHeaderBox(trackID: trackID, duration: 0)
         tkhd.volume = 0x0100
         return try movie(track: track, entry: entry, handler: HandlerBox(handlerType: "soun", name: "SoundHandler"),
-                         mediaHeader: SoundMediaHeaderBox(), trackHeader: tkhd)
+                         mediaHeader: SoundMediaHeaderBox(), trackHeader: tkhd, systems: systems)
     }
 
     static func protection(original: FourCC, tenc: TrackEncryptionBox) -> ProtectionSchemeInfoBox {
@@ -83,7 +89,7 @@ public enum InitSegment {
     }
 
     static func movie(track: SourceTrack, entry: some MP4Box, handler: HandlerBox, mediaHeader: some MP4Box,
-                      trackHeader: TrackHeaderBox) throws(PackagerError) -> [UInt8] {
+                      trackHeader: TrackHeaderBox, systems: [ProtectionSystemSpecificHeaderBox]) throws(PackagerError) -> [UInt8] {
         var stbl = SampleTableBox()
         stbl.children.append(SampleDescriptionBox(entries: [entry]))
         stbl.children.append(TimeToSampleBox())
@@ -109,6 +115,7 @@ public enum InitSegment {
         moov.children.append(MovieHeaderBox(timescale: track.timescale, duration: 0, nextTrackID: trackID + 1))
         moov.children.append(trak)
         moov.children.append(mvex)
+        for system in systems { moov.children.append(system) }
         do {
             return try BoxParser.serialize([fileType, moov])
         } catch {

@@ -33,12 +33,17 @@ public enum MediaSegment {
     static let syncFlags: UInt32 = 0x0200_0000
     static let nonSyncFlags: UInt32 = 0x0101_0000
 
-    /// - Parameter protected: false writes a clear fragment (tdf-hls): no `senc`, `saiz` or `saio`.
+    /// - Parameters:
+    ///   - protected: false writes a clear fragment (tdf-hls): no `senc`, `saiz` or `saio`.
+    ///   - sharedDuration: when every sample has the same duration, write it once as the `tfhd`
+    ///     default instead of in each `trun` entry (the cmaf profile, as Shaka Packager does: 4
+    ///     bytes a sample less, about 1.5 % of an AAC stream). fps-v2 keeps per-sample durations.
     public static func header(sequenceNumber: UInt32, decodeTime: UInt64, samples: [SegmentSample],
-                              isVideo: Bool, protected: Bool = true) throws(PackagerError) -> [UInt8] {
+                              isVideo: Bool, protected: Bool = true, sharedDuration: Bool = false) throws(PackagerError) -> [UInt8] {
         let payload = samples.reduce(UInt64(0)) { $0 + UInt64($1.size) }
+        let defaultDuration = sharedDuration && samples.allSatisfy { $0.duration == samples.first?.duration } ? samples.first?.duration : nil
         let runSamples = samples.map { s in
-            TrackRunBox.Sample(sampleDuration: s.duration, sampleSize: s.size,
+            TrackRunBox.Sample(sampleDuration: defaultDuration == nil ? s.duration : nil, sampleSize: s.size,
                                sampleFlags: isVideo ? (s.isSync ? syncFlags : nonSyncFlags) : nil,
                                sampleCompositionTimeOffset: isVideo ? (s.compositionOffset ?? 0) : nil)
         }
@@ -48,7 +53,8 @@ public enum MediaSegment {
         if protected, isVideo, let index = samples.firstIndex(where: { 2 + 6 * $0.subsamples.count > 255 }) {
             throw PackagerError(.limitExceeded, "video sample \(index + 1) of segment \(sequenceNumber - 1) needs a senc entry over 255 bytes (more than 42 NAL units)")
         }
-        let tfhd = TrackFragmentHeaderBox(trackID: InitSegment.trackID, defaultBaseIsMoof: true)
+        var tfhd = TrackFragmentHeaderBox(trackID: InitSegment.trackID, defaultBaseIsMoof: true)
+        tfhd.defaultSampleDuration = defaultDuration
         let tfdt = TrackFragmentBaseMediaDecodeTimeBox(baseMediaDecodeTime: decodeTime, version: 1)
 
         func build(dataOffset: Int32, sencOffset: UInt64) -> MovieFragmentBox {

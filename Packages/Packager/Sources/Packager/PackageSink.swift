@@ -97,6 +97,18 @@ public final class DirectoryPackageSink: PackageSink {
     }
 
     public func add(name: String, bytes: [UInt8]) throws(PackagerError) {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        // A name is relative and stays inside the package (the cmaf profile's `<rendition>/<n>.m4s`).
+        guard !name.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
+            throw PackagerError(.invalidArgument, "'\(name)' is not a relative name inside the package")
+        }
+        var directory = temporary
+        for part in parts.dropLast() {
+            directory = (directory as NSString).appendingPathComponent(String(part))
+            guard mkdir(directory, 0o755) == 0 || errno == EEXIST else {
+                throw PackagerError(.io, "the directory of '\(name)' could not be created in the output directory")
+            }
+        }
         let path = (temporary as NSString).appendingPathComponent(name)
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw PackagerError(.io, "'\(name)' could not be created in the output directory") }

@@ -22,10 +22,13 @@ public enum SubtitleRenditions {
     ///   - boundaries: the video's segment boundaries in `timescale` units (segments + 1 values).
     ///   - durations: the video's `#EXTINF` durations, one per segment.
     ///   - protect: the TDF options of a protected segment; nil writes clear `.vtt` segments.
+    ///   - playlists: the profile's media playlists (tdf-hls's unless told).
+    ///   - segmentName: the file of segment `n` (from 0) of a rendition, with its extension.
     ///   - add: stores one file of the package.
-    public static func write(_ inputs: [SubtitleInput], boundaries: [Int64], timescale: UInt32, durations: [Double],
-                             protect: TDFEncryptOptions?,
-                             add: (String, [UInt8]) throws(PackagerError) -> Void) throws(PackagerError) -> [HLSRendition] {
+    static func write(_ inputs: [SubtitleInput], boundaries: [Int64], timescale: UInt32, durations: [Double],
+                      protect: TDFEncryptOptions?, playlists: StreamPlaylists = TDFHLSPackager.playlists,
+                      segmentName: (_ id: String, _ n: Int, _ extension: String) -> String = TDFHLSPackager.subtitleSegmentName,
+                      add: (String, [UInt8]) throws(PackagerError) -> Void) throws(PackagerError) -> [HLSRendition] {
         var renditions: [HLSRendition] = []
         var ids = Set<String>(), names = Set<String>()
         let map = WebVTTTimestampMap(mpegts: 0, local: 0)
@@ -43,7 +46,7 @@ public enum SubtitleRenditions {
             }
             var uris: [String] = []
             for (n, segment) in segments.enumerated() {
-                let uri = "\(id)-segment\(n).\(protect == nil ? "vtt" : "tdf")"
+                let uri = segmentName(id, n, protect == nil ? "vtt" : "tdf")
                 if let protect {
                     let archive: Data
                     do { archive = try TDF.encrypt(Data(segment), options: protect) } catch {
@@ -56,7 +59,7 @@ public enum SubtitleRenditions {
                 uris.append(uri)
             }
             // No map: WebVTT needs no init segment.
-            try add("\(id).m3u8", Array(try TDFHLSPackager.mediaPlaylist(id: id, uris: uris, durations: durations, map: nil)))
+            try add("\(id).m3u8", Array(try playlists.media(id: id, uris: uris, durations: durations, map: nil)))
             renditions.append(HLSRendition(type: .subtitles, groupID: groupID, name: name, language: input.language,
                                            isDefault: false, autoselect: true, uri: "\(id).m3u8"))
         }

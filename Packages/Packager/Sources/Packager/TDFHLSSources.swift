@@ -33,8 +33,11 @@ final class TDFHLSSources {
     let reencodeReasons: [String]
     private let scratch: [PrivateTemporaryDirectory]
 
+    /// - Parameter protected: the video will be encrypted in `cbcs` (the cmaf profile), so each
+    ///   sample's subsample map is made and held to the 255-byte `senc` entry; false for
+    ///   tdf-hls's clear fragments.
     init(inputs: [String], audioInputs: [AudioInput], segmentDuration: Double, ffmpegPath: String?, maximumSegments: Int,
-         say: (String) -> Void) throws(PackagerError) {
+         protected: Bool = false, say: (String) -> Void) throws(PackagerError) {
         guard !inputs.isEmpty else { throw PackagerError(.invalidArgument, "no input to package") }
         var variants: [Variant] = []
         var movies: [SourceMovie] = []
@@ -43,7 +46,7 @@ final class TDFHLSSources {
             let movie = try SourceMovie(path: input)
             let track = try SourceSelection(movie: movie, allowsHEVC: true).video
             say("analysing \(track.samples.count) video samples")
-            let stream = try ComponentStream.video(movie, track: track, protected: false)
+            let stream = try ComponentStream.video(movie, track: track, protected: protected)
             let plan = try SegmentPlan(video: track, isIDR: stream.isIDR, audio: nil, targetDuration: segmentDuration,
                                        maximumSegments: maximumSegments)
             let variant = Variant(id: inputs.count == 1 ? "video" : "video-\(n + 1)", input: input, stream: stream, plan: plan,

@@ -7,7 +7,7 @@ import MediaDRMToolSupport
 enum PackageVerb {
     static let verb = ToolVerb(
         "package",
-        summary: "Package an MP4/MOV as an fps-v2 archive (or directory), or one or more as a tdf-hls stream directory.",
+        summary: "Package an MP4/MOV as an fps-v2 archive (or directory), or one or more as a tdf-hls or cmaf stream directory.",
         discussion: """
             fps-v2 (default): each component (video, and audio when the source has sound) gets its \
             own random 16-byte key, wrapped with RSA-OAEP (SHA-1) to the KAS public key; keys never \
@@ -26,6 +26,12 @@ enum PackageVerb {
             audio track of the inputs (once per language) and of each --audio file becomes an audio \
             rendition with its language; the master playlist lists every variant and rendition. \
             fps-v2 takes one input with at most one audio (§3, §8).
+            cmaf: -o names a directory; what Shaka Packager writes with --protection_scheme cbcs: \
+            per rendition <id>/init.mp4 (cbcs sinf/tenc and the W3C common pssh) and <id>/1.m4s ..., \
+            one key for the video renditions and one for the audio, HLS (FairPlay and ClearKey \
+            EXT-X-KEYs) and a static DASH manifest.mpd, and manifest.json with the keys wrapped to \
+            the KAS RSA key under the policy (the fps-v2 manifest shape). Takes --ladder, several \
+            inputs, --audio and clear --subtitles as tdf-hls does; H.264 only.
             Audio that is not one AAC-LC track covering the video (several tracks, another codec, \
             late or short sound, channel configuration 0 or 8-15) is mixed and re-encoded once to \
             AAC-LC with ffmpeg (--ffmpeg, $MEDIADRM_FFMPEG or PATH). Nothing is left at the output \
@@ -40,7 +46,7 @@ enum PackageVerb {
             .single("classification", valueName: "file|json",
                     help: "arkavo:classification, inline JSON or a file: {\"filter\":\"passed\",\"flagged\":[],\"v\":1}."),
             .single("ffmpeg", valueName: "path", help: "ffmpeg used to re-encode audio (default: $MEDIADRM_FFMPEG, then PATH)."),
-            .single("profile", valueName: "name", help: "fps-v2 (default) or tdf-hls."),
+            .single("profile", valueName: "name", help: "fps-v2 (default), tdf-hls or cmaf."),
             .repeated("audio", valueName: "file[:lang=tag]",
                       help: "tdf-hls: an audio file whose tracks become audio renditions, in BCP 47 language tag (e.g. talk.es.m4a:lang=es)."),
             .repeated("subtitles", valueName: "file:lang=tag",
@@ -74,8 +80,11 @@ enum PackageVerb {
         guard let input = inputs.first else { throw UsageError("missing argument <input>") }
         let output = try arguments.requiredValue("output")
         let profile = arguments.value("profile") ?? "fps-v2"
-        guard profile == "fps-v2" || profile == "tdf-hls" else {
-            throw UsageError("invalid value '\(profile)' for '--profile': expected fps-v2 or tdf-hls")
+        guard ["fps-v2", "tdf-hls", CMAFPackager.profile].contains(profile) else {
+            throw UsageError("invalid value '\(profile)' for '--profile': expected fps-v2, tdf-hls or cmaf")
+        }
+        if profile == CMAFPackager.profile, arguments.flag("protect-subtitles") {
+            throw UsageError("--protect-subtitles makes Standard TDF segments, which cmaf players cannot read; cmaf subtitles are clear WebVTT")
         }
         let audioInputs: [AudioInput]
         let ladder: BitrateLadder?
@@ -135,7 +144,7 @@ enum PackageVerb {
         if arguments.flag("no-virtual-machines") { media.allowVirtualMachines = false }
         if arguments.flag("offline") {
             guard profile == "fps-v2" else {
-                throw UsageError("--offline needs --profile fps-v2: tdf-hls has a key per segment, which offline licences do not carry")
+                throw UsageError("--offline needs --profile fps-v2: offline licences carry fps-v2 packages' keys")
             }
             media.offline = true
         }
@@ -152,10 +161,16 @@ enum PackageVerb {
 
         let summary: PackageSummary
         do {
-            summary = profile == "tdf-hls"
-                ? try TDFHLSPackager.package(inputs: inputs, audio: audioInputs, ladder: ladder, subtitles: subtitles,
-                                             protectSubtitles: arguments.flag("protect-subtitles"), output: output, options: options)
-                : try FPSv2Packager.package(input: input, output: output, options: options)
+            switch profile {
+            case TDFHLSPackager.profile:
+                summary = try TDFHLSPackager.package(inputs: inputs, audio: audioInputs, ladder: ladder, subtitles: subtitles,
+                                                     protectSubtitles: arguments.flag("protect-subtitles"), output: output, options: options)
+            case CMAFPackager.profile:
+                summary = try CMAFPackager.package(inputs: inputs, audio: audioInputs, ladder: ladder, subtitles: subtitles,
+                                                   output: output, options: options)
+            default:
+                summary = try FPSv2Packager.package(input: input, output: output, options: options)
+            }
         } catch {
             throw ToolFailure(error.reason)
         }
@@ -163,7 +178,7 @@ enum PackageVerb {
         if arguments.flag("json") {
             try console.printJSON(PackageReport(summary))
         } else {
-            let format = summary.profile == "tdf-hls" ? "tdf-hls directory" : summary.isDirectory ? "fps-v2 directory" : "fps-v2 ZIP"
+            let format = summary.profile != "fps-v2" ? "\(summary.profile) directory" : summary.isDirectory ? "fps-v2 directory" : "fps-v2 ZIP"
             console.print("wrote \(summary.output) (\(format), \(summary.bytes) bytes)")
             if let report = summary.admission {
                 console.print("reader admission: \(report.results.filter { $0.status == .passed }.count) checks passed, "

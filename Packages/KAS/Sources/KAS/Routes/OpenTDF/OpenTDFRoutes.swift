@@ -223,8 +223,9 @@ struct OpenTDFRouteHandlers: Sendable {
         } catch {
             // 400 for bad or cut data, 413 past the bound (the reason names it).
             switch error.code {
-            case .malformed, .truncated: throw OpenTDFError(.badCompression, error.reason.replacing("gzip data", with: "gzip body"))
-            case .tooLarge: throw OpenTDFError(.tooLarge, error.reason.replacing("gzip data", with: "gzip body"))
+            case .malformed: throw OpenTDFError(.badCompression, "the gzip body is not valid gzip")
+            case .truncated: throw OpenTDFError(.badCompression, "the gzip body is truncated")
+            case .tooLarge: throw OpenTDFError(.tooLarge, "the gzip body inflates past the limit of \(options.maximumInflatedBodyBytes) bytes")
             case .unavailable: throw OpenTDFError(.internalFailure, error.reason)
             }
         }

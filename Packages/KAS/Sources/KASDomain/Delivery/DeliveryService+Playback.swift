@@ -4,15 +4,22 @@ import MediaDRMMedia
 
 extension DeliveryService {
     /// `POST /media/v1/playback` (bearer): the playback description (docs/delivery.md#playbacks)
-    /// with a signed media URL and a media session, after the title's policy for this viewer.
-    /// A refused viewer gets its `MediaDenial` and no URL; the stream limit is the session start's.
+    /// with a signed media URL and a media session, after the viewer's playback-start budget
+    /// (429 `rate limit` with Retry-After, before anything else is read) and the title's policy
+    /// for this viewer. A refused viewer gets its `MediaDenial` and no URL; the stream limit is
+    /// the session start's.
     package func startPlayback(_ request: PlaybackRequest, viewer: Identity, region: String?) throws(DeliveryFailure) -> JSONValue {
+        let now = clock()
+        do {
+            try media.consumeRateToken(.playbackStart, viewer: viewer, now: now)
+        } catch {
+            throw refusedStart(error, viewer: viewer, asset: nil, now: now)
+        }
         let system = request.drmSystem
         let entry = try entry(request.assetID)
         if system != .tdf, entry.profile != .fpsV2 {
             throw .malformed("this asset is tdf-hls: ask for drmSystem tdf")
         }
-        let now = clock()
         let policy = try policy(of: entry)
         if let denial = try refusal(for: policy, viewer: viewer, region: region, now: now) {
             audit("playback_start", viewer: viewer, asset: entry.assetID, decision: .deny, reason: denial.rawValue, now: now)
@@ -64,6 +71,14 @@ extension DeliveryService {
             ("expiresAt", .string(Self.timestamp(signed.expires.addingTimeInterval(PlaybackRecord.renewalGrace)))),
         ]
         return .object(JSONObject(members))
+    }
+
+    /// A playback start the viewer's budget or bounds refused, audited (`playback_start`, the
+    /// failure's code) and counted as the media routes count their refusals.
+    func refusedStart(_ failure: MediaFailure, viewer: Identity, asset: String?, now: Date) -> DeliveryFailure {
+        audit("playback_start", viewer: viewer, asset: asset, decision: failure.decision, reason: failure.auditReason, now: now)
+        media.countDenial(failure.auditReason)
+        return .media(failure)
     }
 
     /// `DELETE /media/v1/playback/{id}` (bearer): ends every media session of the playback now

@@ -141,13 +141,15 @@ package final class DeliveryService: Sendable {
 
     /// A new media session for `playbackID` (one per component for FairPlay, as players start
     /// them): the player's `MediaSessionStart`, given to the media service as a decoded message,
-    /// so the session start is audited and limited as a player's is. A refusal is the media
-    /// service's (`DeliveryFailure.media`), answered as the media routes answer it.
+    /// so the session start is audited and limited as a player's is (but for the session-start
+    /// budget: the playback start or the licence URL's key request was counted already). A
+    /// refusal is the media service's (`DeliveryFailure.media`), answered as the media routes
+    /// answer it.
     func startSession(assetID: String, protocol proto: MediaProtocol, component: String?, playbackID: String,
                       viewer: Identity) throws(DeliveryFailure) -> String {
         let start = MediaSessionStart(assetID: assetID, protocol: proto, playbackID: playbackID, component: component)
         do {
-            return try media.startSession(.success(start), viewer: viewer).sessionID
+            return try media.startPlaybackSession(start, viewer: viewer).sessionID
         } catch {
             throw .media(error)
         }

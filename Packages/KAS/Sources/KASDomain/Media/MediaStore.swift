@@ -93,6 +93,9 @@ public enum SessionStartOutcome: Sendable, Equatable {
     case concurrencyLimit
     /// The viewer holds too many live sessions overall.
     case tooManySessions
+    /// The store holds its bound of sessions and not one of them has ended (`RecordBounds`):
+    /// no live session is dropped to make room.
+    case storeFull
 }
 
 /// What binding a session to a component did.

@@ -35,14 +35,15 @@ public struct KASStateStores: Sendable {
     /// is a start-up error naming it (a Redis by its redacted URL, never its password).
     public static func open(_ configuration: KASConfiguration, layout: KASDataDirectory,
                             poolSize: Int) throws(KASApplicationError) -> KASStateStores {
-        guard let url = configuration.store.url else { return try openSQLite(layout) }
+        guard let url = configuration.store.url else { return try openSQLite(layout, settings: configuration.store) }
         return try openRedis(url, poolSize: configuration.store.poolSize ?? poolSize,
-                             timeout: TimeInterval(configuration.store.timeoutSeconds))
+                             timeout: TimeInterval(configuration.store.timeoutSeconds), settings: configuration.store)
     }
 
     /// The shared stores in one Redis, after `checkServer` (reachable, password accepted,
     /// `maxmemory-policy noeviction`: an evicting Redis would silently drop first-play records).
-    static func openRedis(_ url: RedisURL, poolSize: Int, timeout: TimeInterval) throws(KASApplicationError) -> KASStateStores {
+    static func openRedis(_ url: RedisURL, poolSize: Int, timeout: TimeInterval,
+                          settings: KASConfiguration.StoreSettings = .init()) throws(KASApplicationError) -> KASStateStores {
         let client = RedisClient(url: url, poolSize: max(1, poolSize), timeout: timeout)
         do {
             try client.checkServer()
@@ -52,17 +53,18 @@ public struct KASStateStores: Sendable {
             let named = error.reason.contains(url.redacted) ? error.reason : "\(url.redacted): \(error.reason)"
             throw KASApplicationError("cannot use the state store: \(named)")
         }
-        return KASStateStores(media: RedisMediaStore(client: client), catalog: RedisCatalogStore(client: client),
+        return KASStateStores(media: RedisMediaStore(client: client, bounds: .sessions(settings)), catalog: RedisCatalogStore(client: client),
                               offline: RedisOfflineLicenseStore(client: client), playbacks: RedisPlaybackStore(client: client),
                               location: url.redacted, closers: [client.close])
     }
 
     /// The single-node stores in the data directory.
-    static func openSQLite(_ layout: KASDataDirectory) throws(KASApplicationError) -> KASStateStores {
+    static func openSQLite(_ layout: KASDataDirectory,
+                           settings: KASConfiguration.StoreSettings = .init()) throws(KASApplicationError) -> KASStateStores {
         try layout.prepare()
         let media: SQLiteMediaStore
         do {
-            media = try SQLiteMediaStore(path: layout.mediaStore)
+            media = try SQLiteMediaStore(path: layout.mediaStore, bounds: .sessions(settings))
         } catch {
             throw KASApplicationError("cannot open the media store '\(layout.mediaStore)': \(error.reason)")
         }

@@ -97,6 +97,19 @@ extension RedisMediaStore {
           return total < bound
         end
 
+        -- Deletes (`delete(id)`) at most `batch` members of each index scored below `cutoff`;
+        -- returns how many: the bounded pruning of ended records.
+        local function delete_before(indexes, cutoff, batch, delete)
+          local deleted = 0
+          for _, index in ipairs(indexes) do
+            for _, id in ipairs(redis.call('ZRANGEBYSCORE', index, '-inf', '(' .. cutoff, 'LIMIT', 0, batch)) do
+              delete(id)
+              deleted = deleted + 1
+            end
+          end
+          return deleted
+        end
+
         local function end_session(id, viewer, asset, now)
           redis.call('HSET', session_key(id), 'ended', now)
           redis.call('ZREM', viewer_key(viewer), id)
@@ -142,6 +155,18 @@ extension RedisMediaStore {
           end
         end
 
+        -- Ends every live session of one viewer's playback of an asset; returns how many.
+        local function end_playback_sessions(viewer, asset, playback, now)
+          local count = 0
+          for _, id in ipairs(live_members(playing_key(viewer, asset), now)) do
+            if redis.call('HGET', session_key(id), 'playback') == playback then
+              end_session(id, viewer, asset, now)
+              count = count + 1
+            end
+          end
+          return count
+        end
+
         -- Removes a session and its index entries.
         local function delete_session(id)
           local key = session_key(id)
@@ -159,7 +184,8 @@ extension RedisMediaStore {
 
         """#
 
-        private static func script(_ body: String) -> RedisScript { RedisScript(prelude + body) }
+        /// A script of `body` after the prelude (the playback store's scripts are built so too).
+        static func script(_ body: String) -> RedisScript { RedisScript(prelude + body) }
 
         /// ARGV: prefix, id, viewer, asset, component?, protocol, playback, device?, now,
         /// expires, limit?, max live sessions per viewer, ended sessions kept per viewer,
@@ -280,15 +306,7 @@ extension RedisMediaStore {
         /// ARGV: prefix, viewer, asset, playback, now. Ends every live session of the playback;
         /// returns how many.
         static let endPlaybackSessions = script(#"""
-        local viewer, asset, playback, now = ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-        local count = 0
-        for _, id in ipairs(live_members(playing_key(viewer, asset), now)) do
-          if redis.call('HGET', session_key(id), 'playback') == playback then
-            end_session(id, viewer, asset, now)
-            count = count + 1
-          end
-        end
-        return count
+        return end_playback_sessions(ARGV[2], ARGV[3], ARGV[4], ARGV[5])
         """#)
 
         /// ARGV: prefix, viewer, asset. The first-play time, or nil.
@@ -361,13 +379,7 @@ extension RedisMediaStore {
         /// untouched since the rate cutoff; returns how many keys it deleted.
         static let prune = script(#"""
         local cutoff, rate_cutoff, batch = ARGV[2], ARGV[3], ARGV[4]
-        local deleted = 0
-        for _, index in ipairs({expiry_key, ended_key}) do
-          for _, id in ipairs(redis.call('ZRANGEBYSCORE', index, '-inf', '(' .. cutoff, 'LIMIT', 0, batch)) do
-            delete_session(id)
-            deleted = deleted + 1
-          end
-        end
+        local deleted = delete_before({expiry_key, ended_key}, cutoff, batch, delete_session)
         for _, key in ipairs(redis.call('ZRANGEBYSCORE', rate_index_key, '-inf', '(' .. rate_cutoff, 'LIMIT', 0, batch)) do
           redis.call('DEL', rate_key(key))
           redis.call('ZREM', rate_index_key, key)

@@ -274,16 +274,21 @@ package final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
     }
 
     public func endPlaybackSessions(viewer: String, asset: String, playback: String, now: Date) throws(StoreError) -> Int {
-        let nowMs = Self.ms(now)
-        return try locked { () throws(StoreError) -> Int in
-            _ = try database.query(
-                """
-                UPDATE media_sessions SET ended_ms = ?
-                WHERE viewer = ? AND asset = ? AND playback = ? AND ended_ms IS NULL AND expires_ms > ?
-                """,
-                [.integer(nowMs), .text(viewer), .text(asset), .text(playback), .integer(nowMs)])
-            return database.changes
+        try locked { () throws(StoreError) -> Int in
+            try endLiveSessions(viewer: viewer, asset: asset, playback: playback, nowMs: Self.ms(now))
         }
+    }
+
+    /// Ends the live sessions of one viewer's playback of an asset; returns how many. Runs
+    /// under the caller's lock (and transaction, for `SQLitePlaybackStore.release`).
+    func endLiveSessions(viewer: String, asset: String, playback: String, nowMs: Int64) throws(StoreError) -> Int {
+        _ = try database.query(
+            """
+            UPDATE media_sessions SET ended_ms = ?
+            WHERE viewer = ? AND asset = ? AND playback = ? AND ended_ms IS NULL AND expires_ms > ?
+            """,
+            [.integer(nowMs), .text(viewer), .text(asset), .text(playback), .integer(nowMs)])
+        return database.changes
     }
 
     public func liveSessionCount(now: Date) throws(StoreError) -> Int {

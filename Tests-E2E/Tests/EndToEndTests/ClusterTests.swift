@@ -184,7 +184,9 @@ import Testing
     @Test func aRedisRestartMidLoadLosesNothingAcknowledgedAndNeverAdmitsUncounted() throws {
         let cluster = try ClusterDeployment()
         defer { cluster.stop() }
-        let settings = ["KAS_MAX_LIVE_SESSIONS_PER_VIEWER": "100000", "KAS_KEY_REQUESTS_PER_MINUTE": "1000000"]
+        // Each viewer starts sessions as fast as it can: no budget or bound of its own may refuse one.
+        let settings = ["KAS_MAX_LIVE_SESSIONS_PER_VIEWER": "100000", "KAS_KEY_REQUESTS_PER_MINUTE": "1000000",
+                        "KAS_SESSION_STARTS_PER_MINUTE": "1000000"]
         let a = try cluster.start("node-a", settings: settings), b = try cluster.start("node-b", settings: settings)
         let (asset, manifest) = try cluster.publish(try Clips.silent(), mediaFlags: [])
         let subjects = (0..<4).map { "cluster-restart-\($0)" }

@@ -54,6 +54,7 @@ enum StoreCommand {
             console.print("sessions \(counts.sessions)")
             console.print("first plays \(counts.firstPlays)")
             console.print("stream limits \(counts.streamLimits)")
+            console.print("playbacks \(counts.playbacks)")
             console.print("catalog entries \(counts.catalogEntries)")
             console.print("offline licences \(counts.offlineLicenses)")
             console.progress("copied '\(configuration.dataDirectory)' into \(configuration.store.url?.redacted ?? "")")

@@ -13,6 +13,9 @@ public enum MediaDenial: String, Sendable, Equatable, Hashable, CaseIterable {
     case concurrentStreams = "concurrent_streams"
     /// The viewer holds the key service's bound of live sessions, whatever the assets.
     case tooManySessions = "too_many_sessions"
+    /// The viewer holds the key service's bound of live playbacks (started, neither released nor
+    /// expired), whatever the assets.
+    case tooManyPlaybacks = "too_many_playbacks"
     case regionUnknown = "region_unknown"
     case regionNotAllowed = "region_not_allowed"
     case regionBlocked = "region_blocked"

@@ -44,6 +44,7 @@ extension PlaybackError {
                 case .concurrentStreams:
                     return "the title's limit of simultaneous streams is reached: end another playback first"
                 case .tooManySessions: return "this viewer has too many playbacks open: end another playback first"
+                case .tooManyPlaybacks: return "this viewer has started too many playbacks that are still open: end another playback first"
                 case .regionUnknown: return "the key service could not tell which region this viewer is in"
                 case .regionNotAllowed: return "this title is not available in this viewer's region"
                 case .regionBlocked: return "this title is blocked in this viewer's region"

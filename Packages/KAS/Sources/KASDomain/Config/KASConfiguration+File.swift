@@ -126,13 +126,14 @@ extension KASConfiguration {
         let sections: [(String, Set<String>)] = [
             ("limits", ["maxBodyBytes", "maxConnections", "maxConnectionsPerIP", "requestTimeoutSeconds",
                         "requestDeadlineSeconds", "reservedConnections", "rewrapRequestsPerMinute"]),
-            ("rateLimits", ["keyRequestsPerMinute"]),
+            ("rateLimits", ["keyRequestsPerMinute", "sessionStartsPerMinute", "playbackStartsPerMinute"]),
             ("media", ["heartbeatSeconds", "sessionTimeoutSeconds", "maxLiveSessionsPerViewer", "auditMaxBytes", "auditKeepFiles"]),
             ("fairplay", fairPlayKeys),
             ("web", ["enabled", "root"]),
             ("cors", ["allowedOrigins"]),
-            ("delivery", ["originURL", "originSecretFile", "deliverySecretFile", "mediaURLMarginSeconds", "licenseURLSeconds"]),
-            ("store", ["url", "poolSize", "timeoutSeconds"]),
+            ("delivery", ["originURL", "originSecretFile", "deliverySecretFile", "mediaURLMarginSeconds", "licenseURLSeconds",
+                          "maxLivePlaybacksPerViewer"]),
+            ("store", ["url", "poolSize", "timeoutSeconds", "maxEndedRecordsPerViewer", "maxSessions", "maxPlaybacks"]),
         ]
         for (section, allowed) in sections {
             guard let object = root[section]?.object else { continue }

@@ -44,7 +44,11 @@ extension KASConfiguration {
         limitMembers.append(("rewrapRequestsPerMinute", number(limits.rewrapRequestsPerMinute)))
         members.append(("limits", .object(JSONObject(limitMembers))))
         members.append(("leaseSeconds", number(leaseSeconds)))
-        members.append(("rateLimits", .object(JSONObject([("keyRequestsPerMinute", number(rateLimits.keyRequestsPerMinute))]))))
+        members.append(("rateLimits", .object(JSONObject([
+            ("keyRequestsPerMinute", number(rateLimits.keyRequestsPerMinute)),
+            ("sessionStartsPerMinute", number(rateLimits.sessionStartsPerMinute)),
+            ("playbackStartsPerMinute", number(rateLimits.playbackStartsPerMinute)),
+        ]))))
         members.append(("trustedProxies", .array(trustedProxies.map(JSONValue.string))))
         if let regionHeader { members.append(("regionHeader", .string(regionHeader))) }
         members.append(("media", .object(JSONObject([
@@ -76,11 +80,15 @@ extension KASConfiguration {
         if let file = delivery.deliverySecretFile { deliverySection.append(("deliverySecretFile", .string(file))) }
         deliverySection.append(("mediaURLMarginSeconds", number(delivery.mediaURLMarginSeconds)))
         deliverySection.append(("licenseURLSeconds", number(delivery.licenseURLSeconds)))
+        deliverySection.append(("maxLivePlaybacksPerViewer", number(delivery.maxLivePlaybacksPerViewer)))
         members.append(("delivery", .object(JSONObject(deliverySection))))
         var storeSection: [(String, JSONValue)] = []
         if let url = store.url { storeSection.append(("url", .string(url.redacted))) }
         if let size = store.poolSize { storeSection.append(("poolSize", number(size))) }
         storeSection.append(("timeoutSeconds", number(store.timeoutSeconds)))
+        storeSection.append(("maxEndedRecordsPerViewer", number(store.maxEndedRecordsPerViewer)))
+        storeSection.append(("maxSessions", number(store.maxSessions)))
+        storeSection.append(("maxPlaybacks", number(store.maxPlaybacks)))
         members.append(("store", .object(JSONObject(storeSection))))
         members.append(("node", .string(node)))
         return .object(JSONObject(members))

@@ -23,6 +23,8 @@ extension KASConfiguration {
         public var rewrapRequestsPerMinute: Int?
         public var leaseSeconds: Int?
         public var keyRequestsPerMinute: Int?
+        public var sessionStartsPerMinute: Int?
+        public var playbackStartsPerMinute: Int?
         public var trustedProxies: [String]?
         public var regionHeader: String?
         public var heartbeatSeconds: Int?
@@ -43,10 +45,14 @@ extension KASConfiguration {
         public var deliverySecretFile: String?
         public var mediaURLMarginSeconds: Int?
         public var licenseURLSeconds: Int?
+        public var maxLivePlaybacksPerViewer: Int?
         package var storeURL: RedisURL?
         public var storePassword: String?
         public var storePoolSize: Int?
         public var storeTimeoutSeconds: Int?
+        public var storeMaxEndedRecordsPerViewer: Int?
+        public var storeMaxSessions: Int?
+        public var storeMaxPlaybacks: Int?
         public var node: String?
 
         public init() {}
@@ -58,13 +64,15 @@ extension KASConfiguration {
         "KAS_TLS_CERT", "KAS_TLS_KEY", "KAS_DEV_ISSUER", "KAS_MAX_BODY_BYTES", "KAS_MAX_CONNECTIONS",
         "KAS_MAX_CONNECTIONS_PER_IP", "KAS_REQUEST_TIMEOUT_SECONDS", "KAS_REQUEST_DEADLINE_SECONDS",
         "KAS_RESERVED_CONNECTIONS", "KAS_REWRAP_REQUESTS_PER_MINUTE", "KAS_LEASE_SECONDS",
-        "KAS_KEY_REQUESTS_PER_MINUTE", "KAS_TRUSTED_PROXIES", "KAS_REGION_HEADER",
+        "KAS_KEY_REQUESTS_PER_MINUTE", "KAS_SESSION_STARTS_PER_MINUTE", "KAS_PLAYBACK_STARTS_PER_MINUTE",
+        "KAS_TRUSTED_PROXIES", "KAS_REGION_HEADER",
         "KAS_HEARTBEAT_SECONDS", "KAS_SESSION_TIMEOUT_SECONDS", "KAS_MAX_LIVE_SESSIONS_PER_VIEWER",
         "KAS_AUDIT_MAX_BYTES", "KAS_AUDIT_KEEP_FILES", "KAS_FAIRPLAY_CERTIFICATE_FILE", "KAS_FAIRPLAY_SDK_COMMAND",
         "KAS_FAIRPLAY_SDK_ARGUMENTS", "KAS_FAIRPLAY_SDK_URL", "KAS_FAIRPLAY_TIMEOUT_SECONDS",
         "KAS_ORIGIN_URL", "KAS_ORIGIN_SECRET_FILE", "KAS_DELIVERY_SECRET_FILE", "KAS_MEDIA_URL_MARGIN_SECONDS",
-        "KAS_LICENSE_URL_SECONDS", "KAS_STORE_URL", "KAS_STORE_PASSWORD", "KAS_STORE_POOL_SIZE",
-        "KAS_STORE_TIMEOUT_SECONDS", "KAS_NODE", "KAS_KEY_RING_DIR",
+        "KAS_LICENSE_URL_SECONDS", "KAS_MAX_LIVE_PLAYBACKS_PER_VIEWER", "KAS_STORE_URL", "KAS_STORE_PASSWORD",
+        "KAS_STORE_POOL_SIZE", "KAS_STORE_TIMEOUT_SECONDS", "KAS_STORE_MAX_ENDED_RECORDS_PER_VIEWER",
+        "KAS_STORE_MAX_SESSIONS", "KAS_STORE_MAX_PLAYBACKS", "KAS_NODE", "KAS_KEY_RING_DIR",
     ]
 
     /// The configuration from defaults, then the file (`configFile`, else `KAS_CONFIG`, else
@@ -101,6 +109,8 @@ extension KASConfiguration {
         if let value = merged.rewrapRequestsPerMinute { configuration.limits.rewrapRequestsPerMinute = value }
         if let value = merged.leaseSeconds { configuration.leaseSeconds = value }
         if let value = merged.keyRequestsPerMinute { configuration.rateLimits.keyRequestsPerMinute = value }
+        if let value = merged.sessionStartsPerMinute { configuration.rateLimits.sessionStartsPerMinute = value }
+        if let value = merged.playbackStartsPerMinute { configuration.rateLimits.playbackStartsPerMinute = value }
         if let value = merged.trustedProxies { configuration.trustedProxies = value }
         if let value = merged.regionHeader { configuration.regionHeader = value }
         if let value = merged.heartbeatSeconds { configuration.media.heartbeatSeconds = value }
@@ -133,6 +143,7 @@ extension KASConfiguration {
         configuration.delivery.deliverySecretFile = merged.deliverySecretFile
         if let value = merged.mediaURLMarginSeconds { configuration.delivery.mediaURLMarginSeconds = value }
         if let value = merged.licenseURLSeconds { configuration.delivery.licenseURLSeconds = value }
+        if let value = merged.maxLivePlaybacksPerViewer { configuration.delivery.maxLivePlaybacksPerViewer = value }
         guard configuration.delivery.originSecretFile == nil || configuration.delivery.originURL != nil else {
             throw KASConfigurationError(.conflict, "delivery.originSecretFile (--origin-secret-file) is set without "
                                         + "delivery.originURL (--origin-url), the origin it signs media URLs for")
@@ -163,6 +174,9 @@ extension KASConfiguration {
         }
         settings.poolSize = merged.storePoolSize
         if let value = merged.storeTimeoutSeconds { settings.timeoutSeconds = value }
+        if let value = merged.storeMaxEndedRecordsPerViewer { settings.maxEndedRecordsPerViewer = value }
+        if let value = merged.storeMaxSessions { settings.maxSessions = value }
+        if let value = merged.storeMaxPlaybacks { settings.maxPlaybacks = value }
         return settings
     }
 
@@ -302,6 +316,8 @@ extension KASConfiguration.Overrides {
         if let value = other.rewrapRequestsPerMinute { rewrapRequestsPerMinute = value }
         if let value = other.leaseSeconds { leaseSeconds = value }
         if let value = other.keyRequestsPerMinute { keyRequestsPerMinute = value }
+        if let value = other.sessionStartsPerMinute { sessionStartsPerMinute = value }
+        if let value = other.playbackStartsPerMinute { playbackStartsPerMinute = value }
         if let value = other.trustedProxies { trustedProxies = value }
         if let value = other.regionHeader { regionHeader = value }
         if let value = other.heartbeatSeconds { heartbeatSeconds = value }
@@ -322,10 +338,14 @@ extension KASConfiguration.Overrides {
         if let value = other.deliverySecretFile { deliverySecretFile = value }
         if let value = other.mediaURLMarginSeconds { mediaURLMarginSeconds = value }
         if let value = other.licenseURLSeconds { licenseURLSeconds = value }
+        if let value = other.maxLivePlaybacksPerViewer { maxLivePlaybacksPerViewer = value }
         if let value = other.storeURL { storeURL = value }
         if let value = other.storePassword { storePassword = value }
         if let value = other.storePoolSize { storePoolSize = value }
         if let value = other.storeTimeoutSeconds { storeTimeoutSeconds = value }
+        if let value = other.storeMaxEndedRecordsPerViewer { storeMaxEndedRecordsPerViewer = value }
+        if let value = other.storeMaxSessions { storeMaxSessions = value }
+        if let value = other.storeMaxPlaybacks { storeMaxPlaybacks = value }
         if let value = other.node { node = value }
     }
 }

@@ -23,6 +23,8 @@ import Foundation
 /// | `limits.rewrapRequestsPerMinute` | `KAS_REWRAP_REQUESTS_PER_MINUTE` | | 120 (1 ... 1000000) |
 /// | `leaseSeconds` | `KAS_LEASE_SECONDS` | | 3600 (1 ... 31536000) |
 /// | `rateLimits.keyRequestsPerMinute` | `KAS_KEY_REQUESTS_PER_MINUTE` | | 60 (1 ... 1000000) |
+/// | `rateLimits.sessionStartsPerMinute` | `KAS_SESSION_STARTS_PER_MINUTE` | | 60 (1 ... 1000000) |
+/// | `rateLimits.playbackStartsPerMinute` | `KAS_PLAYBACK_STARTS_PER_MINUTE` | | 30 (1 ... 1000000) |
 /// | `trustedProxies` [IP or CIDR] | `KAS_TRUSTED_PROXIES` (comma-separated) | | `[]` |
 /// | `regionHeader` header name | `KAS_REGION_HEADER` | | none |
 /// | `media.heartbeatSeconds` | `KAS_HEARTBEAT_SECONDS` | | 60 (1 ... 86400) |
@@ -35,11 +37,14 @@ import Foundation
 /// | `fairplay.sdkArguments` [string] (with `sdkCommand` only) | `KAS_FAIRPLAY_SDK_ARGUMENTS` (a JSON array of strings) | | `[]` |
 /// | `fairplay.sdkURL` (service wrapping the SDK; https, or http to loopback) | `KAS_FAIRPLAY_SDK_URL` | | none |
 /// | `fairplay.timeoutSeconds` (one SDK call) | `KAS_FAIRPLAY_TIMEOUT_SECONDS` | | 10 (1 ... 300) |
-/// | `delivery.*` (origin, its secret, delivery tokens) | `KAS_ORIGIN_URL`, ... | `--origin-url`, ... | see `DeliverySettings` |
+/// | `delivery.*` (origin, its secret, delivery tokens, live playbacks per viewer) | `KAS_ORIGIN_URL`, ... | `--origin-url`, ... | see `DeliverySettings` |
 /// | `store.url` `redis://[user:password@]host:port/db` | `KAS_STORE_URL` | `--store` | none: SQLite in the data directory |
 /// | (the store's password, overriding the URL's) | `KAS_STORE_PASSWORD` | | the URL's |
 /// | `store.poolSize` | `KAS_STORE_POOL_SIZE` | | the HTTP worker threads (1 ... 1024) |
 /// | `store.timeoutSeconds` | `KAS_STORE_TIMEOUT_SECONDS` | | 2 (1 ... 60) |
+/// | `store.maxEndedRecordsPerViewer` | `KAS_STORE_MAX_ENDED_RECORDS_PER_VIEWER` | | 64 (1 ... 100000) |
+/// | `store.maxSessions` | `KAS_STORE_MAX_SESSIONS` | | 1000000 (1 ... 1000000000) |
+/// | `store.maxPlaybacks` | `KAS_STORE_MAX_PLAYBACKS` | | 500000 (1 ... 1000000000) |
 /// | `node` (this node's name in the audit log) | `KAS_NODE` | `--node` | the host name |
 ///
 /// FairPlay is on when any `fairplay` setting is given; then `certificateFile` and exactly one
@@ -140,6 +145,13 @@ public struct KASConfiguration: Sendable, Equatable {
         /// Media key requests (`/media/v1/key-request`) per viewer per minute; more get 429 +
         /// Retry-After. Rewraps have their own limit, `limits.rewrapRequestsPerMinute`.
         public var keyRequestsPerMinute: Int = 60
+        /// `/media/v1/session/start` requests per viewer per minute; more get 429 + Retry-After.
+        /// A start and an end at once hold no stream, so without it one viewer could leave
+        /// ended sessions behind as fast as the store writes them.
+        public var sessionStartsPerMinute: Int = 60
+        /// `/media/v1/playback` requests per viewer per minute (the playback's own session is
+        /// counted here, not as a session start); more get 429 + Retry-After.
+        public var playbackStartsPerMinute: Int = 30
 
         public init() {}
     }

@@ -7,8 +7,13 @@ extension KASConfiguration {
     /// KAS nodes through one Redis. The file's `store` section:
     ///
     /// ```json
-    /// "store": {"url": "redis://kas:secret@10.0.0.5:6379/0", "poolSize": 16, "timeoutSeconds": 2}
+    /// "store": {"url": "redis://kas:secret@10.0.0.5:6379/0", "poolSize": 16, "timeoutSeconds": 2,
+    ///           "maxEndedRecordsPerViewer": 64, "maxSessions": 1000000, "maxPlaybacks": 500000}
     /// ```
+    ///
+    /// The three bounds hold in SQLite and in Redis alike (`RecordBounds`, docs/kas.md "Capacity
+    /// plan"): one viewer's ended records cannot fill the store, and a full store refuses new
+    /// starts rather than dropping anyone's live session or playback.
     ///
     /// The password may instead (and better) come from `KAS_STORE_PASSWORD`, which overrides the
     /// URL's. `--print-config`, logs and errors show the URL with the password masked.
@@ -19,10 +24,19 @@ extension KASConfiguration {
         public var poolSize: Int?
         /// Bound on connecting to Redis and on each command's reply.
         public var timeoutSeconds: Int = StoreSettings.defaultTimeoutSeconds
+        /// Ended (or expired) sessions, and apart ended playbacks, kept per viewer; beyond it the
+        /// viewer's oldest go at their next start.
+        public var maxEndedRecordsPerViewer: Int = 64
+        /// Media sessions kept in all, live or ended. At the bound a start drops the oldest ended
+        /// ones, and is refused (503 `store_full`) when every one is live.
+        public var maxSessions: Int = 1_000_000
+        /// Playbacks kept in all, as `maxSessions` for sessions.
+        public var maxPlaybacks: Int = 500_000
 
         public static let defaultTimeoutSeconds = 2
         static let poolSizeRange = 1...1024
         static let timeoutRange = 1...60
+        static let recordBoundRange = 1...1_000_000_000
 
         public init() {}
     }

@@ -4,15 +4,22 @@ import MediaDRMMedia
 
 extension DeliveryService {
     /// `POST /media/v1/playback` (bearer): the playback description (docs/delivery.md#playbacks)
-    /// with a signed media URL and a media session, after the title's policy for this viewer.
-    /// A refused viewer gets its `MediaDenial` and no URL; the stream limit is the session start's.
+    /// with a signed media URL and a media session, after the viewer's playback-start budget
+    /// (429 `rate limit` with Retry-After, before anything else is read) and the title's policy
+    /// for this viewer. A refused viewer gets its `MediaDenial` and no URL; the stream limit is
+    /// the session start's.
     package func startPlayback(_ request: PlaybackRequest, viewer: Identity, region: String?) throws(DeliveryFailure) -> JSONValue {
+        let now = clock()
+        do {
+            try media.consumeRateToken(.playbackStart, viewer: viewer, now: now)
+        } catch {
+            throw refusedStart(error, viewer: viewer, asset: nil, now: now)
+        }
         let system = request.drmSystem
         let entry = try entry(request.assetID)
         if system != .tdf, entry.profile != .fpsV2 {
             throw .malformed("this asset is tdf-hls: ask for drmSystem tdf")
         }
-        let now = clock()
         let policy = try policy(of: entry)
         if let denial = try refusal(for: policy, viewer: viewer, region: region, now: now) {
             audit("playback_start", viewer: viewer, asset: entry.assetID, decision: .deny, reason: denial.rawValue, now: now)
@@ -27,15 +34,29 @@ extension DeliveryService {
                 try media.store.setAssetStreamLimit(asset: entry.assetID, limit: limit, now: now)
             }
         }
+        // The playback first, under the viewer's cap and the store's bounds (one atomic step);
+        // then its session, under the stream limit. A refused session takes the playback away.
         let playbackID = try Self.makePlaybackID()
-        let sessionID = try startSession(assetID: entry.assetID, protocol: system == .fairplay ? .fairplay : .tdf, component: nil,
-                                         playbackID: playbackID, viewer: viewer)
         let signed = mediaURL(entry, now: now)
-        try storeCall { () throws(StoreError) in
-            try playbacks.insert(PlaybackRecord(id: playbackID, identity: viewer, assetID: entry.assetID, drmSystem: system,
-                                                expires: signed.expires.addingTimeInterval(PlaybackRecord.renewalGrace)),
-                                 now: now)
+        let record = PlaybackRecord(id: playbackID, identity: viewer, assetID: entry.assetID, drmSystem: system,
+                                    expires: signed.expires.addingTimeInterval(PlaybackRecord.renewalGrace))
+        let inserted = try storeCall { () throws(StoreError) in
+            try playbacks.insert(record, maxLivePerViewer: settings.maxLivePlaybacksPerViewer, now: now)
         }
+        switch inserted {
+        case .inserted: break
+        case .tooManyPlaybacks: throw refusedStart(.sessionLimit(.tooManyPlaybacks), viewer: viewer, asset: entry.assetID, now: now)
+        case .storeFull: throw refusedStart(.unavailable(.storeFull), viewer: viewer, asset: entry.assetID, now: now)
+        }
+        let sessionID: String
+        do {
+            sessionID = try startSession(assetID: entry.assetID, protocol: system == .fairplay ? .fairplay : .tdf, component: nil,
+                                         playbackID: playbackID, viewer: viewer)
+        } catch {
+            try? playbacks.remove(playbackID)
+            throw error
+        }
+        maintainPlaybacks(now: now)
         audit("playback_start", viewer: viewer, asset: entry.assetID, decision: .allow, reason: "started", now: now)
 
         var members: [(String, JSONValue)] = [
@@ -66,21 +87,27 @@ extension DeliveryService {
         return .object(JSONObject(members))
     }
 
-    /// `DELETE /media/v1/playback/{id}` (bearer): ends every media session of the playback now
-    /// (its stream-limit slot is free at once) and refuses its licence URLs and renewals from
-    /// then on. `noSuchPlayback` when it is not this viewer's live playback.
+    /// A playback start the viewer's budget or bounds refused, audited (`playback_start`, the
+    /// failure's code) and counted as the media routes count their refusals.
+    func refusedStart(_ failure: MediaFailure, viewer: Identity, asset: String?, now: Date) -> DeliveryFailure {
+        audit("playback_start", viewer: viewer, asset: asset, decision: failure.decision, reason: failure.auditReason, now: now)
+        media.countDenial(failure.auditReason)
+        return .media(failure)
+    }
+
+    /// `DELETE /media/v1/playback/{id}` (bearer): releases the playback and ends every media
+    /// session of it in one store step (its stream-limit slot and its place under the viewer's
+    /// playback cap are free at once), and refuses its licence URLs and renewals from then on.
+    /// `noSuchPlayback` when it is not this viewer's live playback.
     package func releasePlayback(id: String?, viewer: Identity) throws(DeliveryFailure) {
         let now = clock()
         guard let id, MediaSessionID.isPlaybackID(id),
-              let playback = try storeCall({ () throws(StoreError) in try playbacks.release(id, viewer: viewer.storeKey, now: now) })
+              let released = try storeCall({ () throws(StoreError) in try playbacks.release(id, viewer: viewer.storeKey, now: now) })
         else { throw .noSuchPlayback }
-        let ended = try storeCall { () throws(StoreError) in
-            try media.store.endPlaybackSessions(viewer: viewer.storeKey, asset: playback.assetID,
-                                                playback: MediaSessionID.playbackKey(clientPlaybackID: id), now: now)
-        }
-        audit("playback_release", viewer: viewer, asset: playback.assetID, decision: .allow, reason: "released", now: now)
-        for _ in 0..<ended {
-            audit("session_end", viewer: viewer, asset: playback.assetID, decision: .allow, reason: "playback_released", now: now)
+        let asset = released.playback.assetID
+        audit("playback_release", viewer: viewer, asset: asset, decision: .allow, reason: "released", now: now)
+        for _ in 0..<released.endedSessions {
+            audit("session_end", viewer: viewer, asset: asset, decision: .allow, reason: "playback_released", now: now)
         }
     }
 

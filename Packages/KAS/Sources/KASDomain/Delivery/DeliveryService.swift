@@ -4,6 +4,7 @@ import MediaDRMEncoding
 import MediaDRMJSON
 import MediaDRMMedia
 import MediaDRMTDF
+import Synchronization
 
 /// The delivery service (docs/delivery.md): playbacks (`/media/v1/playback`: the description with
 /// a signed media URL, a media session, release, media-URL renewal), the FairPlay licence URL
@@ -25,22 +26,11 @@ package final class DeliveryService: Sendable {
     let licenses: LicenseURLSigner
     let playbacks: any PlaybackStore
     let clock: @Sendable () -> Date
+    /// Playback starts so far, for pruning now and then (`maintainPlaybacks`).
+    private let starts = Atomic<Int>(0)
 
-    /// Reads the origin and delivery secrets the configuration names; an unusable file is an error.
-    /// The playbacks are held in memory (one node; `KASApplication` passes the shared store).
-    public convenience init(configuration: KASConfiguration, catalog: any CatalogStore, media: MediaService,
-                            clock: @escaping @Sendable () -> Date = { Date() })
-        throws(KASApplicationError)
-    {
-        let playbacks: InMemoryPlaybackStore
-        do {
-            playbacks = try InMemoryPlaybackStore()
-        } catch {
-            throw KASApplicationError(error.reason)
-        }
-        try self.init(configuration: configuration, catalog: catalog, playbacks: playbacks, media: media, clock: clock)
-    }
-
+    /// Reads the origin and delivery secrets the configuration names (an unusable file is an
+    /// error) and the licence URLs' key from the playback store.
     package init(configuration: KASConfiguration, catalog: any CatalogStore, playbacks: any PlaybackStore, media: MediaService,
                  clock: @escaping @Sendable () -> Date = { Date() })
         throws(KASApplicationError)
@@ -141,16 +131,25 @@ package final class DeliveryService: Sendable {
 
     /// A new media session for `playbackID` (one per component for FairPlay, as players start
     /// them): the player's `MediaSessionStart`, given to the media service as a decoded message,
-    /// so the session start is audited and limited as a player's is. A refusal is the media
-    /// service's (`DeliveryFailure.media`), answered as the media routes answer it.
+    /// so the session start is audited and limited as a player's is (but for the session-start
+    /// budget: the playback start or the licence URL's key request was counted already). A
+    /// refusal is the media service's (`DeliveryFailure.media`), answered as the media routes
+    /// answer it.
     func startSession(assetID: String, protocol proto: MediaProtocol, component: String?, playbackID: String,
                       viewer: Identity) throws(DeliveryFailure) -> String {
         let start = MediaSessionStart(assetID: assetID, protocol: proto, playbackID: playbackID, component: component)
         do {
-            return try media.startSession(.success(start), viewer: viewer).sessionID
+            return try media.startPlaybackSession(start, viewer: viewer).sessionID
         } catch {
             throw .media(error)
         }
+    }
+
+    /// Prunes playbacks that ended a day ago now and then (about one start in 256), as the media
+    /// service prunes sessions; the store's bounds hold meanwhile (`RecordBounds`).
+    func maintainPlaybacks(now: Date) {
+        guard starts.add(1, ordering: .relaxed).newValue % 256 == 0 else { return }
+        try? playbacks.prune(olderThan: now.addingTimeInterval(-PlaybackRecord.retention))
     }
 
     /// 16 random bytes, base64url: a media-store playback id (`MediaSessionID.isPlaybackID`).

@@ -13,6 +13,7 @@ extension KASConfiguration {
     /// | `deliverySecretFile` (HS256 key, 0600, 32+ bytes) | `KAS_DELIVERY_SECRET_FILE` | `--delivery-secret-file` | none: `/v2/media` takes bearer tokens only |
     /// | `mediaURLMarginSeconds` | `KAS_MEDIA_URL_MARGIN_SECONDS` | | 600 (1 ... 86400; below 600 only for tests) |
     /// | `licenseURLSeconds` | `KAS_LICENSE_URL_SECONDS` | | 300 (1 ... 3600) |
+    /// | `maxLivePlaybacksPerViewer` | `KAS_MAX_LIVE_PLAYBACKS_PER_VIEWER` | | 16 (1 ... 100000) |
     public struct DeliverySettings: Sendable, Equatable {
         /// Where nginx serves the catalogued packages: `scheme://host[:port]`.
         public var originURL: String?
@@ -24,6 +25,11 @@ extension KASConfiguration {
         public var mediaURLMarginSeconds: Int = 600
         /// A FairPlay licence URL lives this long.
         public var licenseURLSeconds: Int = 300
+        /// Playbacks one viewer may hold live (not released, not expired) at once; past it a
+        /// playback start is refused 429 `too_many_playbacks`. A playback outlives its sessions
+        /// (until its media URL's end plus the renewal grace), so this, not the session bound,
+        /// is what stops one viewer from filling the playback store.
+        public var maxLivePlaybacksPerViewer: Int = 16
 
         public init() {}
     }

@@ -5,10 +5,11 @@ import MediaDRMEncoding
 /// The FairPlay licence URL's own authorization (docs/delivery.md#the-fairplay-licence-url):
 /// players post the raw SPC to it without any header (the JW iOS client does), so the URL
 /// carries `expires` and `sig`, the base64url HMAC-SHA256 of `playbackId`, component and expiry
-/// under a key the playback store provides (`PlaybackStore.licenseURLKey`): one node draws it at
-/// start-up and never writes it anywhere; nodes sharing a Redis share it there, so a URL one node
-/// handed out works on every other. A URL is good for one playback's one component until it
-/// expires (and while the playback is not released).
+/// under a key the playback store provides (`PlaybackStore.licenseURLKey`): one node keeps it in
+/// its data directory (`LicenseURLKeyFile`), so a URL outlives a restart as its playback does;
+/// nodes sharing a Redis share it there, so a URL one node handed out works on every other. A
+/// URL is good for one playback's one component until it expires (and while the playback is not
+/// released).
 struct LicenseURLSigner: Sendable {
     /// The HMAC key's size.
     static let keyByteCount = 32
@@ -19,7 +20,7 @@ struct LicenseURLSigner: Sendable {
         self.key = key
     }
 
-    /// A fresh random key (a single node's).
+    /// A fresh random key (drawn once per store).
     static func randomKey() throws(CryptoError) -> SecretKey {
         SecretKey(data: try SecureRandom.bytes(count: keyByteCount))
     }

@@ -21,7 +21,8 @@ package enum MediaFailure: Error, Equatable, Sendable {
     case refused(ManifestRefusal)
     /// A media rule refused the key (`MediaAuthorizer`).
     case denied(MediaDenial)
-    /// A session start the viewer's limits refuse (`concurrentStreams`, `tooManySessions`).
+    /// A start the viewer's limits refuse (`concurrentStreams`, `tooManySessions`,
+    /// `tooManyPlaybacks`).
     case sessionLimit(MediaDenial)
     /// A dependency failed: nothing was decided about the viewer.
     case unavailable(MediaDependencyFailure)
@@ -38,6 +39,15 @@ package enum MediaFailure: Error, Equatable, Sendable {
         }
     }
 
+    /// A budget or bound ran out (rate limit, the viewer's limits, a store full of live
+    /// records): counted in the denial metric by the start routes.
+    var isLimit: Bool {
+        switch self {
+        case .rateLimited, .sessionLimit, .unavailable(.storeFull): true
+        default: false
+        }
+    }
+
     /// A refusal is a decision about the viewer; a dependency failure is not.
     var decision: MediaAuditEvent.Decision {
         if case .unavailable = self { return .error }
@@ -48,6 +58,9 @@ package enum MediaFailure: Error, Equatable, Sendable {
 /// The dependency that failed, as the audit log names it.
 package enum MediaDependencyFailure: String, Sendable {
     case store = "store_failure"
+    /// The store holds its bound of records and every one is live (`RecordBounds`): nothing is
+    /// dropped to make room, the start is refused.
+    case storeFull = "store_full"
     case randomGenerator = "random_unavailable"
     case fairPlay = "fairplay_unavailable"
     case fairPlayClientInfo = "fairplay_client_info_failed"

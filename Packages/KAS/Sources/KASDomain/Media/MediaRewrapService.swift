@@ -61,7 +61,7 @@ package final class MediaRewrapService: Sendable {
                              event: inout MediaAuditEvent) throws(MediaFailure) -> (RewrapResponse, Int) {
         let now = media.clock()
         // The rate limit comes first: a flood costs one store write per request, nothing more.
-        try media.consumeKeyRequestToken(viewer: viewer, now: now)
+        try media.consumeRateToken(.keyRequest, viewer: viewer, now: now)
         let body = try decoded.get()
 
         // The session: live, this viewer's, the open path's, bound to the rendition it named at

@@ -22,7 +22,7 @@ extension MediaService {
         }
         do throws(MediaFailure) {
             // The rate limit comes first: a flood costs one store write per request, nothing more.
-            try consumeKeyRequestToken(viewer: viewer, now: now)
+            try consumeRateToken(.keyRequest, viewer: viewer, now: now)
             let request: MediaKeyRequest
             switch decoded {
             case .success(let decoded): request = decoded
@@ -79,18 +79,6 @@ extension MediaService {
     }
 
     // MARK: Steps
-
-    /// One token from the viewer's key-request bucket.
-    func consumeKeyRequestToken(viewer: Identity, now: Date) throws(MediaFailure) {
-        let decision: RateLimitDecision
-        do {
-            decision = try store.consumeRateToken(key: RateBucket.keyRequests(viewer: viewer.storeKey), perMinute: configuration.keyRequestsPerMinute,
-                                                  now: now)
-        } catch {
-            throw .unavailable(.store)
-        }
-        if case .limited(let retryAfter) = decision { throw .rateLimited(retryAfter: retryAfter) }
-    }
 
     /// The session a request names: live, this viewer's and this asset's (any asset when `asset`
     /// is nil: the media rewrap checks it per policy); anything else is `session_invalid`,

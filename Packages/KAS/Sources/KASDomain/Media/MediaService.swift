@@ -42,7 +42,8 @@ package final class MediaService: Sendable {
                                     + "an https origin (or http to a loopback host) without path, query or user-info")
         }
         guard configuration.heartbeatSeconds > 0, configuration.sessionTimeoutSeconds >= configuration.heartbeatSeconds,
-              configuration.keyRequestsPerMinute > 0, configuration.leaseSeconds > 0,
+              configuration.keyRequestsPerMinute > 0, configuration.sessionStartsPerMinute > 0,
+              configuration.playbackStartsPerMinute > 0, configuration.leaseSeconds > 0,
               configuration.maxLiveSessionsPerViewer > 0, (configuration.defaultMaxConcurrentStreams ?? 1) > 0
         else { throw MediaServiceError("media timing and limit settings must be positive (timeout >= heartbeat)") }
         self.configuration = configuration
@@ -71,10 +72,25 @@ package final class MediaService: Sendable {
         package let expiresAt: Date
     }
 
-    /// `session/start`: admits a session unless the viewer's limits refuse it (`sessionLimit`),
+    /// `session/start`: counts the start in the viewer's session-start budget (`rateLimited`
+    /// when it is spent), then admits a session unless the viewer's limits refuse it
+    /// (`sessionLimit`) or the store is full of live sessions (`unavailable(.storeFull)`),
     /// learning nothing from the request but its message. Every outcome is audited.
     package func startSession(_ decoded: Result<MediaSessionStart, MalformedMediaRequest>,
                       viewer: Identity) throws(MediaFailure) -> SessionStarted {
+        try startSession(decoded, viewer: viewer, budget: .sessionStart)
+    }
+
+    /// A session the delivery service starts for a playback (its first session, or a licence
+    /// URL's): admitted and audited as `session/start` admits one, without a session-start token
+    /// (the playback start was counted in its own budget, a licence URL's key request in the
+    /// key-request one).
+    package func startPlaybackSession(_ start: MediaSessionStart, viewer: Identity) throws(MediaFailure) -> SessionStarted {
+        try startSession(.success(start), viewer: viewer, budget: nil)
+    }
+
+    private func startSession(_ decoded: Result<MediaSessionStart, MalformedMediaRequest>, viewer: Identity,
+                              budget: ViewerRateLimit?) throws(MediaFailure) -> SessionStarted {
         let began = ContinuousClock.now
         var event = MediaAuditEvent.denied("session_start", viewer: viewer, reason: "", time: clock())
         defer {
@@ -82,6 +98,7 @@ package final class MediaService: Sendable {
             audit?.record(event)
         }
         do throws(MediaFailure) {
+            if let budget { try consumeRateToken(budget, viewer: viewer, now: event.time) }
             let start: MediaSessionStart
             switch decoded {
             case .success(let message): start = message
@@ -101,7 +118,7 @@ package final class MediaService: Sendable {
         } catch {
             event.decision = error.decision
             event.reason = error.auditReason
-            if case .sessionLimit = error { countDenial(error.auditReason) }
+            if error.isLimit { countDenial(error.auditReason) }
             throw error
         }
     }
@@ -134,6 +151,8 @@ package final class MediaService: Sendable {
             throw .sessionLimit(.concurrentStreams)
         case .tooManySessions:
             throw .sessionLimit(.tooManySessions)
+        case .storeFull:
+            throw .unavailable(.storeFull)
         }
     }
 

@@ -2,7 +2,7 @@
 import Foundation
 
 /// The media service's settings. The app assembly fills them from `KASConfiguration`
-/// (`acceptedKASURLs`, `leaseSeconds`, `rateLimits.keyRequestsPerMinute`, `media.*`) and the
+/// (`acceptedKASURLs`, `leaseSeconds`, `rateLimits.*`, `media.*`) and the
 /// FairPlay deployment files. A request's region is not here: the route adapters read it from
 /// the request (`TrustedRegionSource`) and hand it to the service as a value.
 package struct MediaServiceConfiguration: Sendable {
@@ -16,6 +16,11 @@ package struct MediaServiceConfiguration: Sendable {
     public var sessionTimeoutSeconds: Int = 180
     /// Key requests per viewer per minute; more get 429 with Retry-After.
     public var keyRequestsPerMinute: Int = 60
+    /// Session starts per viewer per minute (`ViewerRateLimit.sessionStart`).
+    public var sessionStartsPerMinute: Int = 60
+    /// Playback starts per viewer per minute (`ViewerRateLimit.playbackStart`), counted by the
+    /// delivery service in the media store's buckets.
+    public var playbackStartsPerMinute: Int = 30
     /// The playback limit for an asset whose policy declared none yet seen (nil: none).
     public var defaultMaxConcurrentStreams: Int?
     /// Live sessions one viewer may hold over all assets (a bound on session flooding).
@@ -35,13 +40,15 @@ package struct MediaServiceConfiguration: Sendable {
 }
 
 extension MediaServiceConfiguration {
-    /// The settings `kas serve` reads (`acceptedKASURLs`, `leaseSeconds`,
-    /// `rateLimits.keyRequestsPerMinute`, `media.*`). Stream defaults and the key cache keep their
+    /// The settings `kas serve` reads (`acceptedKASURLs`, `leaseSeconds`, `rateLimits.*`,
+    /// `media.*`). Stream defaults and the key cache keep their
     /// defaults; the FairPlay certificate comes from `KASConfiguration.fairPlay` in `KASApplication`.
     public init(kas configuration: KASConfiguration) {
         self.init(acceptedKASURLs: configuration.acceptedKASURLs)
         leaseSeconds = configuration.leaseSeconds
         keyRequestsPerMinute = configuration.rateLimits.keyRequestsPerMinute
+        sessionStartsPerMinute = configuration.rateLimits.sessionStartsPerMinute
+        playbackStartsPerMinute = configuration.rateLimits.playbackStartsPerMinute
         heartbeatSeconds = configuration.media.heartbeatSeconds
         sessionTimeoutSeconds = configuration.media.sessionTimeoutSeconds
         maxLiveSessionsPerViewer = configuration.media.maxLiveSessionsPerViewer

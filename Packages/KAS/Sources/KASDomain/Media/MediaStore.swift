@@ -17,8 +17,10 @@ public protocol MediaStore: Sendable {
     /// already exist (a session of an already live playback always joins it), or the viewer has
     /// `maxLiveSessionsPerViewer` live sessions in all. A playback holds at most one live session
     /// per component: a session that names its component ends the live sessions of the same
-    /// playback bound to it (`replaced` counts them). Count, replacement and insert are one
-    /// transaction.
+    /// playback bound to it (`replaced` counts them). The store's `RecordBounds` hold too: the
+    /// viewer's oldest ended sessions beyond its share are dropped, and a store holding its
+    /// bound of sessions drops the oldest ended ones of anyone to make room, or answers
+    /// `storeFull` when all are live. Count, replacement, drops and insert are one transaction.
     func startSession(_ session: NewMediaSession, limit: Int?, maxLiveSessionsPerViewer: Int,
                       now: Date) throws(StoreError) -> SessionStartOutcome
     /// The session, live or not; nil when unknown.
@@ -93,6 +95,9 @@ public enum SessionStartOutcome: Sendable, Equatable {
     case concurrencyLimit
     /// The viewer holds too many live sessions overall.
     case tooManySessions
+    /// The store holds its bound of sessions and not one of them has ended (`RecordBounds`):
+    /// no live session is dropped to make room.
+    case storeFull
 }
 
 /// What binding a session to a component did.

@@ -11,12 +11,6 @@ enum RateBucket {
     /// stays below 2^53 (exact in Lua's doubles, far from Int64 overflow).
     static let maxPerMinute = 150_000_000
 
-    /// The key of a viewer's key-request bucket (`rateLimits.keyRequestsPerMinute`; `viewer` is
-    /// `Identity.storeKey`): media key requests, media rewraps and offline licences all take from
-    /// it. An offline licence carries every content key of its title, so it costs at least what
-    /// one key request does; a bucket of its own would double what a viewer may take.
-    static func keyRequests(viewer: String) -> String { "key:" + viewer }
-
     /// The bucket's size in millitokens.
     static func capacity(perMinute: Int) -> Int64 { Int64(min(max(1, perMinute), maxPerMinute)) * 1000 }
 }

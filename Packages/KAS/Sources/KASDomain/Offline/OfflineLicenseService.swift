@@ -243,11 +243,11 @@ package final class OfflineLicenseService: Sendable {
         }
     }
 
-    /// One token from the viewer's key-request bucket (`RateBucket.keyRequests`).
+    /// One token from the viewer's key-request bucket (`ViewerRateLimit.keyRequest`).
     private func consumeRateToken(viewer: Identity, now: Date) throws(OfflineFailure) {
         let decision: RateLimitDecision
         do {
-            decision = try media.store.consumeRateToken(key: RateBucket.keyRequests(viewer: viewer.storeKey),
+            decision = try media.store.consumeRateToken(key: ViewerRateLimit.keyRequest.bucket(viewer: viewer.storeKey),
                                                         perMinute: media.configuration.keyRequestsPerMinute, now: now)
         } catch {
             throw .storeUnavailable

@@ -6,11 +6,14 @@ public struct KASDataDirectory: Sendable, Equatable {
 
     public init(_ path: String) { self.path = path }
 
-    /// The media store: sessions, first plays, stream limits, rate buckets (SQLite, WAL: the
-    /// `-wal` and `-shm` files beside it belong to it).
+    /// The media store: sessions, first plays, stream limits, rate buckets, and beside them the
+    /// catalog and the playbacks, each with its own schema version (SQLite, WAL: the `-wal` and
+    /// `-shm` files beside it belong to it).
     public var mediaStore: String { (path as NSString).appendingPathComponent("media.sqlite") }
     /// The offline licences (SQLite, WAL), apart from the media store (docs/offline.md).
     public var offlineStore: String { (path as NSString).appendingPathComponent("offline.sqlite") }
+    /// The FairPlay licence URLs' HMAC key of a single node (`LicenseURLKeyFile`, 0600).
+    public var licenseURLKey: String { (path as NSString).appendingPathComponent("license-url.key") }
     /// The audit log; rotated copies are `audit.log.1` (newest) to `audit.log.N`.
     public var auditLog: String { (path as NSString).appendingPathComponent("audit.log") }
 

@@ -3,15 +3,16 @@ import KASRedis
 
 /// Every store the KAS keeps state in, opened together from the configuration (docs/kas.md):
 ///
-/// - `store.url` unset (the default, nothing to configure): one node. The media store and the
-///   catalog in `<dataDir>/media.sqlite`, the offline licences in `<dataDir>/offline.sqlite`,
-///   the playbacks in memory.
+/// - `store.url` unset (the default, nothing to configure): one node. The media store, the
+///   catalog and the playbacks in `<dataDir>/media.sqlite` (the licence URLs' key in
+///   `<dataDir>/license-url.key`), the offline licences in `<dataDir>/offline.sqlite`.
 /// - `store.url = redis://…`: several nodes share one Redis. One `RedisClient`, its pool sized
 ///   to the HTTP worker threads (each handler holds at most one connection at a time), serves
 ///   every store; it is checked at start-up (reachable, password accepted, `noeviction`).
 ///
-/// The per-viewer rate limits (the rewrap and the media key-request buckets) are media-store
-/// records, so they are shared across nodes with the media store.
+/// The per-viewer rate limits (the rewrap, key-request, session-start and playback-start
+/// buckets) are media-store records, so they are shared across nodes with the media store. The
+/// sessions and the playbacks are kept within the `store` settings' bounds (`RecordBounds`).
 public struct KASStateStores: Sendable {
     /// Sessions, first plays, stream limits and rate buckets.
     public let media: any MediaStore
@@ -35,14 +36,15 @@ public struct KASStateStores: Sendable {
     /// is a start-up error naming it (a Redis by its redacted URL, never its password).
     public static func open(_ configuration: KASConfiguration, layout: KASDataDirectory,
                             poolSize: Int) throws(KASApplicationError) -> KASStateStores {
-        guard let url = configuration.store.url else { return try openSQLite(layout) }
+        guard let url = configuration.store.url else { return try openSQLite(layout, settings: configuration.store) }
         return try openRedis(url, poolSize: configuration.store.poolSize ?? poolSize,
-                             timeout: TimeInterval(configuration.store.timeoutSeconds))
+                             timeout: TimeInterval(configuration.store.timeoutSeconds), settings: configuration.store)
     }
 
     /// The shared stores in one Redis, after `checkServer` (reachable, password accepted,
     /// `maxmemory-policy noeviction`: an evicting Redis would silently drop first-play records).
-    static func openRedis(_ url: RedisURL, poolSize: Int, timeout: TimeInterval) throws(KASApplicationError) -> KASStateStores {
+    static func openRedis(_ url: RedisURL, poolSize: Int, timeout: TimeInterval,
+                          settings: KASConfiguration.StoreSettings = .init()) throws(KASApplicationError) -> KASStateStores {
         let client = RedisClient(url: url, poolSize: max(1, poolSize), timeout: timeout)
         do {
             try client.checkServer()
@@ -52,17 +54,19 @@ public struct KASStateStores: Sendable {
             let named = error.reason.contains(url.redacted) ? error.reason : "\(url.redacted): \(error.reason)"
             throw KASApplicationError("cannot use the state store: \(named)")
         }
-        return KASStateStores(media: RedisMediaStore(client: client), catalog: RedisCatalogStore(client: client),
-                              offline: RedisOfflineLicenseStore(client: client), playbacks: RedisPlaybackStore(client: client),
+        return KASStateStores(media: RedisMediaStore(client: client, bounds: .sessions(settings)), catalog: RedisCatalogStore(client: client),
+                              offline: RedisOfflineLicenseStore(client: client),
+                              playbacks: RedisPlaybackStore(client: client, bounds: .playbacks(settings)),
                               location: url.redacted, closers: [client.close])
     }
 
     /// The single-node stores in the data directory.
-    static func openSQLite(_ layout: KASDataDirectory) throws(KASApplicationError) -> KASStateStores {
+    static func openSQLite(_ layout: KASDataDirectory,
+                           settings: KASConfiguration.StoreSettings = .init()) throws(KASApplicationError) -> KASStateStores {
         try layout.prepare()
         let media: SQLiteMediaStore
         do {
-            media = try SQLiteMediaStore(path: layout.mediaStore)
+            media = try SQLiteMediaStore(path: layout.mediaStore, bounds: .sessions(settings))
         } catch {
             throw KASApplicationError("cannot open the media store '\(layout.mediaStore)': \(error.reason)")
         }
@@ -81,14 +85,15 @@ public struct KASStateStores: Sendable {
             media.close()
             throw KASApplicationError("cannot open the offline store '\(layout.offlineStore)': \(error.reason)")
         }
-        let playbacks: InMemoryPlaybackStore
+        let playbacks: SQLitePlaybackStore
         do {
-            playbacks = try InMemoryPlaybackStore()
+            playbacks = try SQLitePlaybackStore(media: media, licenseURLKeyFile: layout.licenseURLKey,
+                                                bounds: .playbacks(settings))
         } catch {
             offline.close()
             catalog.close()
             media.close()
-            throw KASApplicationError(error.reason)
+            throw KASApplicationError("cannot open the playbacks in '\(layout.mediaStore)': \(error.reason)")
         }
         return KASStateStores(media: media, catalog: catalog, offline: offline, playbacks: playbacks,
                               location: layout.path, closers: [catalog.close, offline.close, media.close])

@@ -3,13 +3,21 @@ import MediaDRMCrypto
 import MediaDRMEncoding
 import MediaDRMJSON
 
-/// How `RedisPlaybackStore` seals a playback: AES-256-GCM under HKDF-SHA256(playback id) with the
-/// Redis key as associated data, over compact JSON of everything the licence URL and the renewal
-/// need (the verified identity with all its claims, the asset, the DRM system). Only a holder of
-/// the playback id can open it; a value moved to another key does not open.
+/// How the playback stores (`SQLitePlaybackStore`, `RedisPlaybackStore`) seal a playback:
+/// AES-256-GCM under HKDF-SHA256(playback id) with the record's storage key as associated data,
+/// over compact JSON of everything the licence URL and the renewal need (the verified identity
+/// with all its claims, the asset, the DRM system). Only a holder of the playback id can open
+/// it; a value moved to another record does not open. Neither store holds a subject in clear.
 enum PlaybackSeal {
     /// HKDF `info`: names this use of the id, so the derived key serves nothing else.
     static let keyInfo = Data("arkavo kas playback record v1".utf8)
+
+    /// A record's storage key, the seal's associated data: its Redis key, `playback:` + SHA-256
+    /// (hex) of the id after the store's prefix. The SQLite store seals under the name of the
+    /// default prefix (`kas:`), so a record `kas store migrate` copies into Redis opens there.
+    static func storageKey(id: String, prefix: String = "kas:") -> String {
+        prefix + "playback:" + MediaSessionID.hash(id)
+    }
 
     static func seal(_ playback: PlaybackRecord, storageKey: String) throws(StoreError) -> String {
         let identity = playback.identity

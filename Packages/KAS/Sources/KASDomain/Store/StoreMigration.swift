@@ -3,17 +3,20 @@ import KASRedis
 
 /// `kas store migrate`: copies the single-node state of a data directory (docs/kas.md "Data
 /// directory") into the Redis store several nodes share (docs/kas.md "Scale-out with Redis"):
-/// the media store's sessions, first-play records and stream limits, the catalog, and the
-/// offline licences. The SQLite files are only read. Every write is an upsert that keeps what
-/// the target already holds where it must (an earlier first play stays), so running it again,
-/// or after nodes started writing to Redis, changes nothing it should not. Rate-limit buckets
-/// are not copied (they refill within a minute) and playbacks are in memory on one node.
+/// the media store's sessions, first-play records and stream limits, the playbacks (still
+/// sealed) and the licence URLs' key, the catalog, and the offline licences. The SQLite files
+/// are only read (their schema brought up to date). Every write is an upsert that keeps what
+/// the target already holds where it must (an earlier first play stays, a licence URL key
+/// already in Redis stays), so running it again, or after nodes started writing to Redis,
+/// changes nothing it should not. Rate-limit buckets are not copied (they refill within a
+/// minute).
 package enum StoreMigration {
     /// What was copied.
     public struct Counts: Sendable, Equatable {
         public var sessions = 0
         public var firstPlays = 0
         public var streamLimits = 0
+        public var playbacks = 0
         public var catalogEntries = 0
         public var offlineLicenses = 0
     }
@@ -33,7 +36,7 @@ package enum StoreMigration {
         }
         let target = try KASStateStores.open(configuration, layout: layout, poolSize: 1)
         defer { target.close() }
-        guard let media = target.media as? RedisMediaStore else {
+        guard let media = target.media as? RedisMediaStore, let playbacks = target.playbacks as? RedisPlaybackStore else {
             throw KASApplicationError("the store \(url.redacted) did not open as a Redis store")
         }
         var counts = Counts()
@@ -45,6 +48,15 @@ package enum StoreMigration {
             counts.sessions = records.sessions.count
             counts.firstPlays = records.firstPlays.count
             counts.streamLimits = records.streamLimits.count
+        }
+        try copy("the playbacks in '\(layout.mediaStore)'", to: url) { () throws(StoreError) in
+            let source = try SQLiteMediaStore(path: layout.mediaStore)
+            defer { source.close() }
+            for playback in try SQLitePlaybackStore.exportPlaybacks(from: source) {
+                try playbacks.importPlayback(playback)
+                counts.playbacks += 1
+            }
+            if let key = try LicenseURLKeyFile.read(layout.licenseURLKey) { try playbacks.importLicenseURLKey(key) }
         }
         try copy("the catalog in '\(layout.mediaStore)'", to: url) { () throws(StoreError) in
             let source = try SQLiteCatalog(path: layout.mediaStore)

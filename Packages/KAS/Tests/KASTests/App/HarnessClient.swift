@@ -8,6 +8,7 @@ import KASTesting
 import MediaDRMCrypto
 import MediaDRMEncoding
 import MediaDRMJSON
+import Testing
 
 /// Requests to a `KASTestHarness` through the curl CLI (never URLSession, docs/architecture.md "No URLSession for key traffic"), trusting
 /// the harness's certificate when it serves HTTPS.
@@ -55,5 +56,18 @@ extension KASTestHarness {
         let text = (try? String(contentsOfFile: KASDataDirectory(dataDirectory).auditLog, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { (try? JSONParser.parse(Data($0.utf8)))?.object }
             .filter { $0["viewer"]?.string == hash }
+    }
+
+    /// `package` wrapped to this KAS's active RSA key and naming `kasURL`, catalogued as an fps-v2
+    /// title (four seconds, video and audio) at `/<uuid>.tdf`; the package as catalogued.
+    func catalogue(_ package: TestPackage, kasURL: String, title: String, now: Date = Date()) throws -> TestPackage {
+        var package = package
+        package.kasURL = kasURL
+        package.kasPublicKey = try #require(keyRing.active(.rsa2048)?.rsaPrivateKey?.publicKey)
+        try application.stores.catalog.put(CatalogEntry(
+            assetID: package.uuid, title: title, duration: 4, profile: .fpsV2, components: ["video", "audio"],
+            mediaPath: try TitlePath("/\(package.uuid).tdf"), policyJSON: Data(try Base64.decode(package.policy.base64)),
+            manifest: try package.manifest()), now: now)
+        return package
     }
 }

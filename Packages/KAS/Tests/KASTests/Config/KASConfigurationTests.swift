@@ -24,6 +24,11 @@ extension ConfigTests {
             #expect(configuration.issuers.isEmpty)
             #expect(configuration.limits.maxBodyBytes == 2 << 20)
             #expect(configuration.rateLimits.keyRequestsPerMinute == 60)
+            #expect(configuration.rateLimits.sessionStartsPerMinute == 60)
+            #expect(configuration.rateLimits.playbackStartsPerMinute == 30)
+            #expect(configuration.delivery.maxLivePlaybacksPerViewer == 16)
+            #expect(configuration.store.maxEndedRecordsPerViewer == 64)
+            #expect(configuration.store.maxSessions == 1_000_000 && configuration.store.maxPlaybacks == 500_000)
             #expect(configuration.media == KASConfiguration.MediaSettings())
             #expect(configuration.media.heartbeatSeconds == 60 && configuration.media.sessionTimeoutSeconds == 180)
             #expect(configuration.leaseSeconds == 3600)
@@ -42,7 +47,9 @@ extension ConfigTests {
                {"issuer": "hs-env", "audience": "a", "hs256SecretEnv": "IDP_SECRET"}
              ],
              "limits": {"maxBodyBytes": 65536, "maxConnections": 10, "maxConnectionsPerIP": 2, "requestTimeoutSeconds": 5},
-             "leaseSeconds": 600, "rateLimits": {"keyRequestsPerMinute": 30},
+             "leaseSeconds": 600, "rateLimits": {"keyRequestsPerMinute": 30, "sessionStartsPerMinute": 12, "playbackStartsPerMinute": 6},
+             "delivery": {"maxLivePlaybacksPerViewer": 3},
+             "store": {"maxEndedRecordsPerViewer": 8, "maxSessions": 5000, "maxPlaybacks": 2500},
              "trustedProxies": ["10.0.0.0/8", "::1", "192.168.1.1"], "regionHeader": "CF-IPCountry"}
             """)
             let configuration = try KASConfiguration.resolve([layer])
@@ -64,6 +71,11 @@ extension ConfigTests {
             #expect(configuration.limits.requestTimeoutSeconds == 5)
             #expect(configuration.leaseSeconds == 600)
             #expect(configuration.rateLimits.keyRequestsPerMinute == 30)
+            #expect(configuration.rateLimits.sessionStartsPerMinute == 12)
+            #expect(configuration.rateLimits.playbackStartsPerMinute == 6)
+            #expect(configuration.delivery.maxLivePlaybacksPerViewer == 3)
+            #expect(configuration.store.maxEndedRecordsPerViewer == 8)
+            #expect(configuration.store.maxSessions == 5000 && configuration.store.maxPlaybacks == 2500)
             #expect(configuration.trustedProxies == ["10.0.0.0/8", "::1", "192.168.1.1"])
             #expect(configuration.regionHeader == "CF-IPCountry")
 
@@ -142,6 +154,9 @@ extension ConfigTests {
                 "KAS_ORIGIN_URL": "http://127.0.0.1:8088", "KAS_ORIGIN_SECRET_FILE": "/origin.conf",
                 "KAS_DELIVERY_SECRET_FILE": "/delivery.secret", "KAS_MEDIA_URL_MARGIN_SECONDS": "30",
                 "KAS_LICENSE_URL_SECONDS": "60", "KAS_KEY_RING_DIR": "/shared",
+                "KAS_SESSION_STARTS_PER_MINUTE": "11", "KAS_PLAYBACK_STARTS_PER_MINUTE": "7",
+                "KAS_MAX_LIVE_PLAYBACKS_PER_VIEWER": "2", "KAS_STORE_MAX_ENDED_RECORDS_PER_VIEWER": "9",
+                "KAS_STORE_MAX_SESSIONS": "900", "KAS_STORE_MAX_PLAYBACKS": "450",
             ])
             // KAS_FAIRPLAY_SDK_URL excludes KAS_FAIRPLAY_SDK_COMMAND: FairPlayConfigurationTests reads it.
             #expect(configuration.fairPlay == .init(certificateFile: "/fps.der",
@@ -159,7 +174,12 @@ extension ConfigTests {
             #expect(configuration.delivery.deliverySecretFile == "/delivery.secret")
             #expect(configuration.delivery.mediaURLMarginSeconds == 30)
             #expect(configuration.delivery.licenseURLSeconds == 60)
-            #expect(KASConfiguration.environmentVariables.count == 40)
+            #expect(configuration.rateLimits.sessionStartsPerMinute == 11)
+            #expect(configuration.rateLimits.playbackStartsPerMinute == 7)
+            #expect(configuration.delivery.maxLivePlaybacksPerViewer == 2)
+            #expect(configuration.store.maxEndedRecordsPerViewer == 9)
+            #expect(configuration.store.maxSessions == 900 && configuration.store.maxPlaybacks == 450)
+            #expect(KASConfiguration.environmentVariables.count == 46)
             #expect(configuration.keyRingDirectory == "/shared" && configuration.keyRingHome == "/shared")
             #expect(try KASConfiguration.load().keyRingHome == KASConfiguration.defaultDataDirectory)
             #expect(configuration.listen == ListenAddress(host: "::1", port: 7000))

@@ -98,4 +98,27 @@ import Testing
         #expect(refused.status == 429 && refused.text == #"{"error":"too many sessions","reason":"too_many_sessions"}"#)
         #expect(harness.auditEvents.last?["reason"]?.string == "too_many_sessions")
     }
+
+    /// Issue 28: a start ended at once holds no stream, so only a budget stops a loop of them.
+    /// Past the viewer's session-start budget: 429 `rate limit` with Retry-After, audited, and
+    /// nothing stored; another viewer starts as before, and the budget refills.
+    @Test func sessionStartsPastTheViewersBudgetAre429WithRetryAfter() throws {
+        let harness = try MediaHarness(configure: { $0.sessionStartsPerMinute = 3 })
+        let asset = UUID().uuidString.lowercased()
+        let flooder = try harness.viewer("flooder@example.com")
+        let other = try harness.viewer("other@example.com")
+        for _ in 0..<3 {
+            let id = try #require(try harness.startSession(token: flooder, asset: asset).sessionId)
+            #expect(try harness.delete("/media/v1/session/\(id)", token: flooder).status == 200)
+        }
+        let refused = try harness.startSession(token: flooder, asset: asset).result
+        #expect(refused.status == 429 && refused.text == #"{"error":"rate limit"}"#)
+        #expect(refused.header("Retry-After") == "20")
+        #expect(harness.auditEvents.last?["event"]?.string == "session_start")
+        #expect(harness.auditEvents.last?["reason"]?.string == "rate_limited")
+        #expect(try harness.store.liveSessionCount(now: harness.clock.now) == 0)
+        #expect(try harness.startSession(token: other, asset: asset).result.status == 200)
+        harness.clock.advance(20)
+        #expect(try harness.startSession(token: flooder, asset: asset).result.status == 200)
+    }
 }

@@ -256,4 +256,77 @@ import Testing
             #expect(try store.liveSessionCount(now: t0.addingTimeInterval(1)) == 1)
         }
     }
+
+    // MARK: Record bounds (issue 28)
+
+    /// A viewer keeps at most its share of ended sessions: each start drops that viewer's
+    /// oldest ended or expired ones beyond it (by the time they ended), and nobody else's.
+    @Test(arguments: MediaStoreKind.allCases) func aViewerKeepsItsShareOfEndedSessions(_ kind: MediaStoreKind) throws {
+        try kind.withStores(bounds: RecordBounds(endedPerViewer: 2, total: 100)) { store, _ in
+            func start(_ id: String, viewer: String = "v1", at seconds: TimeInterval, timeout: TimeInterval = 180) throws {
+                guard case .started = try store.startSession(.test(id, viewer: viewer, timeout: timeout), limit: nil,
+                                                             maxLiveSessionsPerViewer: 10, now: t0.addingTimeInterval(seconds))
+                else { Issue.record("\(id) not started"); return }
+            }
+            try start("other-1", viewer: "v2", at: 0)
+            _ = try store.endSession(idHash: "other-1", viewer: "v2", now: t0)
+            // s1, s3 and s4 are ended at 1, 3 and 4 s; s2 is never ended but expires at 2.5 s.
+            try start("s1", at: 0)
+            _ = try store.endSession(idHash: "s1", viewer: "v1", now: t0.addingTimeInterval(1))
+            try start("s2", at: 1.5, timeout: 1)
+            try start("s3", at: 2)
+            _ = try store.endSession(idHash: "s3", viewer: "v1", now: t0.addingTimeInterval(3))
+            try start("s4", at: 3)
+            _ = try store.endSession(idHash: "s4", viewer: "v1", now: t0.addingTimeInterval(4))
+            // Four ended (s1 at 1, s2 at 2.5, s3 at 3, s4 at 4): this start keeps the newest two.
+            try start("s5", at: 5)
+            #expect(try store.session(idHash: "s1") == nil)
+            #expect(try store.session(idHash: "s2") == nil)
+            #expect(try store.session(idHash: "s3")?.ended == t0.addingTimeInterval(3))
+            #expect(try store.session(idHash: "s4")?.ended == t0.addingTimeInterval(4))
+            #expect(try store.session(idHash: "s5")?.isLive(at: t0.addingTimeInterval(5)) == true)
+            #expect(try store.session(idHash: "other-1") != nil, "another viewer's ended session stays")
+            // A start refused by a limit adds nothing and drops nothing.
+            _ = try store.endSession(idHash: "s5", viewer: "v1", now: t0.addingTimeInterval(6))
+            #expect(try store.startSession(.test("s6"), limit: nil, maxLiveSessionsPerViewer: 0,
+                                           now: t0.addingTimeInterval(7)) == .tooManySessions)
+            #expect(try store.session(idHash: "s3") != nil)
+            try start("s7", at: 8)
+            #expect(try store.session(idHash: "s3") == nil)
+            #expect(try store.session(idHash: "s4") != nil && store.session(idHash: "s5") != nil)
+        }
+    }
+
+    /// At the bound of sessions in all, a start drops the oldest ended session of anyone to
+    /// make room; when every stored session is live it is refused, and nothing is dropped.
+    @Test(arguments: MediaStoreKind.allCases) func aFullStoreDropsOnlyEndedSessionsAndRefusesWhenAllAreLive(_ kind: MediaStoreKind) throws {
+        try kind.withStores(bounds: RecordBounds(endedPerViewer: 100, total: 3)) { store, another in
+            func start(_ id: String, viewer: String, at seconds: TimeInterval = 0, timeout: TimeInterval = 180) throws -> SessionStartOutcome {
+                try store.startSession(.test(id, viewer: viewer, timeout: timeout), limit: nil, maxLiveSessionsPerViewer: 10,
+                                       now: t0.addingTimeInterval(seconds))
+            }
+            func isStarted(_ outcome: SessionStartOutcome) -> Bool { if case .started = outcome { true } else { false } }
+            #expect(isStarted(try start("a", viewer: "v1")))
+            #expect(isStarted(try start("b", viewer: "v2")))
+            #expect(isStarted(try start("c", viewer: "v3", timeout: 10)))
+            _ = try store.endSession(idHash: "b", viewer: "v2", now: t0.addingTimeInterval(20))
+            // Full: c expired at 10 s, before b ended at 20 s, so c goes first, then b.
+            #expect(isStarted(try start("d", viewer: "v4", at: 30)))
+            #expect(try store.session(idHash: "c") == nil)
+            #expect(try store.session(idHash: "b") != nil)
+            #expect(isStarted(try start("e", viewer: "v5", at: 31)))
+            #expect(try store.session(idHash: "b") == nil)
+            // a, d and e are live: many viewers cannot evict them, a sixth start is refused.
+            #expect(try start("f", viewer: "v6", at: 32) == .storeFull)
+            #expect(try another().startSession(.test("f", viewer: "v6"), limit: nil, maxLiveSessionsPerViewer: 10,
+                                               now: t0.addingTimeInterval(33)) == .storeFull)
+            #expect(try store.session(idHash: "f") == nil)
+            #expect(try store.liveSessionCount(now: t0.addingTimeInterval(33)) == 3)
+            for id in ["a", "d", "e"] { #expect(try store.session(idHash: id)?.isLive(at: t0.addingTimeInterval(33)) == true) }
+            // Once one has ended, there is room again.
+            _ = try store.endSession(idHash: "d", viewer: "v4", now: t0.addingTimeInterval(40))
+            #expect(isStarted(try start("f", viewer: "v6", at: 41)))
+            #expect(try store.session(idHash: "d") == nil)
+        }
+    }
 }

@@ -26,6 +26,32 @@ import Testing
             #expect(throws: StoreError(.open, "")) { _ = try SQLiteMediaStore(path: path) }
         }
     }
+
+    /// A file of the first schema gains the record bounds' count with the sessions it holds:
+    /// they count against the bound from the first start on.
+    @Test func sessionsStoredBeforeTheBoundsCountAgainstThem() throws {
+        let directory = try MediaFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("media.sqlite").path
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        let old = try SQLiteDatabase(path: path)
+        try old.migrate(Array(SQLiteMediaStore.migrations.prefix(1)), newerSchema: "newer")
+        for id in ["x", "y"] {
+            _ = try old.query(
+                """
+                INSERT INTO media_sessions (id_hash, viewer, asset, protocol, playback, created_ms, heartbeat_ms, expires_ms)
+                VALUES (?, 'v1', 'a1', 'tdf', ?, 0, 0, ?)
+                """, [.text(id), .text("p-" + id), .integer(MediaStoreTime.ms(t0) + 180_000)])
+        }
+        old.close()
+        let store = try SQLiteMediaStore(path: path, bounds: RecordBounds(endedPerViewer: 10, total: 2))
+        #expect(try store.storedSchemaVersion() == SQLiteMediaStore.schemaVersion)
+        #expect(try store.startSession(.test("z", viewer: "v2"), limit: nil, maxLiveSessionsPerViewer: 10, now: t0) == .storeFull)
+        _ = try store.endSession(idHash: "x", viewer: "v1", now: t0)
+        guard case .started = try store.startSession(.test("z", viewer: "v2"), limit: nil, maxLiveSessionsPerViewer: 10, now: t0)
+        else { Issue.record("no room made from the ended session"); return }
+        #expect(try store.session(idHash: "x") == nil)
+    }
 }
 
 /// Durability across `kill -9`: a child process (this test binary, running the writer test

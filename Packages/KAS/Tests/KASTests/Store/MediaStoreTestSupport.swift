@@ -18,14 +18,15 @@ enum MediaStoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible
     /// Opens a fresh, empty store of this kind and gives `body` it and a way to open another
     /// handle on the same data, as a second server process or node would have (SQLite: another
     /// connection to the file; Redis: another client of the suite's shared server, same prefix).
-    /// Everything opened is closed or removed afterwards.
-    func withStores(_ body: (any MediaStore, _ another: () throws -> any MediaStore) throws -> Void) throws {
+    /// Everything opened is closed or removed afterwards. `bounds`: the stores' `RecordBounds`.
+    func withStores(bounds: RecordBounds = .sessions(),
+                    _ body: (any MediaStore, _ another: () throws -> any MediaStore) throws -> Void) throws {
         switch self {
         case .sqlite:
             let directory = try MediaFixture.temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let path = directory.appendingPathComponent("media.sqlite").path
-            try body(try SQLiteMediaStore(path: path)) { try SQLiteMediaStore(path: path) }
+            try body(try SQLiteMediaStore(path: path, bounds: bounds)) { try SQLiteMediaStore(path: path, bounds: bounds) }
         case .redis:
             let redis = try SharedTestRedis.current()
             let prefix = SharedTestRedis.prefix()
@@ -34,7 +35,7 @@ enum MediaStoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible
             func open() -> any MediaStore {
                 let client = RedisClient(url: redis.url, poolSize: 4)
                 clients.withLock { $0.append(client) }
-                return RedisMediaStore(client: client, keyPrefix: prefix)
+                return RedisMediaStore(client: client, keyPrefix: prefix, bounds: bounds)
             }
             try body(open()) { open() }
         }

@@ -63,7 +63,9 @@ import Testing
             for index in 0..<stale {
                 _ = try store.startSession(.test("old-\(index)"), limit: nil, maxLiveSessionsPerViewer: .max, now: t0)
             }
-            _ = try store.startSession(.test("new"), limit: nil, maxLiveSessionsPerViewer: .max, now: t0.addingTimeInterval(1000))
+            // Another viewer's: a start of v1's own would drop its expired sessions past its share.
+            _ = try store.startSession(.test("new", viewer: "v2"), limit: nil, maxLiveSessionsPerViewer: .max,
+                                       now: t0.addingTimeInterval(1000))
             try store.recordFirstPlay(viewer: "v1", asset: "a1", at: t0)
             func remaining() throws -> Int { try (0..<stale).filter { try store.session(idHash: "old-\($0)") != nil }.count }
             try store.prune(olderThan: t0.addingTimeInterval(500), now: t0.addingTimeInterval(1000))

@@ -62,7 +62,7 @@ import Testing
             let id = Base64URL.encode(try SecureRandom.bytes(count: 16))
             let playback = PlaybackRecord(id: id, identity: StateStoreConformanceTests.identity(subject), assetID: "asset-1",
                                           drmSystem: .fairplay, expires: t0.addingTimeInterval(600))
-            try fixture.stores.playbacks.insert(playback, now: t0)
+            #expect(try fixture.stores.playbacks.insert(playback, maxLivePerViewer: 16, now: t0) == .inserted)
             #expect(try other.playbacks.live(id, now: t0) == playback)
             let urlKey = try fixture.stores.playbacks.licenseURLKey()
             #expect(try other.playbacks.licenseURLKey() == urlKey, "one licence URL key for every node")
@@ -76,9 +76,9 @@ import Testing
             // A sealed value moved to another playback's key does not open there: an error,
             // never another viewer's playback.
             let otherID = Base64URL.encode(try SecureRandom.bytes(count: 16))
-            try fixture.stores.playbacks.insert(PlaybackRecord(id: otherID, identity: StateStoreConformanceTests.identity("b"),
-                                                               assetID: "asset-2", drmSystem: .tdf,
-                                                               expires: t0.addingTimeInterval(600)), now: t0)
+            _ = try fixture.stores.playbacks.insert(PlaybackRecord(id: otherID, identity: StateStoreConformanceTests.identity("b"),
+                                                                   assetID: "asset-2", drmSystem: .tdf,
+                                                                   expires: t0.addingTimeInterval(600)), maxLivePerViewer: 16, now: t0)
             let sealed = try redis.redisCLI("HGET", key, "sealed").trimmingCharacters(in: .whitespacesAndNewlines)
             _ = try redis.redisCLI("HSET", "kas:playback:" + Hex.encode(SHA256Digest.hash(data: Data(otherID.utf8))), "sealed", sealed)
             #expect(throws: StoreError(.unavailable, "")) { _ = try other.playbacks.live(otherID, now: t0) }
@@ -99,9 +99,10 @@ import Testing
             #expect(throws: unavailable) { _ = try stores.offline.liveSigningKids(now: t0) }
             #expect(throws: unavailable) { _ = try stores.playbacks.live("p", now: t0) }
             #expect(throws: unavailable) {
-                try stores.playbacks.insert(PlaybackRecord(id: "p", identity: StateStoreConformanceTests.identity("s"),
-                                                           assetID: "a", drmSystem: .tdf, expires: t0), now: t0)
+                _ = try stores.playbacks.insert(PlaybackRecord(id: "p", identity: StateStoreConformanceTests.identity("s"),
+                                                               assetID: "a", drmSystem: .tdf, expires: t0), maxLivePerViewer: 16, now: t0)
             }
+            #expect(throws: unavailable) { _ = try stores.playbacks.release("p", viewer: "v", now: t0) }
         }
     }
 

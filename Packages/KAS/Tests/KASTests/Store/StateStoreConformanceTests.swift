@@ -150,14 +150,17 @@ import Testing
                  expiresAt: Date(timeIntervalSince1970: 1_800_000_600.25))
     }
 
+    func playback(_ id: String, _ viewer: Identity, expires: TimeInterval = 100, asset: String = "asset-1") -> PlaybackRecord {
+        PlaybackRecord(id: id, identity: viewer, assetID: asset, drmSystem: .fairplay, expires: t0.addingTimeInterval(expires))
+    }
+
     @Test(arguments: StateBackend.allCases)
     func aPlaybackLivesUntilItsEndOrItsRelease(_ backend: StateBackend) throws {
         try StateStoreFixture.with(backend) { fixture throws in
             let playbacks = fixture.stores.playbacks
             let viewer = Self.identity("subject-\(UUID().uuidString)")
-            let playback = PlaybackRecord(id: "pb-1-aaaaaaaaaaaaaaaa", identity: viewer, assetID: "asset-1", drmSystem: .fairplay,
-                                          expires: t0.addingTimeInterval(100))
-            try playbacks.insert(playback, now: t0)
+            let playback = playback("pb-1-aaaaaaaaaaaaaaaa", viewer)
+            #expect(try playbacks.insert(playback, maxLivePerViewer: 16, now: t0) == .inserted)
             #expect(try playbacks.live(playback.id, now: t0) == playback, "everything the licence URL needs round-trips")
             #expect(try playbacks.live(playback.id, now: t0.addingTimeInterval(100)) == nil)
             #expect(try playbacks.live("pb-unknown", now: t0) == nil)
@@ -168,15 +171,131 @@ import Testing
             // Only its viewer releases it, once, while it is live; then it is gone for good.
             #expect(try playbacks.release(playback.id, viewer: Identity.storeKey(subject: "someone else"), now: t0) == nil)
             let released = try playbacks.release(playback.id, viewer: viewer.storeKey, now: t0.addingTimeInterval(10))
-            #expect(released?.released == true && released?.assetID == "asset-1")
+            #expect(released?.playback.released == true && released?.playback.assetID == "asset-1")
+            #expect(released?.endedSessions == 0)
             #expect(try playbacks.release(playback.id, viewer: viewer.storeKey, now: t0.addingTimeInterval(10)) == nil)
             try playbacks.extend(playback.id, to: t0.addingTimeInterval(900), now: t0)
             #expect(try playbacks.live(playback.id, now: t0.addingTimeInterval(11)) == nil)
             // An expired playback is not released.
-            let short = PlaybackRecord(id: "pb-2-bbbbbbbbbbbbbbbb", identity: viewer, assetID: "asset-1", drmSystem: .tdf,
-                                       expires: t0.addingTimeInterval(5))
-            try playbacks.insert(short, now: t0)
+            let short = self.playback("pb-2-bbbbbbbbbbbbbbbb", viewer, expires: 5)
+            _ = try playbacks.insert(short, maxLivePerViewer: 16, now: t0)
             #expect(try playbacks.release(short.id, viewer: viewer.storeKey, now: t0.addingTimeInterval(5)) == nil)
+            // A removed playback is gone.
+            let removed = self.playback("pb-3-cccccccccccccccc", viewer)
+            _ = try playbacks.insert(removed, maxLivePerViewer: 16, now: t0)
+            try playbacks.remove(removed.id)
+            #expect(try playbacks.live(removed.id, now: t0) == nil)
+            // Pruning deletes what ended before the cutoff (the short one expired at 5 s), not
+            // what ended after it (the first, released at 10 s).
+            try playbacks.prune(olderThan: t0.addingTimeInterval(6))
+            #expect(try fixture.storedPlaybacks() == [MediaSessionID.hash(playback.id)])
+        }
+    }
+
+    /// Releasing a playback ends its live media sessions in the same step, and only its own.
+    @Test(arguments: StateBackend.allCases)
+    func releasingAPlaybackEndsItsSessionsInOneStep(_ backend: StateBackend) throws {
+        try StateStoreFixture.with(backend) { fixture throws in
+            let viewer = Self.identity("releaser-\(UUID().uuidString)")
+            let id = "pb-release-0123456789"
+            _ = try fixture.stores.playbacks.insert(playback(id, viewer), maxLivePerViewer: 16, now: t0)
+            func start(_ session: String, playback: String) throws {
+                var new = NewMediaSession(idHash: session, viewer: viewer.storeKey, asset: "asset-1", protocol: .fairplay,
+                                          playback: playback, timeout: 180)
+                new.component = session
+                guard case .started = try fixture.stores.media.startSession(new, limit: 1, maxLiveSessionsPerViewer: 10, now: t0)
+                else { Issue.record("\(session) not started"); return }
+            }
+            try start("video", playback: MediaSessionID.playbackKey(clientPlaybackID: id))
+            try start("audio", playback: MediaSessionID.playbackKey(clientPlaybackID: id))
+            let released = try fixture.stores.playbacks.release(id, viewer: viewer.storeKey, now: t0.addingTimeInterval(1))
+            #expect(released?.endedSessions == 2)
+            #expect(try fixture.stores.media.session(idHash: "video")?.ended == t0.addingTimeInterval(1))
+            #expect(try fixture.stores.media.liveSessionCount(now: t0.addingTimeInterval(1)) == 0)
+            // Its stream slot (a limit of 1) is free for the next playback at once.
+            try start("next", playback: "another")
+        }
+    }
+
+    /// Issue 28: a viewer holds at most `maxLivePerViewer` live playbacks; released and expired
+    /// ones do not count, and other viewers are not limited by it.
+    @Test(arguments: StateBackend.allCases)
+    func aViewersLivePlaybacksAreCapped(_ backend: StateBackend) throws {
+        try StateStoreFixture.with(backend) { fixture throws in
+            let playbacks = fixture.stores.playbacks
+            let alice = Self.identity("alice-\(UUID().uuidString)"), bob = Self.identity("bob-\(UUID().uuidString)")
+            #expect(try playbacks.insert(playback("a1-0123456789", alice), maxLivePerViewer: 2, now: t0) == .inserted)
+            #expect(try playbacks.insert(playback("a2-0123456789", alice, expires: 10), maxLivePerViewer: 2, now: t0) == .inserted)
+            #expect(try playbacks.insert(playback("a3-0123456789", alice), maxLivePerViewer: 2, now: t0) == .tooManyPlaybacks)
+            #expect(try playbacks.live("a3-0123456789", now: t0) == nil)
+            #expect(try playbacks.insert(playback("b1-0123456789", bob), maxLivePerViewer: 2, now: t0) == .inserted)
+            _ = try playbacks.release("a1-0123456789", viewer: alice.storeKey, now: t0)
+            #expect(try playbacks.insert(playback("a3-0123456789", alice), maxLivePerViewer: 2, now: t0) == .inserted)
+            #expect(try playbacks.insert(playback("a4-0123456789", alice), maxLivePerViewer: 2, now: t0) == .tooManyPlaybacks)
+            #expect(try playbacks.insert(playback("a4-0123456789", alice), maxLivePerViewer: 2,
+                                         now: t0.addingTimeInterval(10)) == .inserted, "a2 expired")
+        }
+    }
+
+    /// Issue 28: the record bounds on playbacks. A viewer keeps its share of ended playbacks
+    /// (the oldest go first); a full store drops the oldest ended playback of anyone, and refuses
+    /// when every stored playback is live, never dropping one.
+    @Test(arguments: StateBackend.allCases)
+    func playbacksKeepWithinTheirBounds(_ backend: StateBackend) throws {
+        var settings = KASConfiguration.StoreSettings()
+        settings.maxEndedRecordsPerViewer = 1
+        settings.maxPlaybacks = 4
+        try StateStoreFixture.with(backend, settings: settings) { fixture throws in
+            let playbacks = fixture.stores.playbacks
+            let flooder = Self.identity("flooder-\(UUID().uuidString)")
+            func hashes(_ ids: String...) -> Set<String> { Set(ids.map { MediaSessionID.hash($0 + "-0123456789") }) }
+            func insert(_ id: String, _ viewer: Identity, at seconds: TimeInterval = 0) throws -> PlaybackInsertOutcome {
+                try playbacks.insert(PlaybackRecord(id: id + "-0123456789", identity: viewer, assetID: "asset-1", drmSystem: .tdf,
+                                                    expires: t0.addingTimeInterval(1000)),
+                                     maxLivePerViewer: 16, now: t0.addingTimeInterval(seconds))
+            }
+            // The flooder starts and releases: each start keeps one ended playback of its own.
+            for (index, id) in ["f1", "f2", "f3"].enumerated() {
+                #expect(try insert(id, flooder, at: Double(index)) == .inserted)
+                _ = try playbacks.release(id + "-0123456789", viewer: flooder.storeKey, now: t0.addingTimeInterval(Double(index) + 0.5))
+            }
+            #expect(try fixture.storedPlaybacks() == hashes("f2", "f3"))
+            // Two other viewers' live playbacks fill the store; the next start drops f2, the oldest ended.
+            #expect(try insert("v1", Self.identity("v1-\(UUID().uuidString)"), at: 4) == .inserted)
+            #expect(try insert("v2", Self.identity("v2-\(UUID().uuidString)"), at: 5) == .inserted)
+            #expect(try fixture.storedPlaybacks() == hashes("f2", "f3", "v1", "v2"))
+            #expect(try insert("v3", Self.identity("v3-\(UUID().uuidString)"), at: 6) == .inserted)
+            #expect(try fixture.storedPlaybacks() == hashes("f3", "v1", "v2", "v3"))
+            #expect(try insert("v4", Self.identity("v4-\(UUID().uuidString)"), at: 7) == .inserted)
+            // Every stored playback is live: a start is refused, and every live one stays.
+            #expect(try insert("v5", Self.identity("v5-\(UUID().uuidString)"), at: 8) == .storeFull)
+            #expect(try fixture.storedPlaybacks() == hashes("v1", "v2", "v3", "v4"))
+            for id in ["v1", "v2", "v3", "v4"] {
+                #expect(try playbacks.live(id + "-0123456789", now: t0.addingTimeInterval(8)) != nil)
+            }
+        }
+    }
+
+    /// A single node's playbacks and its licence URL key outlive a restart (SQLite and the key
+    /// file in the data directory), as Redis's outlive a node's.
+    @Test(arguments: StateBackend.allCases)
+    func playbacksAndTheLicenceURLKeyOutliveARestart(_ backend: StateBackend) throws {
+        try StateStoreFixture.with(backend) { fixture throws in
+            let viewer = Self.identity("restart-\(UUID().uuidString)")
+            let kept = playback("pb-kept-0123456789", viewer, expires: 3600)
+            _ = try fixture.stores.playbacks.insert(kept, maxLivePerViewer: 16, now: t0)
+            let key = try fixture.stores.playbacks.licenseURLKey()
+            try fixture.reopen()
+            #expect(try fixture.stores.playbacks.live(kept.id, now: t0.addingTimeInterval(60)) == kept)
+            #expect(try fixture.stores.playbacks.licenseURLKey() == key)
+            if backend == .local {
+                #expect(SecureFiles.mode(of: fixture.layout.licenseURLKey) == 0o600)
+                // Neither the subject nor the playback id is in the file.
+                let file = try Data(contentsOf: URL(fileURLWithPath: fixture.layout.mediaStore))
+                    + ((try? Data(contentsOf: URL(fileURLWithPath: fixture.layout.mediaStore + "-wal"))) ?? Data())
+                #expect(file.range(of: Data(viewer.subject.utf8)) == nil)
+                #expect(file.range(of: Data(kept.id.utf8)) == nil)
+            }
         }
     }
 }

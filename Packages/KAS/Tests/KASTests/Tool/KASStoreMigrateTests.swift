@@ -14,6 +14,11 @@ extension ToolTests {
     @Suite struct KASStoreMigrateTests {
         private let asset = "3f1c9e2a-7b4d-4e8f-9a21-5c6d7e8f9a0b"
         private let now = Date(timeIntervalSince1970: 1_800_000_000)
+        /// The playback the single node holds: renewed and licensed from Redis after the copy.
+        private var playback: PlaybackRecord {
+            PlaybackRecord(id: "migrated-playback-0123456789", identity: StateStoreConformanceTests.identity("alice"),
+                           assetID: asset, drmSystem: .fairplay, expires: now.addingTimeInterval(3600))
+        }
 
         /// A data directory holding one of everything the migration copies.
         private func singleNodeDirectory(_ temp: TemporaryDirectory) throws -> String {
@@ -44,6 +49,7 @@ extension ToolTests {
                                      dissem: "[]", keys: "[]", released: nil, firstPlayed: nil),
                 maxDevices: 2, now: now)
             #expect(outcome == .issued(replaced: 0))
+            #expect(try stores.playbacks.insert(playback, maxLivePerViewer: 16, now: now) == .inserted)
             return data
         }
 
@@ -60,7 +66,7 @@ extension ToolTests {
             let target = RedisMediaStore(client: client)
             try target.recordFirstPlay(viewer: Identity.storeKey(subject: "bob"), asset: asset, at: now.addingTimeInterval(-3600))
 
-            let expected = "sessions 1\nfirst plays 2\nstream limits 1\ncatalog entries 1\noffline licences 1\n"
+            let expected = "sessions 1\nfirst plays 2\nstream limits 1\nplaybacks 1\ncatalog entries 1\noffline licences 1\n"
             for run in 1...2 {
                 let migrated = try KASToolHarness.run(["store", "migrate", "--to", url, "--data-dir", data],
                                                       environment: ["KAS_STORE_PASSWORD": password])
@@ -78,6 +84,10 @@ extension ToolTests {
             defer { shared.close() }
             #expect(try shared.catalog.entry(assetID: asset)?.title == "Talk")
             #expect(try shared.offline.license(id: "license-1")?.deviceThumbprint == "thumb")
+            // The playback opens in Redis, and the licence URLs the node signed still verify there.
+            #expect(try shared.playbacks.live(playback.id, now: now) == playback)
+            let nodeKey = try #require(try LicenseURLKeyFile.read(KASDataDirectory(data).licenseURLKey))
+            #expect(try shared.playbacks.licenseURLKey() == nodeKey)
         }
 
         @Test func failuresNameTheStoreAndNeverThePassword() throws {

@@ -80,7 +80,8 @@ struct MediaRouteAdapter: Sendable {
     /// Every failure's answer. Key requests (fps-v2 §10.5): 400 malformed, 403 `manifest refused`
     /// for every §10.7 failure (the cause goes only to the audit log), 403 `platform refused` with
     /// the `MediaDenial` code for a policy denial, 429 rate limit, 503 a dependency down. Session
-    /// starts: 429 with the denial's code when the viewer's limits refuse.
+    /// and playback starts: 429 with the denial's code when the viewer's limits refuse, 503
+    /// `store_full` when the store holds its bound of live records.
     static func answer(_ failure: MediaFailure) -> HTTPError {
         switch failure {
         case .malformed(_, let message): HTTPError(.badRequest, reason: message)
@@ -92,17 +93,23 @@ struct MediaRouteAdapter: Sendable {
         case .refused: HTTPError(.forbidden, reason: "manifest refused")
         case .denied(let denial): HTTPError(.forbidden, reason: "platform refused", code: denial.rawValue)
         case .sessionLimit(let denial):
-            HTTPError(.tooManyRequests, reason: denial == .tooManySessions ? "too many sessions" : "concurrency limit",
-                      code: denial.rawValue)
+            HTTPError(.tooManyRequests, reason: Self.limitReasons[denial] ?? "concurrency limit", code: denial.rawValue)
         case .unavailable(let dependency):
             switch dependency {
             case .store: HTTPError(.serviceUnavailable, reason: "state store unavailable")
+            case .storeFull: HTTPError(.serviceUnavailable, reason: "state store full", code: dependency.rawValue)
             case .randomGenerator: HTTPError(.serviceUnavailable, reason: "random generator unavailable")
             case .fairPlay, .fairPlayClientInfo, .fairPlayCKC: HTTPError(.serviceUnavailable, reason: "fairplay unavailable")
             case .keyWrap: HTTPError(.serviceUnavailable, reason: "key wrap failed")
             }
         }
     }
+
+    /// The `error` text of each limit a start can meet (`concurrent_streams` otherwise).
+    static let limitReasons: [MediaDenial: String] = [
+        .tooManySessions: "too many sessions",
+        .tooManyPlaybacks: "too many playbacks",
+    ]
 
     // MARK: Decoding
 

@@ -16,6 +16,7 @@ extension RedisMediaStore {
         local prefix = ARGV[1]
         local function session_key(id) return prefix .. 'session:' .. id end
         local function viewer_key(viewer) return prefix .. 'viewer:' .. viewer end
+        local function viewer_ended_key(viewer) return prefix .. 'viewer-ended:' .. viewer end
         local function playing_key(viewer, asset)
           return prefix .. 'viewer-asset:' .. #viewer .. ':' .. viewer .. ':' .. asset
         end
@@ -47,12 +48,75 @@ extension RedisMediaStore {
           return redis.call('ZRANGEBYSCORE', key, '(' .. now, '+inf')
         end
 
+        -- Record bounds (`RecordBounds`, the same rule as `SQLiteBoundedTable`). A record set is
+        -- two sorted sets: `ended_index` (ended or released records, by that time) and
+        -- `unended_index` (the others, by expiry: those at or below `now` have expired, so ended
+        -- too). The oldest ended record is the first by time, then by id, over both; nil if none.
+        -- Byte order, as sorted sets order their members (Lua's `<` follows the server's locale).
+        local function bytes_before(a, b)
+          for i = 1, math.min(#a, #b) do
+            local x, y = string.byte(a, i), string.byte(b, i)
+            if x ~= y then return x < y end
+          end
+          return #a < #b
+        end
+
+        local function oldest_ended(ended_index, unended_index, now)
+          local ended = redis.call('ZRANGE', ended_index, 0, 0, 'WITHSCORES')
+          local expired = redis.call('ZRANGEBYSCORE', unended_index, '-inf', now, 'WITHSCORES', 'LIMIT', 0, 1)
+          if #ended == 0 then return expired[1] end
+          if #expired == 0 then return ended[1] end
+          local a, b = tonumber(ended[2]), tonumber(expired[2])
+          if a < b or (a == b and bytes_before(ended[1], expired[1])) then return ended[1] end
+          return expired[1]
+        end
+
+        -- Drops the oldest ended records (`delete(id)`) while more than `keep` have ended, at most `batch`.
+        local function drop_ended(ended_index, unended_index, now, keep, batch, delete)
+          local excess = redis.call('ZCARD', ended_index) + redis.call('ZCOUNT', unended_index, '-inf', now) - keep
+          excess = math.min(excess, batch)
+          while excess > 0 do
+            local id = oldest_ended(ended_index, unended_index, now)
+            if not id then return end
+            delete(id)
+            excess = excess - 1
+          end
+        end
+
+        -- Makes room for one more record in a set of `total` records bounded by `bound`: drops
+        -- the oldest ended records of anyone, at most `batch`; false when only live ones are left.
+        local function make_room(total, bound, ended_index, unended_index, now, batch, delete)
+          local needed = math.min(total - bound + 1, batch)
+          while needed > 0 do
+            local id = oldest_ended(ended_index, unended_index, now)
+            if not id then break end
+            delete(id)
+            total = total - 1
+            needed = needed - 1
+          end
+          return total < bound
+        end
+
+        -- Deletes (`delete(id)`) at most `batch` members of each index scored below `cutoff`;
+        -- returns how many: the bounded pruning of ended records.
+        local function delete_before(indexes, cutoff, batch, delete)
+          local deleted = 0
+          for _, index in ipairs(indexes) do
+            for _, id in ipairs(redis.call('ZRANGEBYSCORE', index, '-inf', '(' .. cutoff, 'LIMIT', 0, batch)) do
+              delete(id)
+              deleted = deleted + 1
+            end
+          end
+          return deleted
+        end
+
         local function end_session(id, viewer, asset, now)
           redis.call('HSET', session_key(id), 'ended', now)
           redis.call('ZREM', viewer_key(viewer), id)
           redis.call('ZREM', playing_key(viewer, asset), id)
           redis.call('ZREM', live_key, id)
           redis.call('ZADD', ended_key, now, id)
+          redis.call('ZADD', viewer_ended_key(viewer), now, id)
         end
 
         -- Ends the live sessions of one playback bound to `component`, but `except`; returns how many.
@@ -83,11 +147,24 @@ extension RedisMediaStore {
           if ended then
             redis.call('HSET', key, 'ended', ended)
             redis.call('ZADD', ended_key, ended, id)
+            redis.call('ZADD', viewer_ended_key(viewer), ended, id)
           else
             redis.call('ZADD', viewer_key(viewer), expires, id)
             redis.call('ZADD', playing_key(viewer, asset), expires, id)
             redis.call('ZADD', live_key, expires, id)
           end
+        end
+
+        -- Ends every live session of one viewer's playback of an asset; returns how many.
+        local function end_playback_sessions(viewer, asset, playback, now)
+          local count = 0
+          for _, id in ipairs(live_members(playing_key(viewer, asset), now)) do
+            if redis.call('HGET', session_key(id), 'playback') == playback then
+              end_session(id, viewer, asset, now)
+              count = count + 1
+            end
+          end
+          return count
         end
 
         -- Removes a session and its index entries.
@@ -96,6 +173,7 @@ extension RedisMediaStore {
           local fields = redis.call('HMGET', key, 'viewer', 'asset')
           if fields[1] and fields[2] then
             redis.call('ZREM', viewer_key(fields[1]), id)
+            redis.call('ZREM', viewer_ended_key(fields[1]), id)
             redis.call('ZREM', playing_key(fields[1], fields[2]), id)
           end
           redis.call('DEL', key)
@@ -106,15 +184,18 @@ extension RedisMediaStore {
 
         """#
 
-        private static func script(_ body: String) -> RedisScript { RedisScript(prelude + body) }
+        /// A script of `body` after the prelude (the playback store's scripts are built so too).
+        static func script(_ body: String) -> RedisScript { RedisScript(prelude + body) }
 
         /// ARGV: prefix, id, viewer, asset, component?, protocol, playback, device?, now,
-        /// expires, limit?, max live sessions per viewer. Returns `{'started', replaced}`,
-        /// `{'limit'}`, `{'too-many'}` or `{'duplicate'}` (the id is stored already).
+        /// expires, limit?, max live sessions per viewer, ended sessions kept per viewer,
+        /// sessions kept in all, drop batch (`RecordBounds`). Returns `{'started', replaced}`,
+        /// `{'limit'}`, `{'too-many'}`, `{'full'}` or `{'duplicate'}` (the id is stored already).
         static let startSession = script(#"""
         local id, viewer, asset = ARGV[2], ARGV[3], ARGV[4]
         local component, protocol, playback, device = optional(ARGV[5]), ARGV[6], ARGV[7], optional(ARGV[8])
         local now, expires, limit, max_live = ARGV[9], ARGV[10], optional(ARGV[11]), tonumber(ARGV[12])
+        local keep, bound, batch = tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15])
         if redis.call('EXISTS', session_key(id)) == 1 then return {'duplicate'} end
         -- The sessions this one replaces (same playback and component) do not count against the
         -- viewer's bound: a restarted player is never locked out.
@@ -135,8 +216,12 @@ extension RedisMediaStore {
         local all = redis.call('ZCOUNT', viewer_key(viewer), '(' .. now, '+inf')
         if all - replaceable >= max_live then return {'too-many'} end
         if limit and not joins and distinct >= tonumber(limit) then return {'limit'} end
+        if not make_room(redis.call('ZCARD', expiry_key), bound, ended_key, live_key, now, batch, delete_session) then
+          return {'full'}
+        end
         local replaced = 0
         if component then replaced = end_same_component(viewer, asset, playback, component, nil, now) end
+        drop_ended(viewer_ended_key(viewer), viewer_key(viewer), now, keep, batch, delete_session)
         insert_session(id, viewer, asset, component, protocol, playback, device, now, now, expires, nil)
         return {'started', replaced}
         """#)
@@ -221,15 +306,7 @@ extension RedisMediaStore {
         /// ARGV: prefix, viewer, asset, playback, now. Ends every live session of the playback;
         /// returns how many.
         static let endPlaybackSessions = script(#"""
-        local viewer, asset, playback, now = ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-        local count = 0
-        for _, id in ipairs(live_members(playing_key(viewer, asset), now)) do
-          if redis.call('HGET', session_key(id), 'playback') == playback then
-            end_session(id, viewer, asset, now)
-            count = count + 1
-          end
-        end
-        return count
+        return end_playback_sessions(ARGV[2], ARGV[3], ARGV[4], ARGV[5])
         """#)
 
         /// ARGV: prefix, viewer, asset. The first-play time, or nil.
@@ -302,13 +379,7 @@ extension RedisMediaStore {
         /// untouched since the rate cutoff; returns how many keys it deleted.
         static let prune = script(#"""
         local cutoff, rate_cutoff, batch = ARGV[2], ARGV[3], ARGV[4]
-        local deleted = 0
-        for _, index in ipairs({expiry_key, ended_key}) do
-          for _, id in ipairs(redis.call('ZRANGEBYSCORE', index, '-inf', '(' .. cutoff, 'LIMIT', 0, batch)) do
-            delete_session(id)
-            deleted = deleted + 1
-          end
-        end
+        local deleted = delete_before({expiry_key, ended_key}, cutoff, batch, delete_session)
         for _, key in ipairs(redis.call('ZRANGEBYSCORE', rate_index_key, '-inf', '(' .. rate_cutoff, 'LIMIT', 0, batch)) do
           redis.call('DEL', rate_key(key))
           redis.call('ZREM', rate_index_key, key)

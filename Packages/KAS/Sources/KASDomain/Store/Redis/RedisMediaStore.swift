@@ -20,9 +20,12 @@ import MediaDRMMedia
 ///   rowid does).
 /// - `viewer:<viewer>` and `viewer-asset:<n>:<viewer>:<asset>` — sorted sets of the viewer's
 ///   sessions not ended, scored by expiry: the live ones are those scored above `now`.
+/// - `viewer-ended:<viewer>` — sorted set of the viewer's ended sessions by end time: with
+///   `viewer:<viewer>`, what the per-viewer bound of `RecordBounds` counts and drops.
 /// - `sessions-live` — sorted set of every session not ended, by expiry (`liveSessionCount` is
-///   one `ZCOUNT`, no scan); `sessions-expiry` (every session, by expiry) and `sessions-ended`
-///   (ended sessions, by end time) are what `prune` walks, a bounded batch per call.
+///   one `ZCOUNT`, no scan); `sessions-expiry` (every session, by expiry: its `ZCARD` is the
+///   count the total bound compares) and `sessions-ended` (ended sessions, by end time) are what
+///   `prune` walks, a bounded batch per call, and what a full store drops the oldest ended from.
 /// - `first-play:<n>:<viewer>:<asset>` — string, the first key delivery (`SET NX`); never expires
 ///   and is never pruned.
 /// - `asset-limit:<asset>` — hash: `limit`? and `updated`.
@@ -45,10 +48,13 @@ package final class RedisMediaStore: MediaStore {
     private let client: RedisClient
     /// Prepended to every key, so several deployments (or tests) can share one Redis.
     public let keyPrefix: String
+    /// How many sessions the store keeps, per viewer and in all (every node should pass the same).
+    package let bounds: RecordBounds
 
-    public init(client: RedisClient, keyPrefix: String = "kas:") {
+    package init(client: RedisClient, keyPrefix: String = "kas:", bounds: RecordBounds = .sessions()) {
         self.client = client
         self.keyPrefix = keyPrefix
+        self.bounds = bounds
     }
 
     // MARK: Sessions
@@ -61,6 +67,7 @@ package final class RedisMediaStore: MediaStore {
             session.idHash, session.viewer, session.asset, Self.optional(session.component), session.protocol.rawValue,
             session.playback, Self.optional(session.device), String(nowMs), String(expiresMs),
             Self.optional(limit.map(String.init)), String(maxLiveSessionsPerViewer),
+            String(bounds.endedPerViewer), String(bounds.total), String(RecordBounds.dropBatch),
         ])
         let parts = reply.array ?? []
         switch parts.first?.string {
@@ -73,6 +80,7 @@ package final class RedisMediaStore: MediaStore {
                 expires: MediaStoreTime.date(expiresMs), ended: nil), replaced: Int(replaced))
         case "limit"?: return .concurrencyLimit
         case "too-many"?: return .tooManySessions
+        case "full"?: return .storeFull
         case "duplicate"?: throw StoreError(.constraint, "a session with this id is stored already")
         default: throw Self.unexpectedReply
         }

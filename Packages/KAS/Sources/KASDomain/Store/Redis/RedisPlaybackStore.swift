@@ -2,78 +2,46 @@ import Foundation
 import KASRedis
 import MediaDRMCrypto
 import MediaDRMEncoding
-import MediaDRMJSON
 
 /// The playbacks (`PlaybackStore`) in Redis, so a playback started on one node is licensed,
 /// renewed and released through any other (docs/kas.md#scale-out).
 ///
-/// Nothing in Redis names a viewer or a playback: the key is `playback:` + SHA-256 (hex) of the
-/// playback id, and the identity, asset and DRM system are sealed with AES-256-GCM under a key
-/// derived from the playback id (HKDF-SHA256, `PlaybackSeal`), with the Redis key as associated
-/// data. A copy of Redis therefore yields no subject and no usable playback: both need the id,
-/// which only the player holds (it is 128 random bits).
+/// Nothing in Redis names a viewer's subject or a playback: the key is `playback:` + SHA-256
+/// (hex) of the playback id, and the identity, asset and DRM system are sealed with AES-256-GCM
+/// under a key derived from the playback id (HKDF-SHA256, `PlaybackSeal`), with the Redis key as
+/// associated data. A copy of Redis therefore yields no subject and no usable playback: both
+/// need the id, which only the player holds (it is 128 random bits).
 ///
 /// Data model (every key starts with `keyPrefix`, `kas:` by default):
 /// - `playback:<sha256 hex of the id>` — hash: `sealed` (base64 of nonce ‖ ciphertext ‖ tag),
-///   `expires_ms`, `released_ms`? The end and the release stay readable so `extend` and
-///   `release` are each one script; they name nobody.
+///   `viewer` (the store key, `Identity.storeKey`), `created_ms`, `expires_ms`, `released_ms`?
+///   The end, the release and the viewer key stay readable so that the cap, the bounds,
+///   `extend` and `release` are each one script.
+/// - `playbacks-live` (not released, by end) and `playbacks-released` (by release time) —
+///   sorted sets of every playback: what the total bound counts and drops from, and what
+///   `prune` walks.
+/// - `viewer-playbacks:<viewer>` and `viewer-playbacks-released:<viewer>` — the same per
+///   viewer: the live cap counts the first above `now`, the per-viewer bound drops from both.
 /// - `delivery:license-url-key` — string: the licence URLs' HMAC key (`licenseURLKey`).
-/// Live and expired are judged against the `now` each call passes in (the KAS clock). A TTL of
-/// `garbageRetention` past the playback's end, relative to the KAS clock, only collects the
-/// garbage the in-memory store dropped by capacity.
+/// Live and expired are judged against the `now` each call passes in (the KAS clock); no key has
+/// a TTL. Releasing a playback ends its media sessions in the same script (the media store's
+/// keys, same prefix), so its stream slot is free at once.
 final class RedisPlaybackStore: PlaybackStore {
-    /// How long a playback record outlives its end before Redis deletes it (garbage collection
-    /// only: expiry itself is data).
-    static let garbageRetention: TimeInterval = 86_400
-
     private let client: RedisClient
     let keyPrefix: String
+    /// How many playbacks the store keeps, per viewer and in all (every node should pass the same).
+    let bounds: RecordBounds
 
-    init(client: RedisClient, keyPrefix: String = "kas:") {
+    init(client: RedisClient, keyPrefix: String = "kas:", bounds: RecordBounds = .playbacks()) {
         self.client = client
         self.keyPrefix = keyPrefix
+        self.bounds = bounds
     }
 
     func close() {}
 
     /// `playback:` + SHA-256 (hex) of the id, as the media store keys the playback's sessions.
-    func key(_ id: String) -> String {
-        keyPrefix + "playback:" + MediaSessionID.hash(id)
-    }
-
-    /// KEYS: playback hash. ARGV: sealed, expires, TTL in milliseconds.
-    private static let insertScript = RedisScript("""
-        redis.call('DEL', KEYS[1])
-        redis.call('HSET', KEYS[1], 'sealed', ARGV[1], 'expires_ms', ARGV[2])
-        redis.call('PEXPIRE', KEYS[1], ARGV[3])
-        return 1
-        """)
-
-    /// KEYS: playback hash. ARGV: now. 0 unless live.
-    private static let releaseScript = RedisScript("""
-        local f = redis.call('HMGET', KEYS[1], 'expires_ms', 'released_ms')
-        if not f[1] or f[2] or tonumber(f[1]) <= tonumber(ARGV[1]) then return 0 end
-        redis.call('HSET', KEYS[1], 'released_ms', ARGV[1])
-        return 1
-        """)
-
-    /// KEYS: playback hash. ARGV: new end, TTL in milliseconds. Never shortens, never revives a
-    /// released playback.
-    private static let extendScript = RedisScript("""
-        local f = redis.call('HMGET', KEYS[1], 'expires_ms', 'released_ms')
-        if not f[1] or f[2] then return 0 end
-        if tonumber(ARGV[1]) > tonumber(f[1]) then
-          redis.call('HSET', KEYS[1], 'expires_ms', ARGV[1])
-          redis.call('PEXPIRE', KEYS[1], ARGV[2])
-        end
-        return 1
-        """)
-
-    /// KEYS: the licence URL key. ARGV: a fresh key (base64), kept only when none is stored.
-    private static let licenseURLKeyScript = RedisScript("""
-        redis.call('SET', KEYS[1], ARGV[1], 'NX')
-        return redis.call('GET', KEYS[1])
-        """)
+    func key(_ id: String) -> String { PlaybackSeal.storageKey(id: id, prefix: keyPrefix) }
 
     /// The first node to ask stores a random key (`SET NX`); every node reads the same one. It
     /// lets its holder sign licence URLs, but a URL names a playback id, which Redis does not
@@ -85,21 +53,39 @@ final class RedisPlaybackStore: PlaybackStore {
         } catch {
             throw StoreError(.unavailable, "the system random generator is unavailable")
         }
-        let candidate = fresh.withUnsafeBytes { Base64.encode(Data($0)) }
-        let stored = try RedisStoreCalls.evaluate(client, Self.licenseURLKeyScript, keys: [keyPrefix + "delivery:license-url-key"],
-                                                  arguments: [candidate])
+        return try importLicenseURLKey(fresh)
+    }
+
+    /// Stores `candidate` as the licence URL key unless one is stored; returns the stored one.
+    /// `kas store migrate` offers the single node's key, so the URLs it handed out keep working
+    /// unless nodes drew a key of their own first.
+    @discardableResult
+    func importLicenseURLKey(_ candidate: SecretKey) throws(StoreError) -> SecretKey {
+        let stored = try evaluate(Scripts.licenseURLKey, [candidate.withUnsafeBytes { Base64.encode(Data($0)) }])
         guard let text = stored.string, let bytes = try? Base64.decode(text), bytes.count == LicenseURLSigner.keyByteCount else {
             throw StoreError(.unavailable, "the stored licence URL key is unreadable")
         }
         return SecretKey(data: bytes)
     }
 
-    func insert(_ playback: PlaybackRecord, now: Date) throws(StoreError) {
-        let key = key(playback.id)
-        let sealed = try PlaybackSeal.seal(playback, storageKey: key)
-        _ = try RedisStoreCalls.evaluate(client, Self.insertScript, keys: [key], arguments: [
-            sealed, String(MediaStoreTime.ms(playback.expires)), Self.timeToLive(until: playback.expires, now: now),
+    func insert(_ playback: PlaybackRecord, maxLivePerViewer: Int, now: Date) throws(StoreError) -> PlaybackInsertOutcome {
+        let sealed = try PlaybackSeal.seal(playback, storageKey: key(playback.id))
+        let reply = try evaluate(Scripts.insert, [
+            MediaSessionID.hash(playback.id), playback.viewer.storeKey, sealed, String(MediaStoreTime.ms(now)),
+            String(MediaStoreTime.ms(playback.expires)), String(maxLivePerViewer), String(bounds.endedPerViewer),
+            String(bounds.total), String(RecordBounds.dropBatch),
         ])
+        switch reply.string {
+        case "inserted"?: return .inserted
+        case "too-many"?: return .tooManyPlaybacks
+        case "full"?: return .storeFull
+        case "duplicate"?: throw StoreError(.constraint, "a playback with this id is stored already")
+        default: throw StoreError(.unavailable, "the Redis state store sent an unexpected reply")
+        }
+    }
+
+    func remove(_ id: String) throws(StoreError) {
+        _ = try evaluate(Scripts.remove, [MediaSessionID.hash(id)])
     }
 
     func live(_ id: String, now: Date) throws(StoreError) -> PlaybackRecord? {
@@ -112,27 +98,42 @@ final class RedisPlaybackStore: PlaybackStore {
         return playback.isLive(at: now) ? playback : nil
     }
 
-    func release(_ id: String, viewer: String, now: Date) throws(StoreError) -> PlaybackRecord? {
-        // The viewer is inside the seal: check it here, then release in one script that checks
-        // liveness again (another node may have released it in between).
+    func release(_ id: String, viewer: String, now: Date) throws(StoreError) -> ReleasedPlayback? {
+        // The asset is inside the seal: open it here, then release and end the sessions in one
+        // script that checks liveness and the viewer again (another node may have released it).
         guard var playback = try live(id, now: now), playback.viewer.storeKey == viewer else { return nil }
-        let released = try RedisStoreCalls.evaluate(client, Self.releaseScript, keys: [key(id)],
-                                                    arguments: [String(MediaStoreTime.ms(now))])
-        guard released.int == 1 else { return nil }
+        let ended = try evaluate(Scripts.release, [
+            MediaSessionID.hash(id), viewer, playback.assetID, MediaSessionID.playbackKey(clientPlaybackID: id),
+            String(MediaStoreTime.ms(now)),
+        ]).int
+        guard let ended, ended >= 0 else { return nil }
         playback.released = true
-        return playback
+        return ReleasedPlayback(playback: playback, endedSessions: Int(ended))
     }
 
     func extend(_ id: String, to expires: Date, now: Date) throws(StoreError) {
-        _ = try RedisStoreCalls.evaluate(client, Self.extendScript, keys: [key(id)], arguments: [
-            String(MediaStoreTime.ms(expires)), Self.timeToLive(until: expires, now: now),
+        _ = try evaluate(Scripts.extend, [MediaSessionID.hash(id), String(MediaStoreTime.ms(expires))])
+    }
+
+    func prune(olderThan: Date) throws(StoreError) {
+        _ = try evaluate(Scripts.prune, [String(MediaStoreTime.ms(olderThan)), String(RedisMediaStore.pruneBatch)])
+    }
+
+    // MARK: Migration
+
+    /// Copies a playback exported from the SQLite store (`SQLitePlaybackStore.exportPlaybacks`),
+    /// sealed as it is: it opens here under the default prefix's key. Idempotent: a stored id is
+    /// left as it is.
+    func importPlayback(_ playback: SealedPlayback) throws(StoreError) {
+        _ = try evaluate(Scripts.importPlayback, [
+            playback.idHash, playback.viewer, playback.sealed, String(MediaStoreTime.ms(playback.created)),
+            String(MediaStoreTime.ms(playback.expires)),
+            RedisMediaStore.optional(playback.released.map { String(MediaStoreTime.ms($0)) }),
         ])
     }
 
-    /// Milliseconds from `now` (the KAS clock) to `garbageRetention` past `expires`, at least one
-    /// retention: relative, so a KAS clock apart from Redis's never deletes a live playback.
-    private static func timeToLive(until expires: Date, now: Date) -> String {
-        let remaining = max(0, expires.timeIntervalSince(now))
-        return String(Int64(((remaining + garbageRetention) * 1000).rounded(.up)))
+    /// Runs one script with the key prefix first; a `RedisError` is `StoreError(.unavailable)`.
+    private func evaluate(_ script: RedisScript, _ arguments: [String]) throws(StoreError) -> RESPValue {
+        try RedisStoreCalls.evaluate(client, script, keys: [], arguments: [keyPrefix] + arguments)
     }
 }

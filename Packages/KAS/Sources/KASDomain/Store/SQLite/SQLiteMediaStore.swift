@@ -60,7 +60,15 @@ package final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
             )
             """,
         ],
+        // Issue 28: the record bounds' indexes and count (`SQLiteBoundedTable.schema`).
+        sessions.schema,
     ]
+
+    /// The sessions table under its `RecordBounds`.
+    static let sessions = SQLiteBoundedTable(table: "media_sessions", ended: "ended_ms")
+
+    /// How many sessions the store keeps, per viewer and in all.
+    package let bounds: RecordBounds
 
     public let path: String
     private let lock = NSLock()
@@ -68,8 +76,9 @@ package final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
 
     /// Opens (creating when absent) and migrates the store. A database written by a newer
     /// version of this code is refused rather than used with a schema this code does not know.
-    public init(path: String) throws(StoreError) {
+    package init(path: String, bounds: RecordBounds = .sessions()) throws(StoreError) {
         self.path = path
+        self.bounds = bounds
         database = try SQLiteDatabase(path: path)
         try migrate()
     }
@@ -138,11 +147,13 @@ package final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
                         if Self.int(playbacks.first?.first) >= limit { return .concurrencyLimit }
                     }
                 }
+                guard try Self.sessions.makeRoom(bound: bounds.total, nowMs: nowMs, in: database) else { return .storeFull }
                 var replaced = 0
                 if let component = session.component {
                     replaced = try endLive(sameComponentAs: (session.viewer, session.asset, session.playback, component),
                                            except: nil, nowMs: nowMs)
                 }
+                try Self.sessions.dropEnded(of: session.viewer, keeping: bounds.endedPerViewer, nowMs: nowMs, in: database)
                 _ = try database.query(
                     """
                     INSERT INTO media_sessions (id_hash, viewer, asset, component, protocol, playback, device,
@@ -263,16 +274,21 @@ package final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
     }
 
     public func endPlaybackSessions(viewer: String, asset: String, playback: String, now: Date) throws(StoreError) -> Int {
-        let nowMs = Self.ms(now)
-        return try locked { () throws(StoreError) -> Int in
-            _ = try database.query(
-                """
-                UPDATE media_sessions SET ended_ms = ?
-                WHERE viewer = ? AND asset = ? AND playback = ? AND ended_ms IS NULL AND expires_ms > ?
-                """,
-                [.integer(nowMs), .text(viewer), .text(asset), .text(playback), .integer(nowMs)])
-            return database.changes
+        try locked { () throws(StoreError) -> Int in
+            try endLiveSessions(viewer: viewer, asset: asset, playback: playback, nowMs: Self.ms(now))
         }
+    }
+
+    /// Ends the live sessions of one viewer's playback of an asset; returns how many. Runs
+    /// under the caller's lock (and transaction, for `SQLitePlaybackStore.release`).
+    func endLiveSessions(viewer: String, asset: String, playback: String, nowMs: Int64) throws(StoreError) -> Int {
+        _ = try database.query(
+            """
+            UPDATE media_sessions SET ended_ms = ?
+            WHERE viewer = ? AND asset = ? AND playback = ? AND ended_ms IS NULL AND expires_ms > ?
+            """,
+            [.integer(nowMs), .text(viewer), .text(asset), .text(playback), .integer(nowMs)])
+        return database.changes
     }
 
     public func liveSessionCount(now: Date) throws(StoreError) -> Int {

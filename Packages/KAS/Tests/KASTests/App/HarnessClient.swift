@@ -8,6 +8,8 @@ import KASTesting
 import MediaDRMCrypto
 import MediaDRMEncoding
 import MediaDRMJSON
+import MediaDRMMedia
+import Testing
 
 /// Requests to a `KASTestHarness` through the curl CLI (never URLSession, docs/architecture.md "No URLSession for key traffic"), trusting
 /// the harness's certificate when it serves HTTPS.
@@ -49,11 +51,25 @@ extension KASTestHarness {
         return (try post("/media/v1/key-request", token: token, json: members), clientKey)
     }
 
-    /// The audit events of one viewer (by `sub`), oldest first.
+    /// The audit events of one viewer of the dev issuer (by `sub`), oldest first.
     func auditEvents(sub: String) -> [JSONObject] {
-        let hash = Identity.viewerHash(subject: sub)
+        let hash = Identity.viewerHash(issuer: DevIssuer.issuer, subject: sub)
         let text = (try? String(contentsOfFile: KASDataDirectory(dataDirectory).auditLog, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { (try? JSONParser.parse(Data($0.utf8)))?.object }
             .filter { $0["viewer"]?.string == hash }
+    }
+
+    /// An fps-v2 package (video and audio) naming `kasURL`, wrapped to this KAS's RSA key, put in
+    /// its catalog as `title`.
+    func catalogue(_ rules: MediaRules?, kasURL: String, title: String) throws -> TestPackage {
+        var package = try TestPackage.audioVideo()
+        package.kasURL = kasURL
+        package.kasPublicKey = try #require(keyRing.active(.rsa2048)?.rsaPrivateKey?.publicKey)
+        package.media = rules?.jsonValue
+        try application.stores.catalog.put(CatalogEntry(
+            assetID: package.uuid, title: title, duration: 4, profile: .fpsV2, components: ["video", "audio"],
+            mediaPath: try TitlePath("/\(package.uuid).tdf"), policyJSON: Data(try Base64.decode(package.policy.base64)),
+            manifest: try package.manifest()), now: Date())
+        return package
     }
 }

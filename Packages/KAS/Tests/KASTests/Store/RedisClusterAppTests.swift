@@ -60,15 +60,7 @@ import Testing
 
         /// An fps-v2 package wrapped to the shared ring's RSA key, catalogued through node A.
         func catalogue(_ rules: MediaRules?) throws -> TestPackage {
-            var package = try TestPackage.audioVideo()
-            package.kasURL = RedisClusterAppTests.kasURL
-            package.kasPublicKey = try #require(a.keyRing.active(.rsa2048)?.rsaPrivateKey?.publicKey)
-            package.media = rules?.jsonValue
-            try a.application.stores.catalog.put(CatalogEntry(
-                assetID: package.uuid, title: "Cluster talk", duration: 4, profile: .fpsV2, components: ["video", "audio"],
-                mediaPath: try TitlePath("/\(package.uuid).tdf"), policyJSON: Data(try Base64.decode(package.policy.base64)),
-                manifest: try package.manifest()), now: Date())
-            return package
+            try a.catalogue(rules, kasURL: RedisClusterAppTests.kasURL, title: "Cluster talk")
         }
 
         /// Every key in Redis with its value (`GET`, `HGETALL`, `SMEMBERS` or `ZRANGE`), as a

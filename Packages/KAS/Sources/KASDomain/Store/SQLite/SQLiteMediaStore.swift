@@ -60,6 +60,9 @@ package final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
             )
             """,
         ],
+        // Version 2: viewers keyed by issuer and subject (a file with records of version 1 is
+        // marked as keyed by subject alone, refused until `kas store rekey`).
+        ViewerKeyScheme.mediaStoreStep,
     ]
 
     public let path: String

@@ -54,10 +54,11 @@ extension ToolTests {
             let redis = try TestRedis(password: password)
             defer { redis.stop() }
             let url = "redis://\(redis.url.host):\(redis.url.port)/0"
-            // Bob's first play is already in Redis, earlier than the SQLite one: it stays.
-            let client = RedisClient(url: redis.url, poolSize: 1)
-            defer { client.close() }
-            let target = RedisMediaStore(client: client)
+            // Bob's first play is already in Redis, earlier than the SQLite one: it stays. Written
+            // as a node writes it, through stores opened as `kas serve` opens them.
+            let node = try KASStateStores.openRedis(redis.url, poolSize: 1, timeout: 5)
+            defer { node.close() }
+            let target = node.media
             try target.recordFirstPlay(viewer: Identity.storeKey(issuer: DevIssuer.issuer, subject: "bob"), asset: asset, at: now.addingTimeInterval(-3600))
 
             let expected = "sessions 1\nfirst plays 2\nstream limits 1\ncatalog entries 1\noffline licences 1\n"

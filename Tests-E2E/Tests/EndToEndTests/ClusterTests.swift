@@ -80,7 +80,7 @@ import Testing
         // Ended through B, so A no longer knows it either.
         #expect(try viewer.heartbeat(a, session).status == 404)
         // The end is audited by B, the node that decided it (an end line names the viewer, not the asset).
-        let viewerHash = Identity.viewerHash(subject: "cluster-roaming")
+        let viewerHash = Identity.viewerHash(issuer: DevIssuer.issuer, subject: "cluster-roaming")
         let ends = { (node: ClusterNode) in
             node.auditLines().filter { $0["event"] as? String == "session_end" && $0["viewer"] as? String == viewerHash }
         }
@@ -235,7 +235,7 @@ import Testing
         let store = RedisMediaStore(client: client)
         #expect(!load.deliveredTo.isEmpty)
         for worker in load.deliveredTo {
-            #expect(try store.firstPlay(viewer: Identity.storeKey(subject: subjects[worker]), asset: asset) != nil,
+            #expect(try store.firstPlay(viewer: Identity.storeKey(issuer: DevIssuer.issuer, subject: subjects[worker]), asset: asset) != nil,
                     "the first play of \(subjects[worker]) is gone")
         }
     }

@@ -23,9 +23,9 @@ enum KASCommand {
 
     /// Only for `kas --help` and `kas help store`: `main.swift` hands `kas store ...` to `StoreCommand`.
     static var storePlaceholder: ToolVerb {
-        ToolVerb("store", summary: "Move the state into a shared Redis: migrate.",
-                 discussion: "Actions: migrate. Run 'kas store migrate --help' for its options.",
-                 arguments: [ToolArgument("action", help: "migrate", optional: true)]) { _, _ in
+        ToolVerb("store", summary: "Move the state into a shared Redis, or rekey its viewers: migrate, rekey.",
+                 discussion: "Actions: migrate, rekey. Run 'kas store <action> --help' for each action's options.",
+                 arguments: [ToolArgument("action", help: "migrate | rekey", optional: true)]) { _, _ in
             throw UsageError("run 'kas store <action>'; see 'kas store --help'")
         }
     }

@@ -13,12 +13,15 @@ enum SignURLCommand {
                  discussion: """
                  What an operator's backend does for a viewer: signs a JWT with the delivery secret \
                  (--delivery-secret-file, else the configuration's delivery.deliverySecretFile) whose \
-                 resource is /v2/media/<asset>, sub the viewer and exp at most 600 seconds ahead, and \
-                 prints <public URL>/v2/media/<asset>?token=<JWT>. --claims adds the viewer's entitlements \
+                 resource is /v2/media/<asset>, sub the viewer, iss the issuer of the viewer's bearer tokens \
+                 (--issuer, default the dev issuer: a viewer is its issuer and sub together) and exp at most \
+                 600 seconds ahead, and prints <public URL>/v2/media/<asset>?token=<JWT>. --claims adds the viewer's entitlements \
                  and rentals as in 'kas token'. The URL is a credential: hand it to that viewer only.
                  """,
                  options: [
                     ToolOption.single("sub", valueName: "subject", help: "The viewer.", required: true),
+                    ToolOption.single("issuer", valueName: "iss",
+                                      help: "The issuer of the viewer's bearer tokens. Default: \(DevIssuer.issuer)."),
                     ToolOption.single("asset", valueName: "uuid", help: "The asset id.", required: true),
                     ToolOption.single("ttl", valueName: "seconds", help: "Lifetime, 1 to 600. Default: 300."),
                     ToolOption.single("claims", valueName: "json", help: "A JSON object of extra claims (entitlements, rentals)."),
@@ -32,7 +35,10 @@ enum SignURLCommand {
             let asset = try parsed.requiredValue("asset").lowercased()
             guard UUID(uuidString: asset) != nil else { throw UsageError("invalid value for '--asset': expected a uuid") }
             let lifetime = try parsed.integer("ttl", in: 1...Int(DeliveryTokenKey.maximumLifetime)) ?? 300
-            let claims = try TokenCommand.extraClaims(parsed.value("claims"))
+            var claims = try TokenCommand.extraClaims(parsed.value("claims"))
+            let issuer = parsed.value("issuer") ?? DevIssuer.issuer
+            guard !issuer.isEmpty else { throw UsageError("invalid value '' for '--issuer': expected an issuer") }
+            claims["iss"] = .string(issuer)
             let configuration = try AssetsCommand.loadConfiguration(parsed, deliverySecretFile: parsed.value("delivery-secret-file"))
             guard let secretFile = configuration.delivery.deliverySecretFile else {
                 throw UsageError("no delivery secret: give --delivery-secret-file or set delivery.deliverySecretFile")

@@ -74,7 +74,7 @@ final class PlaybackFixture: @unchecked Sendable {
 
     /// A viewer of its own for one test: the suites sharing this KAS run in parallel, so a test
     /// that counts requests or sessions counts only its own viewer's (the KAS logs and audits the
-    /// viewer hash: the first 16 hex digits of SHA-256 of the subject).
+    /// viewer hash, `viewerHash(subject:)`).
     struct Viewer {
         let token: String
         let hash: String
@@ -84,7 +84,17 @@ final class PlaybackFixture: @unchecked Sendable {
         let subject = "viewer-\(UUID().uuidString.lowercased())"
         let claims = entitled ? #"{"entitlements":["\#(Self.attribute)"]}"# : #"{"entitlements":[]}"#
         return Viewer(token: try kas.token(subject: subject, claims: claims),
-                      hash: Hex.encode(SHA256Digest.hash(data: Data(subject.utf8)).prefix(8)))
+                      hash: Self.viewerHash(subject: subject))
+    }
+
+    /// The viewer hash of a dev-issuer viewer, computed from docs/kas.md ("Audit log") rather
+    /// than with the KAS's code: the first 16 hex digits of SHA-256 of the issuer
+    /// (`urn:mediadrm:kas:dev-issuer`, `kas token`'s), a 0x00 byte and the hex SHA-256 of `sub`.
+    static func viewerHash(subject: String) -> String {
+        var input = Data("urn:mediadrm:kas:dev-issuer".utf8)
+        input.append(0)
+        input.append(contentsOf: Hex.encode(SHA256Digest.hash(data: Data(subject.utf8))).utf8)
+        return String(Hex.encode(SHA256Digest.hash(data: input)).prefix(16))
     }
 
     /// Requests of `viewer` the KAS has logged so far.

@@ -10,7 +10,7 @@ import MediaDRMJSON
 /// `error_description` of `expired` (a genuine token past its `exp`: the viewer needs a fresh
 /// one) or `invalid` (every other cause: which issuer, audience or signature check failed is
 /// never revealed). The handler never runs. With one, the context gets the identity and the
-/// viewer hash (SHA-256 of `sub`, truncated) that logs carry instead of the subject.
+/// viewer hash (`Identity.viewerHash`: of the issuer and `sub`, truncated) that logs carry instead of the subject.
 ///
 /// Tokens are read from the header only, never from the query string or body. Refusals are
 /// logged (when a sink is given) and counted (when metrics are given) by cause only: never the

@@ -9,8 +9,8 @@ import MediaDRMMedia
 /// Expiry is judged against the `now` passed in (the KAS clock), with millisecond precision
 /// (`MediaStoreTime`). Failures throw `StoreError`; an unreachable store is `.unavailable`.
 ///
-/// Viewers are given to the store as opaque keys (`Identity.storeKey`, a hash of the token
-/// subject), sessions by the SHA-256 of their id (`MediaSessionID.hash`): a stolen database
+/// Viewers are given to the store as opaque keys (`Identity.storeKey`, a hash of the token's
+/// issuer and subject), sessions by the SHA-256 of their id (`MediaSessionID.hash`): a stolen database
 /// yields neither subjects nor usable session ids.
 public protocol MediaStore: Sendable {
     /// Admits and inserts a session unless `limit` live playbacks of this viewer and asset

@@ -15,12 +15,12 @@ package struct RewrapRateLimit: Sendable {
         self.clock = clock
     }
 
-    /// Takes a token for `subject`'s request; `.rateLimited` (429, `resource_exhausted` in
-    /// Connect) with `retryAfter` when the bucket is empty.
-    package func consume(subject: String) throws(OpenTDFError) {
+    /// Takes a token for `viewer`'s request (its bucket is its issuer and subject's);
+    /// `.rateLimited` (429, `resource_exhausted` in Connect) with `retryAfter` when the bucket is empty.
+    package func consume(viewer: Identity) throws(OpenTDFError) {
         let decision: RateLimitDecision
         do {
-            decision = try store.consumeRateToken(key: "rewrap:" + Identity.storeKey(subject: subject),
+            decision = try store.consumeRateToken(key: "rewrap:" + viewer.storeKey,
                                                   perMinute: perMinute, now: clock())
         } catch {
             throw OpenTDFError(.internalFailure, "state store unavailable")

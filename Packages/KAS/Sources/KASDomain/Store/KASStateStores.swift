@@ -24,6 +24,9 @@ public struct KASStateStores: Sendable {
     package let playbacks: any PlaybackStore
     /// Where the state lives, for messages: the SQLite data directory or the redacted Redis URL.
     public let location: String
+    /// The stores (named for messages) still keying viewers by subject alone (`ViewerKeyScheme`):
+    /// `open` refuses them; empty once every store keys by issuer and subject.
+    package let subjectKeyed: [String]
     private let closers: [@Sendable () -> Void]
 
     /// Closes every store (after the server stopped taking requests).
@@ -33,12 +36,22 @@ public struct KASStateStores: Sendable {
 
     /// Opens the stores `configuration.store` names; `poolSize` is the HTTP worker threads (the
     /// Redis pool's size unless `store.poolSize` says otherwise). A store that cannot be opened
-    /// is a start-up error naming it (a Redis by its redacted URL, never its password).
+    /// is a start-up error naming it (a Redis by its redacted URL, never its password), and so is
+    /// a store still keyed by subject alone, with the `kas store rekey` command to run.
     public static func open(_ configuration: KASConfiguration, layout: KASDataDirectory,
                             poolSize: Int) throws(KASApplicationError) -> KASStateStores {
-        guard let url = configuration.store.url else { return try openSQLite(layout, settings: configuration.store) }
-        return try openRedis(url, poolSize: configuration.store.poolSize ?? poolSize,
-                             timeout: TimeInterval(configuration.store.timeoutSeconds), settings: configuration.store)
+        let stores: KASStateStores
+        if let url = configuration.store.url {
+            stores = try openRedis(url, poolSize: configuration.store.poolSize ?? poolSize,
+                                   timeout: TimeInterval(configuration.store.timeoutSeconds), settings: configuration.store)
+        } else {
+            stores = try openSQLite(layout, settings: configuration.store)
+        }
+        guard stores.subjectKeyed.isEmpty else {
+            stores.close()
+            throw ViewerKeyScheme.refusal(stores.subjectKeyed, configuration: configuration)
+        }
+        return stores
     }
 
     /// The shared stores in one Redis, after `checkServer` (reachable, password accepted,
@@ -54,10 +67,19 @@ public struct KASStateStores: Sendable {
             let named = error.reason.contains(url.redacted) ? error.reason : "\(url.redacted): \(error.reason)"
             throw KASApplicationError("cannot use the state store: \(named)")
         }
-        return KASStateStores(media: RedisMediaStore(client: client, bounds: .sessions(settings)), catalog: RedisCatalogStore(client: client),
+        let media = RedisMediaStore(client: client, bounds: .sessions(settings))
+        let scheme: ViewerKeyScheme
+        do {
+            scheme = try ViewerKeyScheme.prepare(client, prefix: media.keyPrefix)
+        } catch {
+            client.close()
+            throw KASApplicationError("cannot use the state store: \(error.reason)")
+        }
+        return KASStateStores(media: media, catalog: RedisCatalogStore(client: client),
                               offline: RedisOfflineLicenseStore(client: client),
                               playbacks: RedisPlaybackStore(client: client, bounds: .playbacks(settings)),
-                              location: url.redacted, closers: [client.close])
+                              location: url.redacted, subjectKeyed: scheme == .subjectOnly ? ["the Redis store \(url.redacted)"] : [],
+                              closers: [client.close])
     }
 
     /// The single-node stores in the data directory.
@@ -86,9 +108,16 @@ public struct KASStateStores: Sendable {
             throw KASApplicationError("cannot open the offline store '\(layout.offlineStore)': \(error.reason)")
         }
         let playbacks: SQLitePlaybackStore
+        var subjectKeyed: [String] = []
         do {
             playbacks = try SQLitePlaybackStore(media: media, licenseURLKeyFile: layout.licenseURLKey,
                                                 bounds: .playbacks(settings))
+            if try media.locked({ () throws(StoreError) in try ViewerKeyScheme.stored(in: media.database) }).scheme == .subjectOnly {
+                subjectKeyed.append("the media store '\(layout.mediaStore)'")
+            }
+            if try ViewerKeyScheme.stored(in: offline.database).scheme == .subjectOnly {
+                subjectKeyed.append("the offline store '\(layout.offlineStore)'")
+            }
         } catch {
             offline.close()
             catalog.close()
@@ -96,6 +125,6 @@ public struct KASStateStores: Sendable {
             throw KASApplicationError("cannot open the playbacks in '\(layout.mediaStore)': \(error.reason)")
         }
         return KASStateStores(media: media, catalog: catalog, offline: offline, playbacks: playbacks,
-                              location: layout.path, closers: [catalog.close, offline.close, media.close])
+                              location: layout.path, subjectKeyed: subjectKeyed, closers: [catalog.close, offline.close, media.close])
     }
 }

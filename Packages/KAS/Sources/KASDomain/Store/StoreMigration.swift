@@ -34,6 +34,11 @@ package enum StoreMigration {
         guard FileManager.default.fileExists(atPath: layout.mediaStore) else {
             throw KASApplicationError("no media store in '\(dataDirectory)' (media.sqlite): nothing to migrate; check --data-dir")
         }
+        // Records keyed by subject alone would carry that keying into Redis: opening the data
+        // directory as `kas serve` would refuses them with the `kas store rekey` to run first.
+        var source = configuration
+        source.store.url = nil
+        try KASStateStores.open(source, layout: layout, poolSize: 1).close()
         let target = try KASStateStores.open(configuration, layout: layout, poolSize: 1)
         defer { target.close() }
         guard let media = target.media as? RedisMediaStore, let playbacks = target.playbacks as? RedisPlaybackStore else {

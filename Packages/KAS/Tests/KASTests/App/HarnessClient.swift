@@ -8,6 +8,7 @@ import KASTesting
 import MediaDRMCrypto
 import MediaDRMEncoding
 import MediaDRMJSON
+import MediaDRMMedia
 import Testing
 
 /// Requests to a `KASTestHarness` through the curl CLI (never URLSession, docs/architecture.md "No URLSession for key traffic"), trusting
@@ -50,9 +51,9 @@ extension KASTestHarness {
         return (try post("/media/v1/key-request", token: token, json: members), clientKey)
     }
 
-    /// The audit events of one viewer (by `sub`), oldest first.
+    /// The audit events of one viewer of the dev issuer (by `sub`), oldest first.
     func auditEvents(sub: String) -> [JSONObject] {
-        let hash = Identity.viewerHash(subject: sub)
+        let hash = Identity.viewerHash(issuer: DevIssuer.issuer, subject: sub)
         let text = (try? String(contentsOfFile: KASDataDirectory(dataDirectory).auditLog, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { (try? JSONParser.parse(Data($0.utf8)))?.object }
             .filter { $0["viewer"]?.string == hash }
@@ -69,5 +70,12 @@ extension KASTestHarness {
             mediaPath: try TitlePath("/\(package.uuid).tdf"), policyJSON: Data(try Base64.decode(package.policy.base64)),
             manifest: try package.manifest()), now: now)
         return package
+    }
+
+    /// A fresh fps-v2 package (video and audio) with `rules`, catalogued as `catalogue(_:kasURL:title:now:)` does.
+    func catalogue(_ rules: MediaRules?, kasURL: String, title: String) throws -> TestPackage {
+        var package = try TestPackage.audioVideo()
+        package.media = rules?.jsonValue
+        return try catalogue(package, kasURL: kasURL, title: title)
     }
 }

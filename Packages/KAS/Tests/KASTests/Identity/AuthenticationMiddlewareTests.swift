@@ -62,7 +62,7 @@ extension IdentityTests {
             #expect(accepted.status == 200)
             let body = try #require(JSONParser.parse(accepted.body).object)
             #expect(body["sub"] == .string("alice"))
-            #expect(body["viewer"] == .string(Identity.viewerHash(subject: "alice")))
+            #expect(body["viewer"] == .string(Identity.viewerHash(issuer: DevIssuer.issuer, subject: "alice")))
             #expect(body["entitlements"] == .array([.string("https://example.com/attr/tier/value/premium")]))
 
             let expired = try issuer.token(subject: "alice", lifetime: 1, now: Date().addingTimeInterval(-3600))
@@ -99,7 +99,7 @@ extension IdentityTests {
 
             // Logs carry the viewer hash and refusal causes, never the subject or the token.
             let log = sink.lines.joined(separator: "\n")
-            #expect(log.contains(Identity.viewerHash(subject: "alice")))
+            #expect(log.contains(Identity.viewerHash(issuer: DevIssuer.issuer, subject: "alice")))
             #expect(log.contains("invalidToken.expired"))
             #expect(log.contains("missingToken"))
             #expect(!log.contains("alice"))

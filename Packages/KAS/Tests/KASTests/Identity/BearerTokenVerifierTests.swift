@@ -53,7 +53,10 @@ extension IdentityTests {
             #expect(identity.rentalPurchaseTime(policyUUID: Self.rentalUUID.uppercased()) == 1_767_000_000)
             #expect(identity.claims["aud"] == .string(DevIssuer.audience))
             #expect(identity.expiresAt == Self.now.addingTimeInterval(3600))
-            #expect(identity.viewerHash == "2bd806c97f0e00af")   // SHA-256("alice"), first 8 bytes
+            // SHA-256("urn:mediadrm:kas:dev-issuer" ‖ 0x00 ‖ hex SHA-256("alice")), first 8 bytes
+            // (Python hashlib), and the store key it starts.
+            #expect(identity.viewerHash == "d332a40cfb8fb74f")
+            #expect(identity.storeKey == "d332a40cfb8fb74fc039c1a92cb2b593ba2f3186e7c5f00768edb895948d26db")
             #expect(!identity.description.contains("alice"))
         }
 

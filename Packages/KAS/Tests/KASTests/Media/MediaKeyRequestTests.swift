@@ -41,7 +41,7 @@ import Testing
         #expect(events.map { $0["decision"]?.string } == ["allow", "allow"])
         #expect(events.map { $0["component"]?.string } == ["video", "audio"])
         #expect(events.allSatisfy { $0["asset"]?.string == package.uuid && $0["protocol"]?.string == "tdf" })
-        #expect(try harness.store.firstPlay(viewer: Identity.storeKey(subject: "alice@example.com"), asset: package.uuid) != nil)
+        #expect(try harness.store.firstPlay(viewer: Identity.viewer("alice@example.com").storeKey, asset: package.uuid) != nil)
         #expect(harness.service.prometheusGauges().contains("kas_media_active_sessions 2\n"))
     }
 

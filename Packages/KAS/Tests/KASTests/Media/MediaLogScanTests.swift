@@ -83,7 +83,7 @@ import Testing
         }
         // Every request line names its route pattern, never the path with a session id.
         #expect(harness.requestLog.lines.contains { $0.contains("/media/v1/session/{id}/heartbeat") })
-        let viewers: Set = [Identity.viewerHash(subject: subject), Identity.viewerHash(subject: outsiderSubject)]
+        let viewers: Set = [Identity.viewer(subject).viewerHash, Identity.viewer(outsiderSubject).viewerHash]
         #expect(harness.auditEvents.allSatisfy { viewers.contains($0["viewer"]?.string ?? "") })
     }
 }

@@ -60,27 +60,11 @@ import Testing
 
         /// An fps-v2 package wrapped to the shared ring's RSA key, catalogued through node A.
         func catalogue(_ rules: MediaRules?) throws -> TestPackage {
-            var package = try TestPackage.audioVideo()
-            package.media = rules?.jsonValue
-            return try a.catalogue(package, kasURL: RedisClusterAppTests.kasURL, title: "Cluster talk")
+            try a.catalogue(rules, kasURL: RedisClusterAppTests.kasURL, title: "Cluster talk")
         }
 
-        /// Every key in Redis with its value (`GET`, `HGETALL`, `SMEMBERS` or `ZRANGE`), as a
-        /// copy of the server would show them.
-        func dump() throws -> String {
-            var text = ""
-            for key in try redis.redisCLI("--scan").split(separator: "\n").map(String.init) where !key.isEmpty {
-                let type = try redis.redisCLI("TYPE", key).trimmingCharacters(in: .whitespacesAndNewlines)
-                let command: [String] = switch type {
-                case "hash": ["HGETALL", key]
-                case "set": ["SMEMBERS", key]
-                case "zset": ["ZRANGE", key, "0", "-1", "WITHSCORES"]
-                default: ["GET", key]
-                }
-                text += key + "\n" + (try redis.redisCLI(command)) + "\n"
-            }
-            return text
-        }
+        /// Every key in Redis with its value (`TestRedis.dump`).
+        func dump() throws -> String { try redis.dump() }
     }
 
     static func object(_ result: CurlResult) -> JSONObject? { (try? JSONParser.parse(result.body))?.object }

@@ -38,3 +38,22 @@ extension Trait where Self == SharedTestRedis {
     /// Runs the suite with one shared `redis-server` (`SharedTestRedis`).
     static var sharedRedis: Self { SharedTestRedis() }
 }
+
+extension TestRedis {
+    /// Every key with its value (`GET`, `HGETALL`, `SMEMBERS` or `ZRANGE`), as a copy of the
+    /// server would show them, read with `redis-cli`.
+    func dump() throws -> String {
+        var text = ""
+        for key in try redisCLI("--scan").split(separator: "\n").map(String.init) where !key.isEmpty {
+            let type = try redisCLI("TYPE", key).trimmingCharacters(in: .whitespacesAndNewlines)
+            let command: [String] = switch type {
+            case "hash": ["HGETALL", key]
+            case "set": ["SMEMBERS", key]
+            case "zset": ["ZRANGE", key, "0", "-1", "WITHSCORES"]
+            default: ["GET", key]
+            }
+            text += key + "\n" + (try redisCLI(command)) + "\n"
+        }
+        return text
+    }
+}

@@ -169,7 +169,7 @@ import Testing
             try playbacks.extend(playback.id, to: t0.addingTimeInterval(200), now: t0)
             #expect(try playbacks.live(playback.id, now: t0.addingTimeInterval(150))?.expires == t0.addingTimeInterval(200))
             // Only its viewer releases it, once, while it is live; then it is gone for good.
-            #expect(try playbacks.release(playback.id, viewer: Identity.storeKey(subject: "someone else"), now: t0) == nil)
+            #expect(try playbacks.release(playback.id, viewer: Identity.viewer("someone else").storeKey, now: t0) == nil)
             let released = try playbacks.release(playback.id, viewer: viewer.storeKey, now: t0.addingTimeInterval(10))
             #expect(released?.playback.released == true && released?.playback.assetID == "asset-1")
             #expect(released?.endedSessions == 0)

@@ -142,7 +142,7 @@ extension ToolTests {
             #expect(try Curl.run([again + "/metrics"]).text.contains("kas_media_active_sessions 1\n"))
             // The first play was recorded before the kill (read from another connection, as WAL allows).
             let store = try SQLiteMediaStore(path: KASDataDirectory(data).mediaStore)
-            let firstPlay = try #require(try store.firstPlay(viewer: Identity.storeKey(subject: subject), asset: package.policyUUID))
+            let firstPlay = try #require(try store.firstPlay(viewer: Identity.storeKey(issuer: DevIssuer.issuer, subject: subject), asset: package.policyUUID))
             // Recorded between the two readings of the clock around the first play (whole seconds
             // at most: the earlier bound is rounded down).
             #expect(firstPlay.timeIntervalSince1970 >= beforeFirstPlay.timeIntervalSince1970.rounded(.down))

@@ -29,21 +29,21 @@ extension ToolTests {
             let stores = try KASStateStores.open(KASConfiguration(), layout: layout, poolSize: 1)
             defer { stores.close() }
             let started = try stores.media.startSession(
-                NewMediaSession(idHash: String(repeating: "ab", count: 32), viewer: Identity.storeKey(subject: "alice"),
+                NewMediaSession(idHash: String(repeating: "ab", count: 32), viewer: Identity.storeKey(issuer: DevIssuer.issuer, subject: "alice"),
                                 asset: asset, protocol: .tdf, playback: "p1", timeout: 180),
                 limit: 2, maxLiveSessionsPerViewer: 32, now: now)
             guard case .started = started else {
                 Issue.record("the session did not start: \(started)")
                 return data
             }
-            try stores.media.recordFirstPlay(viewer: Identity.storeKey(subject: "alice"), asset: asset, at: now)
-            try stores.media.recordFirstPlay(viewer: Identity.storeKey(subject: "bob"), asset: asset, at: now)
+            try stores.media.recordFirstPlay(viewer: Identity.storeKey(issuer: DevIssuer.issuer, subject: "alice"), asset: asset, at: now)
+            try stores.media.recordFirstPlay(viewer: Identity.storeKey(issuer: DevIssuer.issuer, subject: "bob"), asset: asset, at: now)
             try stores.media.setAssetStreamLimit(asset: asset, limit: 2, now: now)
             try stores.catalog.put(CatalogEntry(assetID: asset, title: "Talk", duration: 30, profile: .fpsV2, components: ["video"],
                                                 mediaPath: try TitlePath("/talk.tdf"), policyJSON: Data("{}".utf8), manifest: nil),
                                    now: now)
             let outcome = try stores.offline.issue(
-                OfflineLicenseRecord(id: "license-1", viewer: Identity.storeKey(subject: "alice"), asset: asset, playKey: asset,
+                OfflineLicenseRecord(id: "license-1", viewer: Identity.storeKey(issuer: DevIssuer.issuer, subject: "alice"), asset: asset, playKey: asset,
                                      deviceThumbprint: "thumb", deviceName: nil, signingKid: "l1", issued: now,
                                      expires: now.addingTimeInterval(86_400), rentalEnds: nil, rules: "{}", dataAttributes: "[]",
                                      dissem: "[]", keys: "[]", released: nil, firstPlayed: nil),
@@ -60,11 +60,12 @@ extension ToolTests {
             let redis = try TestRedis(password: password)
             defer { redis.stop() }
             let url = "redis://\(redis.url.host):\(redis.url.port)/0"
-            // Bob's first play is already in Redis, earlier than the SQLite one: it stays.
-            let client = RedisClient(url: redis.url, poolSize: 1)
-            defer { client.close() }
-            let target = RedisMediaStore(client: client)
-            try target.recordFirstPlay(viewer: Identity.storeKey(subject: "bob"), asset: asset, at: now.addingTimeInterval(-3600))
+            // Bob's first play is already in Redis, earlier than the SQLite one: it stays. Written
+            // as a node writes it, through stores opened as `kas serve` opens them.
+            let node = try KASStateStores.openRedis(redis.url, poolSize: 1, timeout: 5)
+            defer { node.close() }
+            let target = node.media
+            try target.recordFirstPlay(viewer: Identity.storeKey(issuer: DevIssuer.issuer, subject: "bob"), asset: asset, at: now.addingTimeInterval(-3600))
 
             let expected = "sessions 1\nfirst plays 2\nstream limits 1\nplaybacks 1\ncatalog entries 1\noffline licences 1\n"
             for run in 1...2 {
@@ -75,8 +76,8 @@ extension ToolTests {
                 #expect(!migrated.output.contains(password) && !migrated.stderr.contains(password))
             }
             #expect(try target.session(idHash: String(repeating: "ab", count: 32))?.asset == asset)
-            #expect(try target.firstPlay(viewer: Identity.storeKey(subject: "alice"), asset: asset) == now)
-            #expect(try target.firstPlay(viewer: Identity.storeKey(subject: "bob"), asset: asset) == now.addingTimeInterval(-3600))
+            #expect(try target.firstPlay(viewer: Identity.storeKey(issuer: DevIssuer.issuer, subject: "alice"), asset: asset) == now)
+            #expect(try target.firstPlay(viewer: Identity.storeKey(issuer: DevIssuer.issuer, subject: "bob"), asset: asset) == now.addingTimeInterval(-3600))
             #expect(try target.assetStreamLimit(asset: asset) == 2)
             var configuration = KASConfiguration()
             configuration.store.url = redis.url

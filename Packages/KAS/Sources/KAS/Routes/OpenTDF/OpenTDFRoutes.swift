@@ -99,7 +99,7 @@ struct OpenTDFRouteHandlers: Sendable {
     func restRewrap(_ request: ServerRequest, _ context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
         do {
             let entity = try authenticate(request, &context)
-            try options.rewrapLimit?.consume(subject: entity.entity.subject ?? "")
+            try options.rewrapLimit?.consume(viewer: entity.viewer)
             let body = try decodedBody(request)
             let message = try RewrapRequest(json: ProtoJSON.parse(body, "request body"))
             return .json(try rewraps.rewrap(message, entity: entity.entity, dpopKey: entity.dpopKey).jsonValue)
@@ -138,7 +138,7 @@ struct OpenTDFRouteHandlers: Sendable {
                 return Self.connectResponse(codec, proto: response.protobufData, json: response.jsonValue)
             case .rewrap:
                 let entity = try authenticate(request, &context)
-                try options.rewrapLimit?.consume(subject: entity.entity.subject ?? "")
+                try options.rewrapLimit?.consume(viewer: entity.viewer)
                 let body = try decodedBody(request)
                 let message: RewrapRequest
                 switch codec {
@@ -232,6 +232,8 @@ struct OpenTDFRouteHandlers: Sendable {
     }
 
     struct Caller {
+        /// The verified viewer (issuer and subject), whose rate bucket the request draws on.
+        var viewer: Identity
         var entity: OpenTDFEntity
         var dpopKey: JWSVerificationKey?
     }
@@ -261,7 +263,7 @@ struct OpenTDFRouteHandlers: Sendable {
             dpopKey = try DPoPProof.verificationKey(proof: proofs[0], method: request.method.rawValue, path: request.path,
                                                     accessToken: token, now: options.clock())
         }
-        return Caller(entity: OpenTDFEntity(subject: identity.subject, entitlements: identity.entitlements), dpopKey: dpopKey)
+        return Caller(viewer: identity, entity: OpenTDFEntity(subject: identity.subject, entitlements: identity.entitlements), dpopKey: dpopKey)
     }
 
     /// What OpenTDF SDKs read: `platform_issuer` (otdf-python discovers its token endpoint from

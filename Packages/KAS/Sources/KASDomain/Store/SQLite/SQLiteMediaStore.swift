@@ -60,8 +60,12 @@ package final class SQLiteMediaStore: MediaStore, @unchecked Sendable {
             )
             """,
         ],
-        // Issue 28: the record bounds' indexes and count (`SQLiteBoundedTable.schema`).
+        // Version 2 (issue 28): the record bounds' indexes and count (`SQLiteBoundedTable.schema`).
         sessions.schema,
+        // Version 3: viewers keyed by issuer and subject (a file with records of an earlier
+        // version is marked as keyed by subject alone, refused until `kas store rekey`). Kept
+        // last: the rekey tests take a file back to the version before it.
+        ViewerKeyScheme.mediaStoreStep,
     ]
 
     /// The sessions table under its `RecordBounds`.

@@ -31,11 +31,13 @@ final class SQLiteOfflineStore: OfflineLicenseStore, @unchecked Sendable {
             "CREATE INDEX offline_licenses_viewer ON offline_licenses (viewer, asset, expires_ms) WHERE released_ms IS NULL",
             "CREATE INDEX offline_licenses_signer ON offline_licenses (signing_kid, expires_ms) WHERE released_ms IS NULL",
         ],
+        // Version 2: viewers keyed by issuer and subject, as in the media store.
+        ViewerKeyScheme.offlineStoreStep,
     ]
 
     let path: String
     private let lock = NSLock()
-    private let database: SQLiteDatabase
+    let database: SQLiteDatabase
 
     init(path: String) throws(StoreError) {
         self.path = path

@@ -121,7 +121,7 @@ import Testing
 
         /// The viewer's stored sessions and playbacks, live or ended, read beside the KAS.
         func stored(of subject: String) throws -> (sessions: Int, playbacks: Int) {
-            let viewer = Identity.storeKey(subject: subject)
+            let viewer = Identity.storeKey(issuer: DevIssuer.issuer, subject: subject)
             if let redis {
                 func cardinality(_ key: String) throws -> Int { Int(try redis.redisCLI("ZCARD", "kas:" + key)) ?? -1 }
                 return (try cardinality("viewer:\(viewer)") + cardinality("viewer-ended:\(viewer)"),

@@ -68,6 +68,16 @@ def packet_hashes(path, stream, *input_options):
     return [line.split(",")[5].strip() for line in result.stdout.splitlines() if line and not line.startswith("#")]
 
 
+DEV_ISSUER = "urn:mediadrm:kas:dev-issuer"
+
+
+def viewer_hash(sub, issuer=DEV_ISSUER):
+    """The viewer hash the KAS's audit and request logs carry (docs/kas.md, "Viewers keyed by
+    issuer and subject"): the first 16 hex digits of SHA-256(issuer, 0x00, hex SHA-256 of sub)."""
+    subject_key = hashlib.sha256(sub.encode()).hexdigest()
+    return hashlib.sha256(issuer.encode() + b"\x00" + subject_key.encode()).hexdigest()[:16]
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -139,7 +149,7 @@ class KASProcess:
         """Audit lines, only those of `viewer` (its hash) when given."""
         with open(os.path.join(self.data, "audit.log")) as f:
             lines = [json.loads(line) for line in f if line.strip()]
-        return [e for e in lines if viewer is None or e.get("viewer") == hashlib.sha256(viewer.encode()).hexdigest()[:16]]
+        return [e for e in lines if viewer is None or e.get("viewer") == viewer_hash(viewer)]
 
     def requests(self):
         """The request log lines (route, status) kas serve wrote."""
@@ -429,7 +439,7 @@ class MediaRulesTDFHLSTests(BrowserCase):
         return fixture.short.token(viewer, rentals={fixture.hls_rules_uuid: int(time.time()) - 60})
 
     def viewer_requests(self, viewer):
-        mine = hashlib.sha256(viewer.encode()).hexdigest()[:16]
+        mine = viewer_hash(viewer)
         return [(r["method"], r["route"], r["status"]) for r in fixture.short.requests() if r.get("viewer") == mine]
 
     def test_it_plays_through_its_media_session_whose_heartbeats_and_end_the_kas_sees_in_order(self):
@@ -633,7 +643,7 @@ class LeaseTests(BrowserCase):
         and keys, the old sessions ended), and on page close every session of the viewer ends."""
         viewer = "viewer-lease"
         kas = fixture.short
-        hash_ = hashlib.sha256(viewer.encode()).hexdigest()[:16]
+        hash_ = viewer_hash(viewer)
         page = self.open()
         result = page.evaluate("args => window.startPlayer(args)", {"kas": kas.url, "src": fixture.url(fixture.short_lease), "token": kas.token(viewer)})
         self.assertTrue(result["ok"], result)

@@ -54,9 +54,18 @@ public struct Tool: Sendable {
     }
 
     /// The process entry point: runs with the real command line and exits with the status.
+    ///
+    /// The process ends with `_exit` after flushing stdio, not `exit`: a verb may return while a
+    /// worker thread it abandoned is still inside a library (a cancelled transfer runs until
+    /// libcurl's next callback, docs/architecture.md), and `exit` would run the libraries'
+    /// teardown (OpenSSL's atexit cleanup frees its global state) under that thread, which then
+    /// crashes the process after its answer was given. Every file a tool writes is complete
+    /// before its verb returns (written through `AtomicFileWriter`), so nothing is left to the
+    /// exit handlers.
     public func main() -> Never {
         let status = run(Array(CommandLine.arguments.dropFirst()), console: .standard(toolName: name))
-        exit(status.rawValue)
+        fflush(nil)
+        _exit(status.rawValue)
     }
 
     /// The usage line of `verbName`, as shown after a usage error.

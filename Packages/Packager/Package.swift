@@ -31,6 +31,7 @@ let package = Package(
             .product(name: "MediaDRMMedia", package: "MediaCrypto"),
             .product(name: "MediaDRMHLS", package: "MediaCrypto"),
             .product(name: "MediaDRMTDF", package: "MediaCrypto"),
+            .product(name: "MediaDRMMP4", package: "MediaCrypto"),
         ]),
         .testTarget(name: "PackagerTests", dependencies: [
             "Packager",

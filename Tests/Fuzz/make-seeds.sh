@@ -36,7 +36,7 @@ chmod 700 "$RING" "$RING/keys"; chmod 600 "$RING"/keys/*
 "$BIN/kas" keys export-public --data-dir "$RING" --algorithm ec:secp256r1 >"$WORK/kas-ec.pem"
 
 rm -rf "$FUZZ/corpus"
-mkdir -p "$FUZZ"/corpus/{json,zip,tdf-manifest,tdf-archive,jose,pem,mp4,demux,h264,hevc,webvtt,hls,fpsv2-admission,kas-proto,kas-manifest,kas-media-routes,resp}
+mkdir -p "$FUZZ"/corpus/{json,zip,tdf-manifest,tdf-archive,jose,pem,mp4,demux,h264,hevc,webvtt,hls,fpsv2-admission,kas-proto,kas-manifest,kas-media-routes,resp,fmp4-stream}
 C="$FUZZ/corpus"
 
 # Clips: tiny, so that a package is a few tens of KB and fuzzing stays fast.
@@ -45,6 +45,15 @@ ffmpeg -nostdin -loglevel error -y -f lavfi -i testsrc2=size=96x64:rate=10 \
     -c:v libx264 -preset veryfast -g 10 -bf 0 -pix_fmt yuv420p -c:a aac -ac 2 -b:a 24k "$WORK/av.mp4"
 ffmpeg -nostdin -loglevel error -y -f lavfi -i testsrc2=size=64x48:rate=10 -t 2 \
     -c:v libx264 -preset veryfast -g 10 -bf 2 -pix_fmt yuv420p "$WORK/bframes.mp4"
+
+# fmp4-stream: what an encoder writes on a pipe (ffmpeg's fragmented MP4), with and without
+# default-base-is-moof; byte 0 picks the chunk size of the second read (docs/fuzzing.md).
+ffmpeg -nostdin -loglevel error -y -f lavfi -i testsrc2=size=96x64:rate=10 \
+    -f lavfi -i "aevalsrc=0.3*sin(440*2*PI*t):s=22050" -t 2 -c:v libx264 -preset veryfast -g 10 -bf 0 \
+    -pix_fmt yuv420p -c:a aac -b:a 24k -f mp4 -movflags frag_keyframe+empty_moov+default_base_moof "$WORK/live-av.mp4"
+ffmpeg -nostdin -loglevel error -y -f lavfi -i testsrc2=size=64x48:rate=10 -t 2 -c:v libx264 -preset veryfast -g 10 -bf 2 \
+    -pix_fmt yuv420p -f mp4 -movflags frag_keyframe+empty_moov "$WORK/live-bframes.mp4"
+for f in av bframes; do { printf '\x03'; cat "$WORK/live-$f.mp4"; } >"$C/fmp4-stream/$f.fmp4"; done
 
 # fps-v2 packages (our packager), with and without audio and media rules.
 cat >"$WORK/policy.json" <<JSON

@@ -21,6 +21,8 @@ extension MediaRules {
         if let s = offlineLicenseDurationSeconds { members.append((Member.offlineLicenseDuration.key, .number(JSONNumber(s)))) }
         if let s = offlinePlaybackWindowSeconds { members.append((Member.offlinePlaybackWindow.key, .number(JSONNumber(s)))) }
         if let n = maxOfflineDevices { members.append((Member.maxOfflineDevices.key, .number(JSONNumber(n)))) }
+        if let n = livePeriod { members.append((Member.livePeriod.key, .number(JSONNumber(n)))) }
+        if let s = livePeriodStart { members.append((Member.livePeriodStart.key, .number(JSONNumber(s)))) }
         return .object(JSONObject(members))
     }
 
@@ -70,6 +72,8 @@ extension MediaRules {
             guard let count = Int(exactly: n) else { throw MediaRulesError(.maxOfflineDevices, "is out of range") }
             maxOfflineDevices = count
         }
+        livePeriod = try Self.integer(object[Member.livePeriod.key], .livePeriod)
+        livePeriodStart = try Self.integer(object[Member.livePeriodStart.key], .livePeriodStart)
         try validate()
     }
 

@@ -13,7 +13,7 @@ import MediaDRMJSON
 ///   "maxConcurrentStreams": 2, "allowedRegions": ["US", "CA"], "blockedRegions": ["KP"],
 ///   "hdcp": "type1", "minSecurityLevel": "main", "allowVirtualMachines": false,
 ///   "offline": true, "offlineLicenseDuration": 604800, "offlinePlaybackWindow": 172800,
-///   "maxOfflineDevices": 2}
+///   "maxOfflineDevices": 2, "livePeriod": 3, "livePeriodStart": 1767225600}
 /// ```
 ///
 /// The schema is closed: an unknown member, a `v` other than 1 or a value of the wrong type is
@@ -50,6 +50,8 @@ public struct MediaRules: Sendable, Equatable {
         case offlineLicenseDuration
         case offlinePlaybackWindow
         case maxOfflineDevices
+        case livePeriod
+        case livePeriodStart
 
         /// The JSON key inside its object (`purchaseWindowSeconds` inside `rental`).
         var key: String { rawValue.split(separator: ".").last.map(String.init) ?? rawValue }
@@ -80,12 +82,19 @@ public struct MediaRules: Sendable, Equatable {
     /// Devices one viewer may hold live offline licences of this asset on; absent:
     /// `defaultMaxOfflineDevices`.
     public var maxOfflineDevices: Int?
+    /// The key period of a live segment (`packager live --key-period`, docs/live.md): periods
+    /// are numbered from 0 at the stream's start, so a KAS can tell one period's keys from
+    /// another's. Written with `livePeriodStart`, never alone.
+    public var livePeriod: Int64?
+    /// When that period began: Unix seconds on the stream's program-date-time clock.
+    public var livePeriodStart: Int64?
 
     public init(rentalPurchaseWindowSeconds: Int64? = nil, rentalPlaybackWindowSeconds: Int64? = nil,
                 maxConcurrentStreams: Int? = nil, allowedRegions: [String]? = nil, blockedRegions: [String]? = nil,
                 hdcp: HDCPLevel? = nil, minSecurityLevel: SecurityLevel? = nil, allowVirtualMachines: Bool? = nil,
                 offline: Bool? = nil, offlineLicenseDurationSeconds: Int64? = nil,
-                offlinePlaybackWindowSeconds: Int64? = nil, maxOfflineDevices: Int? = nil) {
+                offlinePlaybackWindowSeconds: Int64? = nil, maxOfflineDevices: Int? = nil,
+                livePeriod: Int64? = nil, livePeriodStart: Int64? = nil) {
         self.rentalPurchaseWindowSeconds = rentalPurchaseWindowSeconds
         self.rentalPlaybackWindowSeconds = rentalPlaybackWindowSeconds
         self.maxConcurrentStreams = maxConcurrentStreams
@@ -98,6 +107,8 @@ public struct MediaRules: Sendable, Equatable {
         self.offlineLicenseDurationSeconds = offlineLicenseDurationSeconds
         self.offlinePlaybackWindowSeconds = offlinePlaybackWindowSeconds
         self.maxOfflineDevices = maxOfflineDevices
+        self.livePeriod = livePeriod
+        self.livePeriodStart = livePeriodStart
     }
 
     public var isEmpty: Bool { self == MediaRules() }
@@ -121,7 +132,8 @@ public struct MediaRules: Sendable, Equatable {
     /// The values' rules: positive windows, 1 to `maxConcurrentStreamsLimit` streams, region lists
     /// of at least one distinct ISO 3166-1 alpha-2 code, no region both allowed and blocked,
     /// offline details only with `offline: true` (a detail of a refused feature is a mistake,
-    /// never silently dropped), 1 to `maxOfflineDevicesLimit` offline devices.
+    /// never silently dropped), 1 to `maxOfflineDevicesLimit` offline devices, a live period and
+    /// its start both given or both absent, neither negative.
     public func validate() throws(MediaRulesError) {
         for (member, window) in [(Member.rentalPurchaseWindow, rentalPurchaseWindowSeconds),
                                  (.rentalPlaybackWindow, rentalPlaybackWindowSeconds),
@@ -148,6 +160,14 @@ public struct MediaRules: Sendable, Equatable {
         }
         if hasOfflineDetails, !allowsOffline {
             throw MediaRulesError(.offline, "must be true when offlineLicenseDuration, offlinePlaybackWindow or maxOfflineDevices is given")
+        }
+        switch (livePeriod, livePeriodStart) {
+        case (nil, nil): break
+        case (let period?, let start?):
+            if period < 0 { throw MediaRulesError(.livePeriod, "must not be negative") }
+            if start < 0 { throw MediaRulesError(.livePeriodStart, "must not be negative") }
+        case (nil, _): throw MediaRulesError(.livePeriod, "must be given with livePeriodStart")
+        case (_, nil): throw MediaRulesError(.livePeriodStart, "must be given with livePeriod")
         }
     }
 

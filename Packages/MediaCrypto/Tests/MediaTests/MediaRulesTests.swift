@@ -33,6 +33,15 @@ import Testing
         #expect(!MediaRules().allowsOffline && !refused.allowsOffline)
     }
 
+    @Test func livePeriodRoundTrips() throws {
+        let rules = MediaRules(maxConcurrentStreams: 2, livePeriod: 3, livePeriodStart: 1_767_225_600)
+        let text = JSONWriter.string(rules.jsonValue)
+        #expect(text.contains(#""livePeriod":3"#) && text.contains(#""livePeriodStart":1767225600"#))
+        #expect(try read(text) == rules)
+        #expect(!MediaRules(livePeriod: 0, livePeriodStart: 0).isEmpty)
+        #expect(try read(#"{"v":1,"livePeriod":0,"livePeriodStart":0}"#).livePeriod == 0)
+    }
+
     @Test func refusalsNameTheMember() {
         let cases: [(String, MediaRules.Member?)] = [
             (#"{"v":2}"#, .version),
@@ -50,6 +59,11 @@ import Testing
             (#"{"v":1,"offline":true,"maxOfflineDevices":1001}"#, .maxOfflineDevices),
             (#"{"v":1,"maxOfflineDevices":2}"#, .offline),
             (#"{"v":1,"offline":false,"offlineLicenseDuration":60}"#, .offline),
+            (#"{"v":1,"livePeriod":1}"#, .livePeriodStart),
+            (#"{"v":1,"livePeriodStart":1}"#, .livePeriod),
+            (#"{"v":1,"livePeriod":-1,"livePeriodStart":1}"#, .livePeriod),
+            (#"{"v":1,"livePeriod":1,"livePeriodStart":1.5}"#, .livePeriodStart),
+            (#"{"v":1,"livePeriod":{"n":1},"livePeriodStart":1}"#, .livePeriod),
         ]
         for (text, member) in cases {
             #expect(throws: MediaRulesError.self) { _ = try read(text) }

@@ -25,6 +25,14 @@ extension PackageOptions {
         return rsaKey
     }
 
+    /// The KAS URL of a Standard TDF's key access: an absolute http(s) URL.
+    func checkTDFKASURL() throws(PackagerError) {
+        guard let url = URL(string: kasURL), let scheme = url.scheme?.lowercased(),
+              scheme == "https" || scheme == "http", url.host != nil else {
+            throw PackagerError(.invalidArgument, "the KAS URL must be an absolute http(s) URL")
+        }
+    }
+
     /// The creator's policy, which every profile needs.
     func requiredPolicy(profile: String) throws(PackagerError) -> Data {
         guard let policyJSON else {

@@ -66,8 +66,13 @@ struct StreamPlaylists: Sendable {
                               audio: hasAudio ? Self.audioGroup : nil, subtitles: subtitles.first?.groupID)
         }
         renditions += subtitles
-        let master = HLSMasterPlaylist(version: 7, independentSegments: true, renditions: renditions, variants: variants,
-                                       otherTags: masterTags)
+        return try Self.checkedMaster(HLSMasterPlaylist(version: 7, independentSegments: true, renditions: renditions,
+                                                        variants: variants, otherTags: masterTags))
+    }
+
+    /// `master` written, once its rendition groups are checked and the written bytes re-read by
+    /// our parser (the VOD master and the live one, `LivePlaylists`).
+    static func checkedMaster(_ master: HLSMasterPlaylist) throws(PackagerError) -> Data {
         do {
             try master.checkRenditionGroups()
             let data = try HLSWriter.data(.master(master))

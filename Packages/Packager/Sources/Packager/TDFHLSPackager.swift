@@ -38,10 +38,7 @@ public enum TDFHLSPackager {
                                output: String, options: PackageOptions) throws(PackagerError) -> PackageSummary {
         let say = options.progress ?? { _ in }
         let kasKey = try options.kasPublicKey()
-        guard let kasURL = URL(string: options.kasURL), let scheme = kasURL.scheme?.lowercased(),
-              scheme == "https" || scheme == "http", kasURL.host != nil else {
-            throw PackagerError(.invalidArgument, "the KAS URL must be an absolute http(s) URL")
-        }
+        try options.checkTDFKASURL()
         let policyJSON = try options.requiredPolicy(profile: profile)
         if options.allowZIP64 { throw PackagerError(.invalidArgument, "--zip64 applies to fps-v2 archives, not to tdf-hls") }
         try options.media?.validateAsPackagerFlags()

@@ -13,6 +13,13 @@ struct VideoAttributes: Sendable, Equatable {
     var frameRate: Double
 
     init(_ track: SourceTrack) throws(PackagerError) {
+        let samples = track.samples
+        let seconds = Double(samples.decodeEnd) / Double(track.timescale)
+        try self.init(track, frameRate: seconds > 0 ? Double(samples.count) / seconds : 0)
+    }
+
+    /// With the frame rate measured elsewhere (a live track, whose `moov` lists no samples).
+    init(_ track: SourceTrack, frameRate measured: Double) throws(PackagerError) {
         guard let entry = track.videoEntry else { throw PackagerError(.unsupportedInput, "\(track.name) has no sample entry") }
         if track.isHEVC, let hvcC = track.hevcConfiguration {
             codec = hvcC.codecsString(sampleEntry: track.format)
@@ -24,9 +31,7 @@ struct VideoAttributes: Sendable, Equatable {
                 throw PackagerError(.malformedInput, "\(track.name): the sequence parameter set is invalid: \(error.reason)")
             }
         }
-        let samples = track.samples
-        let seconds = Double(samples.decodeEnd) / Double(track.timescale)
-        frameRate = seconds > 0 ? (Double(samples.count) / seconds * 1000).rounded() / 1000 : 0
+        frameRate = measured.isFinite ? (measured * 1000).rounded() / 1000 : 0
         guard frameRate > 0, entry.width > 0, entry.height > 0 else {
             throw PackagerError(.malformedInput, "\(track.name) has no usable size or frame rate")
         }

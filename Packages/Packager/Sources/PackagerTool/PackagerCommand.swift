@@ -8,5 +8,5 @@ enum PackagerCommand {
         name: "packager",
         version: version,
         summary: "Package MP4 (H.264 + AAC) as protected HLS (fps-v2) and inspect packages.",
-        verbs: [PackageVerb.verb, InspectVerb.verb])
+        verbs: [PackageVerb.verb, LiveVerb.verb, InspectVerb.verb])
 }

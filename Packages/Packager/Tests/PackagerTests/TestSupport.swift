@@ -49,7 +49,7 @@ struct ProcessResult {
 }
 
 /// Runs a program, feeding `input` on stdin; stdout and stderr are drained concurrently.
-func run(_ executable: String, _ arguments: [String], input: Data? = nil, inputFile: String? = nil) throws -> ProcessResult {
+func run(_ executable: String, _ arguments: [String], input: Data? = nil, inputFile: String? = nil, stdin: Pipe? = nil) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -58,7 +58,9 @@ func run(_ executable: String, _ arguments: [String], input: Data? = nil, inputF
     process.standardOutput = out
     process.standardError = err
     let inPipe = Pipe()
-    if let inputFile {
+    if let stdin {
+        process.standardInput = stdin
+    } else if let inputFile {
         process.standardInput = FileHandle(forReadingAtPath: inputFile)
     } else {
         process.standardInput = inPipe
@@ -71,7 +73,7 @@ func run(_ executable: String, _ arguments: [String], input: Data? = nil, inputF
     DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
     group.enter()
     DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-    if inputFile == nil {
+    if inputFile == nil, stdin == nil {
         if let input { inPipe.fileHandleForWriting.write(input) }
         try? inPipe.fileHandleForWriting.close()
     }

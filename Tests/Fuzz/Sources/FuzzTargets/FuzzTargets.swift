@@ -8,6 +8,7 @@ public enum FuzzTargets {
         JOSETarget.target,
         PEMTarget.target,
         MP4Target.target,
+        FragmentedMP4Target.target,
         DemuxTarget.target,
         H264Target.target,
         HEVCTarget.target,

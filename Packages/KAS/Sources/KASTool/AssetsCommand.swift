@@ -22,11 +22,12 @@ enum AssetsCommand {
     static var add: ToolVerb {
         ToolVerb("add", summary: "Catalog a package: read it with the players' readers and record where the origin serves it.",
                  discussion: """
-                 PACKAGE is an fps-v2 file or directory, a tdf-hls directory (holding master.m3u8), or the \
-                 http(s) URL of either (a tdf-hls master.m3u8 or its directory with a trailing /). The \
-                 package must name a key service this KAS accepts (acceptedKASURLs, from --config, KAS_* \
-                 variables or --public-url, as for 'kas serve'). --path is where the origin serves it, one \
-                 entry directly under its root: /NAME for an fps-v2 file, /NAME/ for a tdf-hls directory; \
+                 PACKAGE is an fps-v2 file or directory, a tdf-hls directory (holding master.m3u8), a cmaf \
+                 directory (packager --profile cmaf; its keys are unwrapped with this KAS's key ring), or the \
+                 http(s) URL of an fps-v2 or tdf-hls package (a tdf-hls master.m3u8 or its directory with a \
+                 trailing /). The package must name a key service this KAS accepts (acceptedKASURLs, from \
+                 --config, KAS_* variables or --public-url, as for 'kas serve'). --path is where the origin \
+                 serves it, one entry directly under its root: /NAME for an fps-v2 file, /NAME/ for a directory; \
                  one signed URL covers that prefix. Adding an asset again replaces its entry. Prints the \
                  asset id.
                  """,
@@ -53,7 +54,8 @@ enum AssetsCommand {
             let entry: CatalogEntry
             do throws(CatalogError) {
                 entry = try CatalogPackageReader.read(location: package, title: parsed.value("title"), mediaPath: mediaPath,
-                                                      acceptedKASURLs: configuration.acceptedKASURLs)
+                                                      acceptedKASURLs: configuration.acceptedKASURLs,
+                                                      admission: keyAdmission(configuration))
             } catch {
                 throw ToolFailure(error.reason)
             }
@@ -129,6 +131,13 @@ enum AssetsCommand {
         } catch {
             throw ToolFailure(error.reason)
         }
+    }
+
+    /// The key path's manifest admission with this KAS's key ring (a cmaf package's keys are
+    /// checked with it); nil when the ring cannot be read.
+    static func keyAdmission(_ configuration: KASConfiguration) -> ManifestAdmission? {
+        guard let ring = try? KeyRing.load(dataDirectory: configuration.keyRingHome) else { return nil }
+        return ManifestAdmission(acceptedKASURLs: configuration.acceptedKASURLs, unwrapper: KeyRingMediaUnwrapper(KeyRingHolder(ring)))
     }
 
     static let configOption = ToolOption.single("config", valueName: "file", help: "The JSON configuration file of 'kas serve'.")

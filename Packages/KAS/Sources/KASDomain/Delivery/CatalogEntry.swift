@@ -1,4 +1,6 @@
 import Foundation
+import MediaDRMEncoding
+import MediaDRMJSON
 
 /// One title of the catalog (docs/delivery.md#catalog): what `kas assets add` read from a
 /// package and where the origin serves it.
@@ -19,9 +21,17 @@ public struct CatalogEntry: Sendable, Equatable {
     /// fps-v2 only: `manifest.json` exactly as packaged, which the FairPlay licence URL sends to
     /// the key-request path in place of the player. Nil for tdf-hls.
     public var manifest: Data?
+    /// The key id (the init segments' `tenc` default_KID) of each component, in package order:
+    /// what an EME ClearKey licence request names. fps-v2 and cmaf; empty for tdf-hls.
+    public var keyIDs: [CatalogKeyID]
+    /// cmaf only: the package's manifests as packaged (`manifest.mpd`, `master.m3u8`,
+    /// `<rendition>.m3u8`), each strictly read and bounded when it was added: the KAS serves each
+    /// playback its own copy with signed URIs (`PlaybackManifests`).
+    public var manifests: [String: Data]
 
     package init(assetID: String, title: String, duration: Double, profile: CatalogProfile, components: [String],
-                mediaPath: TitlePath, policyJSON: Data, manifest: Data?) {
+                mediaPath: TitlePath, policyJSON: Data, manifest: Data?, keyIDs: [CatalogKeyID] = [],
+                manifests: [String: Data] = [:]) {
         self.assetID = assetID
         self.title = title
         self.duration = duration
@@ -30,6 +40,55 @@ public struct CatalogEntry: Sendable, Equatable {
         self.mediaPath = mediaPath
         self.policyJSON = policyJSON
         self.manifest = manifest
+        self.keyIDs = keyIDs
+        self.manifests = manifests
+    }
+
+    /// The stores' text of `keyIDs`: `video=<32 hex>,audio=<32 hex>`; nil when there are none.
+    package var keyIDsText: String? {
+        keyIDs.isEmpty ? nil : keyIDs.map { "\($0.component)=\(Hex.encode($0.keyID))" }.joined(separator: ",")
+    }
+
+    /// `keyIDsText` read back; an unreadable text reads as no key ids.
+    package static func keyIDs(text: String?) -> [CatalogKeyID] {
+        guard let text, !text.isEmpty else { return [] }
+        var keys: [CatalogKeyID] = []
+        for item in text.split(separator: ",") {
+            let parts = item.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, let bytes = try? Hex.decode(String(parts[1])), bytes.count == 16 else { return [] }
+            keys.append(CatalogKeyID(component: String(parts[0]), keyID: Data(bytes)))
+        }
+        return keys
+    }
+
+    /// The stores' text of `manifests`: a JSON object of name to text; nil when there are none.
+    package var manifestsText: String? {
+        guard !manifests.isEmpty else { return nil }
+        let members = manifests.keys.sorted().map { ($0, JSONValue.string(String(decoding: manifests[$0] ?? Data(), as: UTF8.self))) }
+        return String(decoding: JSONWriter.write(.object(JSONObject(members)), options: [.sortedKeys]), as: UTF8.self)
+    }
+
+    /// `manifestsText` read back; an unreadable text reads as none.
+    package static func manifests(text: String?) -> [String: Data] {
+        guard let text, case .object(let object)? = try? JSONParser.parse(Array(text.utf8), limits: JSONLimits(maxBytes: 1 << 26, maxDepth: 4))
+        else { return [:] }
+        var manifests: [String: Data] = [:]
+        for (name, value) in object.members {
+            guard case .string(let body) = value else { return [:] }
+            manifests[name] = Data(body.utf8)
+        }
+        return manifests
+    }
+}
+
+/// One component's key id (16 bytes), as its init segments carry it.
+public struct CatalogKeyID: Sendable, Equatable {
+    public var component: String
+    public var keyID: Data
+
+    public init(component: String, keyID: Data) {
+        self.component = component
+        self.keyID = keyID
     }
 }
 
@@ -37,4 +96,7 @@ public struct CatalogEntry: Sendable, Equatable {
 public enum CatalogProfile: String, Sendable, Equatable, CaseIterable {
     case fpsV2 = "fps-v2"
     case tdfHLS = "tdf-hls"
+    /// A `--profile cmaf` directory (docs/formats.md): plain CMAF `cbcs`, HLS and DASH, its keys
+    /// in an fps-v2-shaped `manifest.json`.
+    case cmaf
 }

@@ -6,15 +6,17 @@ import MediaDRMTDF
 
 /// Reads a package the way players do, to catalog it: an fps-v2 archive or directory through
 /// the fps-v2 reader (every admission check, for the key services this KAS accepts), a tdf-hls
-/// directory through its master and media playlists and its first segment's TDF manifest.
+/// directory through its master and media playlists and its first segment's TDF manifest, a cmaf
+/// directory through `CatalogCMAFReader` (its keys unwrapped by `admission`, this KAS's ring).
 package enum CatalogPackageReader {
     /// The catalog entry for the package at `location`: a local file or directory, or an
     /// http(s) URL (`CatalogPackageDownload` fetches what is read into a temporary directory).
     public static func read(location: String, title: String?, mediaPath: TitlePath,
-                            acceptedKASURLs: [String]) throws(CatalogError) -> CatalogEntry {
+                            acceptedKASURLs: [String], admission: ManifestAdmission? = nil) throws(CatalogError) -> CatalogEntry {
         let lowered = location.lowercased()
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
-            return try read(path: location, title: title, mediaPath: mediaPath, acceptedKASURLs: acceptedKASURLs)
+            return try read(path: location, title: title, mediaPath: mediaPath, acceptedKASURLs: acceptedKASURLs,
+                            admission: admission)
         }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("kas-assets-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: scratch) }
@@ -29,23 +31,26 @@ package enum CatalogPackageReader {
 
     /// The catalog entry for the package at `path` (a local file or directory).
     public static func read(path: String, title: String?, mediaPath: TitlePath,
-                            acceptedKASURLs: [String]) throws(CatalogError) -> CatalogEntry {
+                            acceptedKASURLs: [String], admission: ManifestAdmission? = nil) throws(CatalogError) -> CatalogEntry {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw CatalogError("the package '\(path)' does not exist")
         }
         let master = (path as NSString).appendingPathComponent("master.m3u8")
         let profile: CatalogProfile =
-            isDirectory.boolValue && FileManager.default.fileExists(atPath: master) && !isFPSv2Directory(path) ? .tdfHLS : .fpsV2
-        guard mediaPath.isDirectory == (profile == .tdfHLS) else {
-            throw CatalogError(profile == .tdfHLS
-                ? "'\(path)' is a tdf-hls directory: its --path must end with '/' (for example /\(defaultName(path))/)"
+            !isDirectory.boolValue ? .fpsV2
+            : CatalogCMAFReader.isCMAF(path) ? .cmaf
+            : FileManager.default.fileExists(atPath: master) && !isFPSv2Directory(path) ? .tdfHLS : .fpsV2
+        guard mediaPath.isDirectory == (profile != .fpsV2) else {
+            throw CatalogError(profile != .fpsV2
+                ? "'\(path)' is a \(profile.rawValue) directory: its --path must end with '/' (for example /\(defaultName(path))/)"
                 : "'\(path)' is an fps-v2 package: its --path names a file, without a trailing '/' (for example /\(defaultName(path)))")
         }
         let name = title ?? defaultName(path)
         switch profile {
         case .fpsV2: return try readFPSv2(path: path, title: name, mediaPath: mediaPath, acceptedKASURLs: acceptedKASURLs)
         case .tdfHLS: return try readTDFHLS(path: path, title: name, mediaPath: mediaPath, acceptedKASURLs: acceptedKASURLs)
+        case .cmaf: return try CatalogCMAFReader.read(path: path, title: name, mediaPath: mediaPath, admission: admission)
         }
     }
 
@@ -74,7 +79,8 @@ package enum CatalogPackageReader {
         return CatalogEntry(assetID: admitted.policyUUID.lowercased(), title: title, duration: admitted.duration,
                             profile: .fpsV2, components: admitted.components.map(\.id), mediaPath: mediaPath,
                             policyJSON: JSONWriter.write(policy.jsonValue, options: [.sortedKeys]),
-                            manifest: admitted.manifestBytes)
+                            manifest: admitted.manifestBytes,
+                            keyIDs: admitted.components.map { CatalogKeyID(component: $0.id, keyID: $0.defaultKID) })
     }
 
     private static func readTDFHLS(path: String, title: String, mediaPath: TitlePath,

@@ -13,6 +13,10 @@ package enum DeliveryFailure: Error, Sendable {
     /// A licence URL that is not valid (`license_url_invalid`), expired (`license_url_expired`)
     /// or whose playback ended (`playback_ended`).
     case licenseURLRefused(code: String)
+    /// A ClearKey licence request names a key id that is not one of the playback's asset.
+    case keyIDUnknown
+    /// A playback manifest URL names no manifest of its title (or the title is not cmaf).
+    case noSuchManifest
     /// `?token=` was sent but no delivery secret is configured.
     case deliveryTokensNotConfigured
     /// The delivery token does not verify; the sentence is fixed text, never token data.

@@ -23,14 +23,18 @@ extension DeliveryService {
                 ("drm", .object(JSONObject([(drm, .object(JSONObject(members)))]))),
             ]))
         }
-        var sources = [source("com.arkavo.tdf", [("kasUrl", .string(publicURL)), ("playbackUrl", .string(playbackURL))])]
-        if entry.profile == .fpsV2 {
-            // The raw SPC/CKC URL is signed per playback: a player posts to playbackUrl
-            // (drmSystem fairplay) and uses the licenseUrl it gets as processSpcUrl.
-            sources.append(source("fairplay", [("processSpcUrl", .string(playbackURL)), ("playbackUrl", .string(playbackURL)),
-                                               ("certificateUrl", .string(publicURL + "/media/v1/certificate"))]))
-            sources.append(source("org.w3.clearkey", [("licenseUrl", .string(publicURL + "/media/v1/key-request")),
-                                                      ("playbackUrl", .string(playbackURL))]))
+        // Licence URLs are signed per playback, so there is none to describe: a player posts to
+        // playbackUrl with the source's DRM system and uses the licenseUrl it gets.
+        let fairPlay = source("fairplay", [("processSpcUrl", .string(playbackURL)), ("playbackUrl", .string(playbackURL)),
+                                           ("certificateUrl", .string(publicURL + "/media/v1/certificate"))])
+        let clearKey = source("org.w3.clearkey", [("licenseUrl", .string(playbackURL)), ("playbackUrl", .string(playbackURL))])
+        var sources: [JSONValue]
+        switch entry.profile {
+        case .tdfHLS: sources = [source("com.arkavo.tdf", [("kasUrl", .string(publicURL)), ("playbackUrl", .string(playbackURL))])]
+        case .fpsV2:
+            sources = [source("com.arkavo.tdf", [("kasUrl", .string(publicURL)), ("playbackUrl", .string(playbackURL))]), fairPlay]
+            if !entry.keyIDs.isEmpty { sources.append(clearKey) }
+        case .cmaf: sources = [fairPlay, clearKey]
         }
         sources.shuffle()
         return .object(JSONObject([

@@ -9,6 +9,22 @@ extension DeliveryService {
             + licenses.query(playbackID: playbackID, component: component, expires: expires)
     }
 
+    /// The live playback a signed URL of `purpose` names, after every check of the URL, in this
+    /// order: the signature for this playback and purpose (403 `license_url_invalid`: another
+    /// playback's or purpose's URL, a changed expiry), the expiry (403 `license_url_expired`),
+    /// the playback live (403 `playback_ended` after release or unknown here).
+    func signedPlayback(id: String?, _ purpose: LicenseURLSigner.Purpose, expires expiresText: String?, signature: String?,
+                        now: Date) throws(DeliveryFailure) -> PlaybackRecord {
+        guard let id, MediaSessionID.isPlaybackID(id), let expiresText, let expires = Int64(expiresText), let signature,
+              licenses.isValid(signature, purpose, playbackID: id, expires: expires)
+        else { throw .licenseURLRefused(code: "license_url_invalid") }
+        guard Double(expires) > now.timeIntervalSince1970 else { throw .licenseURLRefused(code: "license_url_expired") }
+        guard let playback = try storeCall({ () throws(StoreError) in try playbacks.live(id, now: now) }) else {
+            throw .licenseURLRefused(code: "playback_ended")
+        }
+        return playback
+    }
+
     /// `POST /media/v1/playback/{id}/license/{component}?expires=&sig=`: the raw SPC in
     /// (`application/octet-stream`), the raw CKC out. No bearer header: the URL's signature
     /// authorizes it (`LicenseURLSigner`). Every check of the URL and its playback comes first
@@ -19,16 +35,12 @@ extension DeliveryService {
     /// The answer is the raw CKC and the viewer it was issued to (the playback's), for the log.
     package func license(_ request: LicenseURLRequest, region: String?) throws(DeliveryFailure) -> (ckc: Data, viewer: Identity) {
         let now = clock()
-        guard let id = request.playbackID, MediaSessionID.isPlaybackID(id),
-              let component = request.component, MediaSessionID.isComponentID(component),
-              let expiresText = request.expires, let expires = Int64(expiresText),
-              let sig = request.signature,
-              licenses.isValid(sig, playbackID: id, component: component, expires: expires)
-        else { throw .licenseURLRefused(code: "license_url_invalid") }
-        guard Double(expires) > now.timeIntervalSince1970 else { throw .licenseURLRefused(code: "license_url_expired") }
-        guard let playback = try storeCall({ () throws(StoreError) in try playbacks.live(id, now: now) }) else {
-            throw .licenseURLRefused(code: "playback_ended")
+        guard let component = request.component, MediaSessionID.isComponentID(component) else {
+            throw .licenseURLRefused(code: "license_url_invalid")
         }
+        let playback = try signedPlayback(id: request.playbackID, .fairPlay(component: component), expires: request.expires,
+                                          signature: request.signature, now: now)
+        let id = playback.id
         let entry = try entry(playback.assetID)
         guard let manifest = entry.manifest, entry.components.contains(component) else {
             throw .licenseURLRefused(code: "license_url_invalid")

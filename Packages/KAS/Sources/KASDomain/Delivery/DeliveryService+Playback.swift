@@ -1,4 +1,5 @@
 import Foundation
+import MediaDRMEncoding
 import MediaDRMJSON
 import MediaDRMMedia
 
@@ -17,9 +18,7 @@ extension DeliveryService {
         }
         let system = request.drmSystem
         let entry = try entry(request.assetID)
-        if system != .tdf, entry.profile != .fpsV2 {
-            throw .malformed("this asset is tdf-hls: ask for drmSystem tdf")
-        }
+        try Self.checkServed(request, entry: entry)
         let policy = try policy(of: entry)
         if let denial = try refusal(for: policy, viewer: viewer, region: region, now: now) {
             audit("playback_start", viewer: viewer, asset: entry.assetID, decision: .deny, reason: denial.rawValue, now: now)
@@ -76,7 +75,18 @@ extension DeliveryService {
         case .tdf:
             members.append(("licenseUrl", .string(publicURL)))
         case .clearkey:
-            members.append(("licenseUrl", .string(publicURL + "/media/v1/key-request")))
+            members.append(("licenseUrl", .string(clearKeyLicenseURL(playbackID: playbackID, now: now))))
+            members.append(("keyIds", .object(JSONObject(entry.keyIDs.map { ($0.component, JSONValue.string(Hex.encode($0.keyID))) }))))
+        }
+        if entry.profile == .cmaf {
+            // Standard players: the playback's own manifests, every URI in them signed.
+            let expires = Int64(signed.expires.timeIntervalSince1970.rounded(.down))
+            if request.manifestTypes.contains(.dash) {
+                members.append(("dashUrl", .string(playbackManifestURL(playbackID: playbackID, name: Self.mpdName, expires: expires))))
+            }
+            if request.manifestTypes.contains(.hls) {
+                members.append(("hlsUrl", .string(playbackManifestURL(playbackID: playbackID, name: Self.masterName, expires: expires))))
+            }
         }
         members += [
             ("sessionId", .string(sessionID)),
@@ -85,6 +95,26 @@ extension DeliveryService {
             ("expiresAt", .string(Self.timestamp(signed.expires.addingTimeInterval(PlaybackRecord.renewalGrace)))),
         ]
         return .object(JSONObject(members))
+    }
+
+    /// The DRM systems and manifest forms each profile is served with: tdf-hls `tdf`; fps-v2
+    /// `fairplay`, `tdf` and `clearkey`; cmaf `fairplay` and `clearkey` (its `manifest.json` is
+    /// fps-v2's model), with `dash` as well as `hls`. `clearkey` needs the key ids the catalog
+    /// read (an fps-v2 entry added before it kept them must be added again).
+    static func checkServed(_ request: PlaybackRequest, entry: CatalogEntry) throws(DeliveryFailure) {
+        switch entry.profile {
+        case .tdfHLS:
+            guard request.drmSystem == .tdf else { throw .malformed("this asset is tdf-hls: ask for drmSystem tdf") }
+        case .fpsV2: break
+        case .cmaf:
+            guard request.drmSystem != .tdf else { throw .malformed("this asset is cmaf: ask for drmSystem clearkey or fairplay") }
+        }
+        if request.manifestTypes.contains(.dash), entry.profile != .cmaf {
+            throw .malformed("dash is served for cmaf assets only")
+        }
+        if request.drmSystem == .clearkey, entry.keyIDs.isEmpty {
+            throw .malformed("this asset was catalogued without its key ids: add it again (kas assets add) for drmSystem clearkey")
+        }
     }
 
     /// A playback start the viewer's budget or bounds refused, audited (`playback_start`, the

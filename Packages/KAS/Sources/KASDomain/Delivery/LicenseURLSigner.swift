@@ -25,23 +25,42 @@ struct LicenseURLSigner: Sendable {
         SecretKey(data: try SecureRandom.bytes(count: keyByteCount))
     }
 
+    /// What a signed URL opens: one component's FairPlay licence, the playback's ClearKey
+    /// licence, or the playback's manifests (docs/delivery.md). Each signs its own text, so no
+    /// URL's signature opens another route.
+    enum Purpose: Sendable, Equatable {
+        case fairPlay(component: String)
+        case clearKey
+        case manifests
+
+        /// Newline-separated: neither a playback id nor a component id can hold one. The FairPlay
+        /// text is the one URLs were signed with before the other purposes existed.
+        func message(_ playbackID: String, _ expires: Int64) -> Data {
+            switch self {
+            case .fairPlay(let component): Data("fairplay-license\n\(playbackID)\n\(component)\n\(expires)".utf8)
+            case .clearKey: Data("clearkey-license\n\(playbackID)\n\(expires)".utf8)
+            case .manifests: Data("playback-manifests\n\(playbackID)\n\(expires)".utf8)
+            }
+        }
+    }
+
     /// `?expires=...&sig=...` for the path of the licence route.
     func query(playbackID: String, component: String, expires: Int64) -> String {
-        "expires=\(expires)&sig=\(signature(playbackID: playbackID, component: component, expires: expires))"
+        query(.fairPlay(component: component), playbackID: playbackID, expires: expires)
+    }
+
+    /// `expires=...&sig=...` for a URL of `purpose`.
+    func query(_ purpose: Purpose, playbackID: String, expires: Int64) -> String {
+        "expires=\(expires)&sig=\(Base64URL.encode(HMACSHA256.authenticationCode(purpose.message(playbackID, expires), key: key)))"
     }
 
     /// Whether `sig` signs these values; compared in constant time.
     func isValid(_ sig: String, playbackID: String, component: String, expires: Int64) -> Bool {
+        isValid(sig, .fairPlay(component: component), playbackID: playbackID, expires: expires)
+    }
+
+    func isValid(_ sig: String, _ purpose: Purpose, playbackID: String, expires: Int64) -> Bool {
         guard let mac = try? Base64URL.decode(sig) else { return false }
-        return HMACSHA256.isValid(mac, for: Self.message(playbackID, component, expires), key: key)
-    }
-
-    private func signature(playbackID: String, component: String, expires: Int64) -> String {
-        Base64URL.encode(HMACSHA256.authenticationCode(Self.message(playbackID, component, expires), key: key))
-    }
-
-    /// Newline-separated: neither a playback id nor a component id can hold one.
-    private static func message(_ playbackID: String, _ component: String, _ expires: Int64) -> Data {
-        Data("fairplay-license\n\(playbackID)\n\(component)\n\(expires)".utf8)
+        return HMACSHA256.isValid(mac, for: purpose.message(playbackID, expires), key: key)
     }
 }

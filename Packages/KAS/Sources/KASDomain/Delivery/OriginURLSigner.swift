@@ -27,6 +27,13 @@ package struct OriginURLSigner: Sendable {
                                                               secret: secret.signingSecret, slot: secret.signingSlot)
     }
 
+    /// A file of a directory title (`<prefix><relative>`), signed for the title's prefix until
+    /// `expires` (Unix seconds): what a per-playback manifest names (`PlaybackManifests`).
+    func signedURL(file relative: String, in path: TitlePath, expires: Int64) -> String {
+        originURL + path.prefix + relative + "?" + Self.query(prefix: path.prefix, expires: expires,
+                                                              secret: secret.signingSecret, slot: secret.signingSlot)
+    }
+
     /// `md5=...&expires=...&slot=...` for a prefix.
     static func query(prefix: String, expires: Int64, secret: String, slot: Int) -> String {
         "md5=\(md5(prefix: prefix, expires: expires, secret: secret))&expires=\(expires)&slot=\(slot)"

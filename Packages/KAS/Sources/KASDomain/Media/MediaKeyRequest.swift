@@ -14,10 +14,14 @@ package struct MediaKeyRequest: Sendable {
         case clientPublicKey(ECP256.KeyAgreement.PublicKey)
         /// FairPlay: the SPC.
         case spc(Data)
+        /// W3C ClearKey (the playback's ClearKey licence URL, docs/delivery.md): the key itself,
+        /// which the licence answers as a JWK to the browser's ClearKey CDM. A software client on
+        /// the open path, as a `clientPublicKey` one is.
+        case clearKey
 
         package var `protocol`: MediaProtocol {
             switch self {
-            case .clientPublicKey: .tdf
+            case .clientPublicKey, .clearKey: .tdf
             case .spc: .fairplay
             }
         }

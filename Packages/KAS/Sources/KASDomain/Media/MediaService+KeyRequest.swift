@@ -11,8 +11,10 @@ import MediaDRMTDF
 /// request, session and manifest, the authorize step (`MediaAuthorizer`), then the release. Every
 /// outcome is audited and counted; a failure is a `MediaFailure` the route adapter answers.
 extension MediaService {
+    /// `rateLimited: false` when the caller took the viewer's key-request token for several
+    /// keys at once (the ClearKey licence: one token per licence request).
     package func keyRequest(_ decoded: Result<MediaKeyRequest, MalformedMediaRequest>,
-                    viewer: Identity) throws(MediaFailure) -> MediaKeyAnswer {
+                    viewer: Identity, rateLimited: Bool = true) throws(MediaFailure) -> MediaKeyAnswer {
         let began = ContinuousClock.now
         let now = clock()
         var event = MediaAuditEvent.denied("key_request", viewer: viewer, reason: "", time: now)
@@ -22,7 +24,7 @@ extension MediaService {
         }
         do throws(MediaFailure) {
             // The rate limit comes first: a flood costs one store write per request, nothing more.
-            try consumeRateToken(.keyRequest, viewer: viewer, now: now)
+            if rateLimited { try consumeRateToken(.keyRequest, viewer: viewer, now: now) }
             let request: MediaKeyRequest
             switch decoded {
             case .success(let decoded): request = decoded
@@ -142,7 +144,7 @@ extension MediaService {
     /// software whatever it reports (`MediaAuthorizer.openPathDevice`).
     private func deviceCapabilities(_ request: MediaKeyRequest, session: MediaSessionRecord) throws(MediaFailure) -> DeviceCapabilities {
         switch request.delivery {
-        case .clientPublicKey:
+        case .clientPublicKey, .clearKey:
             return MediaAuthorizer.openPathDevice(reported: request.device, session: session)
         case .spc(let spc):
             guard let fairPlay else { throw .unavailable(.fairPlay) }
@@ -169,6 +171,8 @@ extension MediaService {
             }
             return MediaKeyAnswer(wrappedKey: wrapped.wrappedKey, sessionPublicKey: wrapped.ephemeralPublicKey.pemRepresentation,
                                   leaseSeconds: lease)
+        case .clearKey:
+            return MediaKeyAnswer(wrappedKey: component.key.withUnsafeBytes { Data($0) }, sessionPublicKey: nil, leaseSeconds: lease)
         case .spc(let spc):
             guard let fairPlay else { throw .unavailable(.fairPlay) }
             let expected = "\(manifest.policyUUID)/\(component.id)"

@@ -12,8 +12,9 @@ import Testing
 /// One delivery deployment for a suite, as an operator builds it with the tools: a key ring
 /// (`kas keys generate`), an origin secret and nginx block (`kas origin-config`) run by a real
 /// nginx on loopback, a delivery secret, a real `kas serve` with `--origin-url`,
-/// `--origin-secret-file` and `--delivery-secret-file`, a real fps-v2 package (at most one
-/// stream) made by the project's packager for that KAS and catalogued by `kas assets add`.
+/// `--origin-secret-file` and `--delivery-secret-file`, a real fps-v2 package (or, with `cmaf`, a
+/// `--profile cmaf` directory at `/talk/`; at most one stream) made by the project's packager for
+/// that KAS and catalogued by `kas assets add`.
 /// `stop()` ends both servers and removes the directory.
 final class DeliveryFixture: @unchecked Sendable {
     static let gold = "https://example.com/attr/tier/value/gold"
@@ -26,10 +27,13 @@ final class DeliveryFixture: @unchecked Sendable {
     let kas: ServedKAS
     let nginx: TestNginx
     let assetID: String
-    /// The package as nginx serves it.
+    /// The package as nginx serves it (fps-v2; empty for cmaf).
     let packageBytes: Data
+    /// The origin's key ring public key (`kas keys export-public`) and the policy file packaged with.
+    var publicKeyFile: String { work + "/kas.pub.pem" }
+    var policyFile: String { work + "/policy.json" }
 
-    init(serveArguments: [String] = []) throws {
+    init(serveArguments: [String] = [], cmaf: Bool = false) throws {
         work = FileManager.default.temporaryDirectory.appendingPathComponent("kas-delivery-\(UUID().uuidString.prefix(8))").path
         dataDirectory = work + "/data"
         root = work + "/origin"
@@ -58,6 +62,17 @@ final class DeliveryFixture: @unchecked Sendable {
             let policy = work + "/policy.json"
             try Data(#"{"arkavo:classification":{"filter":"passed","flagged":[],"v":1},"body":{"dataAttributes":[{"attribute":"\#(Self.gold)"}],"dissem":[]}}"#.utf8)
                 .write(to: URL(fileURLWithPath: policy))
+            if cmaf {
+                try ProjectTools.check(runProcess(try ProjectTools.packager(), [
+                    "package", try ProjectTools.clip(), "--profile", "cmaf", "-o", root + "/talk/", "--kas-url", kas.address,
+                    "--kas-public-key", publicKey, "--policy", policy, "--segment-duration", "2", "--max-streams", "1", "--quiet",
+                ]), "packager")
+                packageBytes = Data()
+                assetID = try Self.tool(["assets", "add", root + "/talk/", "--path", "/talk/", "--title", "Talk",
+                                         "--data-dir", dataDirectory, "--public-url", kas.address]).output
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                return
+            }
             try ProjectTools.check(runProcess(try ProjectTools.packager(), [
                 "package", try ProjectTools.clip(), "-o", root + "/talk.tdf", "--kas-url", kas.address,
                 "--kas-public-key", publicKey, "--policy", policy, "--segment-duration", "2", "--max-streams", "1", "--quiet",

@@ -6,6 +6,7 @@ import Foundation
 @testable import KASRedis
 import KASTesting
 import MediaDRMCrypto
+import MediaDRMEncoding
 import MediaDRMJOSE
 import MediaDRMJSON
 import Testing
@@ -27,6 +28,7 @@ extension DeliveryTests {
             try refusedViewer(fixture)
             try deliveryTokens(fixture)
             try licenceURLs(fixture, alice: alice)
+            try clearKeyOnFPSv2(fixture)
             try releaseFreesTheStreamSlot(fixture, alice: alice)
             try catalogueFromAURL(fixture, signedURL: signedURL)
 
@@ -272,6 +274,25 @@ extension DeliveryTests {
             #expect(try fixture.request("DELETE", "/media/v1/playback/\(aliceID)", token: alice).status == 404)
             #expect(try fixture.request("DELETE", "/media/v1/playback/\(carolID)", token: alice).status == 404)
             #expect(try fixture.request("DELETE", "/media/v1/playback/\(carolID)", token: carol).status == 204)
+        }
+
+        /// An fps-v2 title keeps its key ids: `drmSystem: clearkey` answers the W3C ClearKey
+        /// licence URL, which answers both components' keys (DeliveryTests.ClearKey covers its rules).
+        func clearKeyOnFPSv2(_ fixture: DeliveryFixture) throws {
+            let erin = try fixture.token("erin")
+            let (answer, result) = try fixture.startPlayback(token: erin, drmSystem: "clearkey")
+            #expect(result.status == 200, "\(result.text)")
+            let playback = try #require(answer)
+            let url = try #require(playback["licenseUrl"]?.string)
+            #expect(url.contains("/clearkey?"))
+            let kids = try ["video", "audio"].map { component in
+                JSONValue.string(Base64URL.encode(try Hex.decode(playback["keyIds"]?.object?[component]?.string ?? "")))
+            }
+            let licence = try fixture.request("POST", url, body: JSONWriter.write(.object(JSONObject([("kids", .array(kids))]))))
+            #expect(licence.status == 200, "\(licence.text)")
+            #expect(try JSONParser.parse(licence.body).object?["keys"]?.array?.count == 2)
+            let id = try #require(playback["playbackId"]?.string)
+            #expect(try fixture.request("DELETE", "/media/v1/playback/\(id)", token: erin).status == 204)
         }
 
         /// The package allows one stream: a second playback is refused (429) until the first is

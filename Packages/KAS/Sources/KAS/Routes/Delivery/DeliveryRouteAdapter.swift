@@ -61,6 +61,39 @@ struct DeliveryRouteAdapter: Sendable {
         }
     }
 
+    /// The W3C ClearKey licence: no bearer header needed (one sent is neither read nor needed),
+    /// the URL's signature authorizes it. The log names the playback's viewer.
+    func clearKeyLicense(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        let call = ClearKeyLicenseRequest(playbackID: context.parameters["id"], expires: request.queryValue("expires"),
+                                          signature: request.queryValue("sig"), body: Data(request.body))
+        do {
+            let answer = try service.clearKeyLicense(call, region: regions.region(for: request))
+            context.identity = answer.viewer
+            context.viewerHash = answer.viewer.viewerHash
+            var response = ServerResponse.json(answer.answer)
+            response.headers["Cache-Control"] = "no-store"
+            return response
+        } catch {
+            throw Self.answer(error)
+        }
+    }
+
+    /// A playback's manifest: the URL's signature authorizes it (players send no header).
+    func playbackManifest(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        let call = PlaybackManifestRequest(playbackID: context.parameters["id"], name: context.parameters["name"],
+                                           expires: request.queryValue("expires"), signature: request.queryValue("sig"))
+        do {
+            let answer = try service.playbackManifest(call)
+            context.identity = answer.viewer
+            context.viewerHash = answer.viewer.viewerHash
+            var response = ServerResponse.bytes(answer.body, contentType: answer.contentType)
+            response.headers["Cache-Control"] = "private, no-store"
+            return response
+        } catch {
+            throw Self.answer(error)
+        }
+    }
+
     /// `?token=` (a delivery token for this path) or, without one, the bearer token.
     func describe(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
         if let token = request.queryValue("token") {
@@ -95,14 +128,17 @@ struct DeliveryRouteAdapter: Sendable {
     // MARK: The status table
 
     /// Every failure's answer: 400 malformed, 401 a refused delivery token, 403 a refused viewer
-    /// (`platform refused` with the `MediaDenial` code) or licence URL (`licence URL refused` with
-    /// its code), 404 unknown asset or playback, 503 a dependency down; a media-service refusal is
+    /// (`platform refused` with the `MediaDenial` code), licence or manifest URL (`licence URL
+    /// refused` with its code) or key id (`licence refused`, `key_id_unknown`), 404 unknown
+    /// asset, playback or manifest, 503 a dependency down; a media-service refusal is
     /// answered as the media routes answer it (`MediaRouteAdapter.answer`).
     static func answer(_ failure: DeliveryFailure) -> HTTPError {
         switch failure {
         case .malformed(let reason): HTTPError(.badRequest, reason: reason)
         case .noSuchAsset: HTTPError(.notFound, reason: "no such asset")
         case .noSuchPlayback: HTTPError(.notFound, reason: "no such playback")
+        case .noSuchManifest: HTTPError(.notFound, reason: "no such manifest")
+        case .keyIDUnknown: HTTPError(.forbidden, reason: "licence refused", code: "key_id_unknown")
         case .denied(let denial): HTTPError(.forbidden, reason: "platform refused", code: denial.rawValue)
         case .licenseURLRefused(let code): HTTPError(.forbidden, reason: "licence URL refused", code: code)
         case .deliveryTokensNotConfigured: HTTPError(.unauthorized, reason: "delivery tokens are not configured")

@@ -9,7 +9,8 @@ import MediaDRMEncoding
 ///
 /// Data model (every key starts with `keyPrefix`, `kas:` by default):
 /// - `catalog:asset:<asset id>` — hash: `title`, `duration_ms`, `profile`, `components` (comma
-///   separated), `media_path`, `policy` (base64), `manifest`? (base64), `added_ms`.
+///   separated), `media_path`, `policy` (base64), `manifest`? (base64), `added_ms`, `key_ids`? and `manifests`? (`CatalogEntry.keyIDsText`,
+///   `manifestsText`).
 /// - `catalog:path:<media path>` — string: the asset id served there.
 /// - `catalog:assets` — set of every catalogued asset id (`entries`).
 ///
@@ -62,6 +63,8 @@ final class RedisCatalogStore: CatalogStore {
             "added_ms", String(MediaStoreTime.ms(now)),
         ]
         if let manifest = entry.manifest { fields += ["manifest", Base64.encode(manifest)] }
+        if let keyIDs = entry.keyIDsText { fields += ["key_ids", keyIDs] }
+        if let manifests = entry.manifestsText { fields += ["manifests", manifests] }
         let stored = try RedisStoreCalls.evaluate(client, Self.putScript,
                                                   keys: [assetKey(entry.assetID), pathPrefix + entry.mediaPath.prefix, assetsKey],
                                                   arguments: [entry.assetID, pathPrefix, entry.mediaPath.prefix] + fields)
@@ -102,6 +105,7 @@ final class RedisCatalogStore: CatalogStore {
         let manifest = fields["manifest"].flatMap { try? Base64.decode($0) }
         return CatalogEntry(assetID: asset, title: title, duration: Double(durationMs) / 1000, profile: profile,
                             components: components.split(separator: ",").map(String.init), mediaPath: path,
-                            policyJSON: Data(policy), manifest: manifest.map { Data($0) })
+                            policyJSON: Data(policy), manifest: manifest.map { Data($0) },
+                            keyIDs: CatalogEntry.keyIDs(text: fields["key_ids"]), manifests: CatalogEntry.manifests(text: fields["manifests"]))
     }
 }

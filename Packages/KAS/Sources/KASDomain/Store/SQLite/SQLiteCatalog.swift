@@ -25,6 +25,12 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
             )
             """,
         ],
+        // The key ids of each component and a cmaf package's manifests (`CatalogEntry.keyIDsText`,
+        // `manifestsText`).
+        [
+            "ALTER TABLE catalog_assets ADD COLUMN key_ids TEXT",
+            "ALTER TABLE catalog_assets ADD COLUMN manifests TEXT",
+        ],
     ]
 
     private let lock = NSLock()
@@ -54,13 +60,15 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
                 _ = try database.query("DELETE FROM catalog_assets WHERE asset = ?", [.text(entry.assetID)])
                 _ = try database.query(
                     """
-                    INSERT INTO catalog_assets (asset, title, duration_ms, profile, components, media_path, policy, manifest, added_ms)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO catalog_assets (asset, title, duration_ms, profile, components, media_path, policy, manifest, added_ms,
+                                                key_ids, manifests)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [.text(entry.assetID), .text(entry.title), .integer(Int64((entry.duration * 1000).rounded())),
                      .text(entry.profile.rawValue), .text(entry.components.joined(separator: ",")),
                      .text(entry.mediaPath.prefix), .text(Base64.encode(entry.policyJSON)),
-                     entry.manifest.map { .text(Base64.encode($0)) } ?? .null, .integer(SQLiteMediaStore.ms(now))])
+                     entry.manifest.map { .text(Base64.encode($0)) } ?? .null, .integer(SQLiteMediaStore.ms(now)),
+                     entry.keyIDsText.map { .text($0) } ?? .null, entry.manifestsText.map { .text($0) } ?? .null])
             }
         }
     }
@@ -87,10 +95,10 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
         }
     }
 
-    private static let columns = "asset, title, duration_ms, profile, components, media_path, policy, manifest"
+    private static let columns = "asset, title, duration_ms, profile, components, media_path, policy, manifest, key_ids, manifests"
 
     private static func entry(_ row: [SQLiteValue]) -> CatalogEntry? {
-        guard row.count == 8, case .text(let asset) = row[0], case .text(let title) = row[1],
+        guard row.count == 10, case .text(let asset) = row[0], case .text(let title) = row[1],
               case .integer(let durationMs) = row[2], case .text(let profileText) = row[3],
               let profile = CatalogProfile(rawValue: profileText), case .text(let components) = row[4],
               case .text(let pathText) = row[5], let path = try? TitlePath(pathText),
@@ -98,8 +106,10 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
         else { return nil }
         var manifest: Data?
         if case .text(let text) = row[7] { manifest = try? Base64.decode(text) }
+        func text(_ value: SQLiteValue) -> String? { if case .text(let text) = value { text } else { nil } }
         return CatalogEntry(assetID: asset, title: title, duration: Double(durationMs) / 1000, profile: profile,
                             components: components.split(separator: ",").map(String.init), mediaPath: path,
-                            policyJSON: Data(policy), manifest: manifest.map { Data($0) })
+                            policyJSON: Data(policy), manifest: manifest.map { Data($0) },
+                            keyIDs: CatalogEntry.keyIDs(text: text(row[8])), manifests: CatalogEntry.manifests(text: text(row[9])))
     }
 }

@@ -539,8 +539,9 @@ class AdaptiveBitrateTests(BrowserCase):
     def test_a_ladder_switches_up_on_a_fast_link_and_down_once_throttled(self):
         """Playback starts on the lowest variant and moves up once the measured bandwidth and the
         buffer allow; with the link throttled to the top variant's BANDWIDTH (which leaves it
-        no headroom) and a seek to segments not yet fetched, the rule moves down. Asserted by
-        the player's variantchange events and their order, never by time."""
+        no headroom) and a seek to segments not yet fetched, the rule moves down, giving up the
+        top rung's batch in flight for the first segment after the seek. Asserted by the
+        player's variantchange events and their order, never by time."""
         import m3u8
         master = m3u8.load(os.path.join(fixture.origin_root, "ladder", "master.m3u8"))
         top = max(p.stream_info.bandwidth for p in master.playlists)
@@ -559,6 +560,10 @@ class AdaptiveBitrateTests(BrowserCase):
         second = self.events(page)[down]
         self.assertEqual((second["direction"], second["height"]), ("down", 90), second)
         self.assertLess(second["estimate"] * 0.7, top)
+        # Issue 32: the estimate from the fast link survives the seek, so the first batch after
+        # it starts on the top rung; measured while in flight, it is given up for the lower rung
+        # instead of being played (or thrown away) after it arrives.
+        self.assertEqual((second["segment"], second["abandoned"]), (16, True), second)
         cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
         self.wait_event(page, "ended", after=down)
         kinds = [e["type"] for e in self.events(page)]

@@ -19,7 +19,8 @@ import { TDFHLSStream } from "./tdf-hls.js";
  * Events (CustomEvent, `detail`): `keysdelivered` ({component} once per component key, then
  * {all: true}); `error` ({error, code, reason, check}); `admitted` ({profile, duration});
  * `variantchange` (tdf-hls ladders: {from, to, segment, bandwidth, width, height, estimate,
- * bufferAhead, direction} when the ABR rule of abr.js moves to another video variant);
+ * bufferAhead, direction, abandoned} when the ABR rule of abr.js moves to another video variant;
+ * `abandoned` when a batch in flight was given up for it);
  * `ratelimited` (tdf-hls: {retryAfter, attempt} before the player waits out a 429's
  * Retry-After and asks again).
  * The element's own controls and events (playing, seeking, ended) work as usual.
@@ -115,7 +116,7 @@ export class MediaDRMPlayer extends EventTarget {
     await stream.prefetchKeys(0);
     this.emit("keysdelivered", { all: true });
     current.engine = new StreamingEngine(this.video, stream.renditions.map((r) => ({
-      mime: r.mime, init: r.init, segments: r.segments, fetch: (index) => stream.segment(r, index),
+      mime: r.mime, init: r.init, segments: r.segments, fetch: (index, options) => stream.segment(r, index, options),
       adapt: r.variants ? (index, bufferAhead) => stream.adapt(r, index, bufferAhead) : undefined,
     })), { onError: (error) => this.failDuringPlayback(current, error) });
     await current.engine.start(stream.duration);

@@ -535,6 +535,51 @@ class MediaRulesTDFHLSTests(BrowserCase):
         page.close()
 
 
+# Records, in page order, the MediaSource side (SourceBuffers added, appends) and each rewrap
+# answer the page receives (its fetch resolving), in window.__startupOrder.
+RECORD_STARTUP_ORDER = """
+(() => {
+  const order = window.__startupOrder = [];
+  const addSourceBuffer = MediaSource.prototype.addSourceBuffer;
+  MediaSource.prototype.addSourceBuffer = function (mime) { order.push("addsourcebuffer"); return addSourceBuffer.call(this, mime); };
+  const appendBuffer = SourceBuffer.prototype.appendBuffer;
+  SourceBuffer.prototype.appendBuffer = function (data) { order.push("append"); return appendBuffer.call(this, data); };
+  const fetch = window.fetch;
+  window.fetch = function (input, init) {
+    const answer = fetch.call(this, input, init);
+    if (String(input?.url ?? input).endsWith("/kas/v2/rewrap")) answer.then(() => order.push("rewrap-answer"), () => {});
+    return answer;
+  };
+})();
+"""
+
+
+class TDFHLSStartupTests(BrowserCase):
+    def test_the_media_source_opens_and_takes_the_inits_while_the_first_rewrap_is_in_flight(self):
+        """As fps-v2 does: the page's first rewrap is held (Playwright routing) until the
+        MediaSource has its SourceBuffers and both inits (video, audio) are appended, then let
+        through; the page then gets its keys and plays. Events and their order only."""
+        self.context.add_init_script(RECORD_STARTUP_ORDER)
+        page = self.open()
+        held = []
+        page.route("**/kas/v2/rewrap", lambda route: held.append(route) if not held else route.continue_())
+        page.evaluate("args => { window.loading = window.startPlayer(args); }",
+                      {"kas": fixture.kas, "src": fixture.url(fixture.hls), "token": fixture.token("viewer-hls-startup")})
+        poll(lambda: page.evaluate("true") and held, "the page's first rewrap")
+        poll(lambda: page.evaluate("window.__startupOrder").count("append") >= 2,
+             "both inits appended while the first rewrap is held")
+        held[0].continue_()
+        keys = self.wait_event(page, "keysdelivered")
+        self.wait_event(page, "playing", after=keys)
+        self.assertTrue(page.evaluate("window.loading")["ok"])
+        order = page.evaluate("window.__startupOrder")
+        answer = order.index("rewrap-answer")
+        self.assertEqual(order[:2], ["addsourcebuffer", "addsourcebuffer"], order)
+        self.assertEqual(order[2:4], ["append", "append"], order)
+        self.assertLess(3, answer, order)
+        self.assertNotIn("player-error", [e["type"] for e in self.events(page)])
+
+
 class AdaptiveBitrateTests(BrowserCase):
     def test_a_ladder_switches_up_on_a_fast_link_and_down_once_throttled(self):
         """Playback starts on the lowest variant and moves up once the measured bandwidth and the

@@ -113,13 +113,16 @@ export class MediaDRMPlayer extends EventTarget {
         return current.sessions.startPlayback();
       } });
     this.emit("admitted", { profile: "tdf-hls", duration: stream.duration });
-    await stream.prefetchKeys(0);
-    this.emit("keysdelivered", { all: true });
+    // As for fps-v2, the media side gets ready while the first batch's keys come: the
+    // MediaSource opens and takes the inits (clear, from the playlists) during the first
+    // rewrap, so the first segment is appended as soon as its key is in hand.
+    const keys = stream.prefetchKeys(0).then(() => this.emit("keysdelivered", { all: true }));
     current.engine = new StreamingEngine(this.video, stream.renditions.map((r) => ({
       mime: r.mime, init: r.init, segments: r.segments, fetch: (index, options) => stream.segment(r, index, options),
       adapt: r.variants ? (index, bufferAhead) => stream.adapt(r, index, bufferAhead) : undefined,
     })), { onError: (error) => this.failDuringPlayback(current, error) });
-    await current.engine.start(stream.duration);
+    // The first failure of either side fails the load; unload() stops the other.
+    await Promise.all([keys, current.engine.start(stream.duration)]);
   }
 
   /** Stops playback, ends every media session and detaches from the element. */

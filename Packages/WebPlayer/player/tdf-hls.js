@@ -248,7 +248,7 @@ export class TDFHLSStream {
     try {
       await downloadBatch(fetching, { meter: this.meter, signal, limit: MAX_SEGMENT_BYTES, giveUp,
         // Each archive is kept as it arrives: a batch given up or cancelled keeps what came.
-        onItem: (i, bytes) => this.archives.set(fetching[i].id, new TDFArchive(bytes)) });
+        onItem: (i, bytes) => { if (this.isCurrent(fetching[i].id)) this.archives.set(fetching[i].id, new TDFArchive(bytes)); } });
     } catch (error) {
       if (error instanceof AbandonedTransfer && video.current === variant) {
         const buffered = this.videoBufferAhead();
@@ -273,8 +273,14 @@ export class TDFHLSStream {
     const sessionId = await this.route;
     for (const batch of sessionId ? mediaRewrapBatches(policies) : [policies]) {
       const keys = await this.withRetryAfter(() => sessionId ? this.mediaRewrap(sessionId, batch) : this.bulkRewrap(batch));
-      for (const [id, key] of keys) this.keys.set(id, key);
+      // A key of a variant left while the rewrap ran is dropped at once, like forget()'s.
+      for (const [id, key] of keys) if (this.isCurrent(id)) this.keys.set(id, key); else key.fill(0);
     }
+  }
+
+  /** Whether "<id>-<n>" belongs to what a rendition plays now (not a variant it left). */
+  isCurrent(name) {
+    return this.renditions.some((r) => name.startsWith(`${TDFHLSStream.source(r).id}-`));
   }
 
   /** The media session's id when a policy carries media rules (the session is started then,

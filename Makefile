@@ -10,7 +10,7 @@ SCRATCH   := $(ROOT)/.build
 VENV      := $(ROOT)/.venv
 PACKAGES  := MediaCrypto Packager KAS Client
 APT_PACKAGES := libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev \
-                pkg-config ffmpeg python3-venv openssl unzip time linux-perf curl chromium nginx redis-server \
+                pkg-config ffmpeg python3-venv openssl unzip time linux-perf curl chromium firefox-esr nginx redis-server \
                 prometheus help2man
 CONFIG    ?= debug
 
@@ -106,7 +106,7 @@ e2e: deps
 	@echo "test: end to end"
 	@$(DROP_PLAN)
 	swift test --package-path Tests-E2E --scratch-path $(SCRATCH) -c $(CONFIG)
-	@echo "test: the web player in Chromium"
+	@echo "test: the web player in Chromium and Firefox"
 	@$(DROP_PLAN)
 	@swift build --package-path Packages/KAS --scratch-path $(SCRATCH) -c $(CONFIG) --product kas >/dev/null
 	@$(DROP_PLAN)

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """The browser suite (docs/web.md): the web player in Debian's Chromium, driven by Playwright,
-against a real `kas serve` and a real package origin on loopback.
+and in Debian's firefox-esr, driven over WebDriver BiDi (bidi.py), against a real `kas serve`
+and a real package origin on loopback. Every test class runs in both engines (the Firefox copy
+is FirefoxNAME); a test that cannot run in Firefox says why (chromium_only). BROWSERS=chromium
+or BROWSERS=firefox runs one engine only.
 
 Run by `make e2e` (after the Swift end-to-end suite) as
     .venv/bin/python Tests-E2E/Browser/browser_suite.py
@@ -34,6 +37,8 @@ import zlib
 ROOT = os.environ.get("MEDIADRM_ROOT") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.path.join(ROOT, ".build", os.environ.get("CONFIG", "debug"))
 CHROMIUM = "/usr/bin/chromium"
+FIREFOX = "/usr/bin/firefox-esr"
+BROWSERS = os.environ.get("BROWSERS", "chromium,firefox").split(",")
 PAGES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pages")
 ATTRIBUTE = "https://example.com/attr/tier/value/premium"
 CLASSIFICATION = '{"filter":"passed","flagged":[],"v":1}'
@@ -48,6 +53,10 @@ try:
     from playwright.sync_api import sync_playwright
 except ImportError:
     sys.exit("browser suite: Playwright for Python is missing from the venv (make deps installs it)")
+try:
+    import bidi
+except ImportError:
+    sys.exit("browser suite: websockets is missing from the venv (make deps installs it)")
 
 
 def run(*args, **kwargs):
@@ -82,6 +91,20 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+# The engine running now ("chromium" or "firefox", BrowserCase.setUp): a viewer name a test
+# gives is that engine's own viewer, so both engines' copies of a test keep apart at the KAS
+# (stream limits, audit lines) as different tests do.
+engine_now = "chromium"
+
+
+def viewer_id(name):
+    return name if engine_now == "chromium" else f"{name}-{engine_now}"
+
+
+def viewer_hash(name):
+    return hashlib.sha256(viewer_id(name).encode()).hexdigest()[:16]
 
 
 def poll(condition, what, timeout=WAIT):
@@ -143,7 +166,7 @@ class KASProcess:
 
     def token(self, sub, **claims):
         claims.setdefault("entitlements", [ATTRIBUTE])
-        return run(os.path.join(BIN, "kas"), "token", "--sub", sub, "--data-dir", self.data, "--claims", json.dumps(claims)).strip()
+        return run(os.path.join(BIN, "kas"), "token", "--sub", viewer_id(sub), "--data-dir", self.data, "--claims", json.dumps(claims)).strip()
 
     def audit(self, viewer=None):
         """Audit lines, only those of `viewer` (its hash) when given."""
@@ -169,9 +192,9 @@ class Fixture:
     """Clip, KASes, packages, origins: made once for the suite."""
 
     def __init__(self):
-        for tool in (CHROMIUM, shutil.which("ffmpeg") or "ffmpeg", os.path.join(BIN, "kas"), os.path.join(BIN, "packager")):
+        for tool in (CHROMIUM, FIREFOX, shutil.which("ffmpeg") or "ffmpeg", os.path.join(BIN, "kas"), os.path.join(BIN, "packager")):
             if not os.access(tool, os.X_OK):
-                raise RuntimeError(f"browser suite: {tool} is missing (make deps installs chromium and ffmpeg; make build the binaries)")
+                raise RuntimeError(f"browser suite: {tool} is missing (make deps installs chromium, firefox-esr and ffmpeg; make build the binaries)")
         self.dir = tempfile.mkdtemp(prefix="mediadrm-browser-")
         self.services = []
         self.app = StaticPages()
@@ -276,14 +299,18 @@ class Fixture:
 
 fixture = None
 browser = None
+firefox = None
 playwright = None
 
 
 def setUpModule():
-    global fixture, browser, playwright
+    global fixture, browser, firefox, playwright
     fixture = Fixture()
-    playwright = sync_playwright().start()
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--autoplay-policy=no-user-gesture-required"])
+    if "chromium" in BROWSERS:
+        playwright = sync_playwright().start()
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--autoplay-policy=no-user-gesture-required"])
+    if "firefox" in BROWSERS:
+        firefox = bidi.Firefox(FIREFOX)
 
 
 def tearDownModule():
@@ -291,8 +318,28 @@ def tearDownModule():
         browser.close()
     if playwright:
         playwright.stop()
+    if firefox:
+        firefox.close()
     if fixture:
         fixture.stop()
+
+
+# Why the tests that end sessions by closing their page are not run in Firefox.
+PAGEHIDE_IN_FIREFOX = ("closing a tab in firefox-esr 153 does not reliably deliver the player's pagehide keepalive DELETEs to the KAS (seen in 1 run of 2), so its sessions stay open until their timeout; not yet understood")
+
+
+# Why the tests that play a tdf-hls stream to its end are not run in Firefox.
+TDF_HLS_END_IN_FIREFOX = ("firefox-esr 153 sometimes stops a tdf-hls playback at the audio's end (4.021 s, readyState 2; "
+                          "the video ends at 4.0 s) after endOfStream and never fires ended, with the player before "
+                          "issue 32's changes too; not yet understood")
+
+
+def chromium_only(reason):
+    """Marks a test that runs in Chromium only; its Firefox copy is skipped with `reason`."""
+    def mark(test):
+        test.chromium_only = reason
+        return test
+    return mark
 
 
 CAPTURE_KEYS = """
@@ -308,8 +355,14 @@ CAPTURE_KEYS = """
 
 
 class BrowserCase(unittest.TestCase):
+    engine = "chromium"
+
     def setUp(self):
-        self.context = browser.new_context()
+        global engine_now
+        engine_now = self.engine
+        if self.engine not in BROWSERS:
+            self.skipTest(f"BROWSERS={','.join(BROWSERS)}")
+        self.context = (firefox if self.engine == "firefox" else browser).new_context()
         self.urls = []
         self.context.on("request", lambda request: self.urls.append(request.url))
         self.console = []
@@ -423,6 +476,7 @@ class PlaybackTests(BrowserCase):
         self.assertNotIn("error", kinds)
         self.assertNotIn("player-error", kinds)
 
+    @chromium_only(TDF_HLS_END_IN_FIREFOX)
     def test_tdf_hls_plays_to_end_and_its_frames_equal_the_clear_source(self):
         page = self.open()
         self.play_through_with_seek(fixture.hls, fixture.token("viewer-hls"), page)
@@ -442,6 +496,7 @@ class MediaRulesTDFHLSTests(BrowserCase):
         mine = viewer_hash(viewer)
         return [(r["method"], r["route"], r["status"]) for r in fixture.short.requests() if r.get("viewer") == mine]
 
+    @chromium_only(TDF_HLS_END_IN_FIREFOX)
     def test_it_plays_through_its_media_session_whose_heartbeats_and_end_the_kas_sees_in_order(self):
         viewer = "viewer-hls-rules"
         page = self.open()
@@ -473,6 +528,7 @@ class MediaRulesTDFHLSTests(BrowserCase):
         self.assertTrue(all(event == "media_rewrap" for event, _ in events[ended + 1:]), events)
         self.assertTrue(all(decision == "allow" for _, decision in events), events)
 
+    @chromium_only(PAGEHIDE_IN_FIREFOX)
     def test_a_second_page_over_max_streams_is_refused_and_closing_the_first_frees_the_slot(self):
         viewer = "viewer-hls-rules-limited"
         token = self.token(viewer)
@@ -545,12 +601,58 @@ class MediaRulesTDFHLSTests(BrowserCase):
         page.close()
 
 
+# Records, in page order, the MediaSource side (SourceBuffers added, appends) and each rewrap
+# answer the page receives (its fetch resolving), in window.__startupOrder.
+RECORD_STARTUP_ORDER = """
+(() => {
+  const order = window.__startupOrder = [];
+  const addSourceBuffer = MediaSource.prototype.addSourceBuffer;
+  MediaSource.prototype.addSourceBuffer = function (mime) { order.push("addsourcebuffer"); return addSourceBuffer.call(this, mime); };
+  const appendBuffer = SourceBuffer.prototype.appendBuffer;
+  SourceBuffer.prototype.appendBuffer = function (data) { order.push("append"); return appendBuffer.call(this, data); };
+  const fetch = window.fetch;
+  window.fetch = function (input, init) {
+    const answer = fetch.call(this, input, init);
+    if (String(input?.url ?? input).endsWith("/kas/v2/rewrap")) answer.then(() => order.push("rewrap-answer"), () => {});
+    return answer;
+  };
+})();
+"""
+
+
+class TDFHLSStartupTests(BrowserCase):
+    def test_the_media_source_opens_and_takes_the_inits_while_the_first_rewrap_is_in_flight(self):
+        """As fps-v2 does: the page's first rewrap is held (Playwright routing) until the
+        MediaSource has its SourceBuffers and both inits (video, audio) are appended, then let
+        through; the page then gets its keys and plays. Events and their order only."""
+        self.context.add_init_script(RECORD_STARTUP_ORDER)
+        page = self.open()
+        held = []
+        page.route("**/kas/v2/rewrap", lambda route: held.append(route) if not held else route.continue_())
+        page.evaluate("args => { window.loading = window.startPlayer(args); }",
+                      {"kas": fixture.kas, "src": fixture.url(fixture.hls), "token": fixture.token("viewer-hls-startup")})
+        poll(lambda: page.evaluate("true") and held, "the page's first rewrap")
+        poll(lambda: page.evaluate("window.__startupOrder").count("append") >= 2,
+             "both inits appended while the first rewrap is held")
+        held[0].continue_()
+        keys = self.wait_event(page, "keysdelivered")
+        self.wait_event(page, "playing", after=keys)
+        self.assertTrue(page.evaluate("window.loading")["ok"])
+        order = page.evaluate("window.__startupOrder")
+        answer = order.index("rewrap-answer")
+        self.assertEqual(order[:2], ["addsourcebuffer", "addsourcebuffer"], order)
+        self.assertEqual(order[2:4], ["append", "append"], order)
+        self.assertLess(3, answer, order)
+        self.assertNotIn("player-error", [e["type"] for e in self.events(page)])
+
+
 class AdaptiveBitrateTests(BrowserCase):
     def test_a_ladder_switches_up_on_a_fast_link_and_down_once_throttled(self):
         """Playback starts on the lowest variant and moves up once the measured bandwidth and the
         buffer allow; with the link throttled to the top variant's BANDWIDTH (which leaves it
-        no headroom) and a seek to segments not yet fetched, the rule moves down. Asserted by
-        the player's variantchange events and their order, never by time."""
+        no headroom; at the origin) and a seek to segments not yet fetched, the rule moves down, giving up the
+        top rung's batch in flight for the first segment after the seek. Asserted by the
+        player's variantchange events and their order, never by time."""
         import m3u8
         master = m3u8.load(os.path.join(fixture.origin_root, "ladder", "master.m3u8"))
         top = max(p.stream_info.bandwidth for p in master.playlists)
@@ -560,16 +662,21 @@ class AdaptiveBitrateTests(BrowserCase):
         up = self.wait_event(page, "variantchange")
         first = self.events(page)[up]
         self.assertEqual((first["direction"], first["height"], first["bandwidth"]), ("up", 180, top), first)
-        cdp = self.context.new_cdp_session(page)
-        cdp.send("Network.enable")
-        cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": top / 8,
-                                                      "uploadThroughput": -1})
+        # The origin's link throttled (range_server.py /__rate): WebDriver BiDi has no network
+        # emulation, so both engines are throttled where the media comes from.
+        throttle = lambda rate: urllib.request.urlopen(f"{fixture.origin}/__rate/{rate}", timeout=10).close()
+        throttle(top // 8)
+        self.addCleanup(throttle, 0)
         page.evaluate("window.seekTo(16.5)")
         down = self.wait_event(page, "variantchange", after=up + 1)
         second = self.events(page)[down]
         self.assertEqual((second["direction"], second["height"]), ("down", 90), second)
         self.assertLess(second["estimate"] * 0.7, top)
-        cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        # Issue 32: the estimate from the fast link survives the seek, so the first batch after
+        # it starts on the top rung; measured while in flight, it is given up for the lower rung
+        # instead of being played (or thrown away) after it arrives.
+        self.assertEqual((second["segment"], second["abandoned"]), (16, True), second)
+        throttle(0)
         self.wait_event(page, "ended", after=down)
         kinds = [e["type"] for e in self.events(page)]
         self.assertNotIn("player-error", kinds)
@@ -587,6 +694,7 @@ class StreamingTests(BrowserCase):
     """How fps-v2 segments reach MediaSource (docs/web.md, "Start-up"): as they download, a large
     one needed to start in two Range requests, the CRC-32 checked over the bytes as they pass."""
 
+    @chromium_only("headless firefox-esr 153 stops answering WebDriver BiDi while it plays the 1280x720 package (3 MB in one segment); not yet understood")
     def test_a_large_first_segment_is_read_in_two_parts_that_tile_it_and_plays_to_the_end(self):
         package = fixture.url(fixture.large)
         ranges = []
@@ -638,6 +746,7 @@ class StreamingTests(BrowserCase):
 
 
 class LeaseTests(BrowserCase):
+    @chromium_only(PAGEHIDE_IN_FIREFOX)
     def test_heartbeats_and_renewals_follow_the_kas_and_every_session_ends_with_the_page(self):
         """Against the 6 s lease KAS: heartbeats every second, a renewal after 3 s (new sessions
         and keys, the old sessions ended), and on page close every session of the viewer ends."""
@@ -717,6 +826,7 @@ class RefusalTests(BrowserCase):
         _, mine = self.refused(fixture.rental, token, "rental_purchase_window_closed", "viewer-rental")
         self.assertFalse(any(e["event"] == "key_request" and e["decision"] == "allow" for e in mine))
 
+    @chromium_only(PAGEHIDE_IN_FIREFOX)
     def test_a_second_playback_over_max_streams_is_refused_and_closing_the_page_frees_the_slot(self):
         token = fixture.token("viewer-limited")
         first = self.open()
@@ -776,6 +886,22 @@ class OriginAndTokenTests(BrowserCase):
         with open(os.path.join(fixture.data, "audit.log")) as f:
             self.assertNotIn(token.split(".")[2], f.read())
 
+
+
+def firefox_copies(scope):
+    """FirefoxNAME for every BrowserCase NAME in `scope`: the same tests in firefox-esr, a
+    chromium_only test skipped with its reason."""
+    for name, case in list(scope.items()):
+        if isinstance(case, type) and issubclass(case, BrowserCase) and case is not BrowserCase:
+            members = {"engine": "firefox"}
+            for attribute in dir(case):
+                reason = getattr(getattr(case, attribute), "chromium_only", None)
+                if attribute.startswith("test") and reason:
+                    members[attribute] = unittest.skip(f"Chromium only: {reason}")(getattr(case, attribute))
+            scope[f"Firefox{name}"] = type(f"Firefox{name}", (case,), members)
+
+
+firefox_copies(globals())
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

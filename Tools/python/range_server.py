@@ -27,6 +27,9 @@ The same behaviours by path, so one server can serve many tests:
   /__dropafter/N/FILE             FILE (Range honoured), but the first GET of this path with an
                                   open-ended range (`bytes=a-`, how a download asks) sends its
                                   headers and N body bytes, then drops the connection
+  /__rate/BYTES_PER_SECOND        from now on, every file body this server sends shares one link
+                                  of that rate (0: unlimited again); answers 204. A throttled
+                                  origin for browser tests in engines without network emulation
   /__hits                         JSON {hits: {path: count}, log: [{method, path, authorization,
                                   range, ifRange}],
                                   hangups: [path]} (not itself recorded); `hangups` lists, in
@@ -91,6 +94,38 @@ class State:
     def snapshot(self):
         with self.lock:
             return {"hits": dict(self.hits), "log": list(self.log), "hangups": list(self.hangups)}
+
+
+class Link:
+    """The rate every file body shares (/__rate): each piece reserves its time on the link in
+    arrival order, so parallel answers split the rate as on a real link."""
+
+    PIECE = 4096
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.rate = 0
+        self.free_at = 0.0
+
+    def set_rate(self, rate):
+        with self.lock:
+            self.rate = rate
+            self.free_at = time.monotonic()
+
+    def send(self, write, body):
+        if not self.rate:
+            write(body)
+            return
+        for at in range(0, len(body), self.PIECE):
+            piece = body[at : at + self.PIECE]
+            with self.lock:
+                rate = self.rate
+                if rate:
+                    start = max(time.monotonic(), self.free_at)
+                    self.free_at = start + len(piece) / rate
+            if rate:
+                time.sleep(max(0.0, start - time.monotonic()))
+            write(piece)
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -181,13 +216,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if send_body and body:
-            self.wfile.write(body)
+            self.server.link.send(self.wfile.write, body)
 
     # -- dispatch ------------------------------------------------------------------------------
 
     def dispatch(self, send_body):
         body = self.read_body()
         path = urllib.parse.urlsplit(self.path).path
+        m = re.fullmatch(r"/__rate/(\d+)", path)
+        if m:
+            self.server.link.set_rate(int(m.group(1)))
+            self.reply(204, b"", None, send_body)
+            return
         if path == "/__hits":
             self.reply(200, json.dumps(self.server.state.snapshot()).encode(),
                        {"Content-Type": "application/json"}, send_body)
@@ -406,6 +446,7 @@ def main():
     server = Server(("127.0.0.1", args.port), Handler)
     server.root = os.path.realpath(args.root)
     server.state = State()
+    server.link = Link()
     server.rules = parse_rules(args)
     server.cors = args.cors
     if args.cert:

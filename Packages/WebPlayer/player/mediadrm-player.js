@@ -19,7 +19,8 @@ import { TDFHLSStream } from "./tdf-hls.js";
  * Events (CustomEvent, `detail`): `keysdelivered` ({component} once per component key, then
  * {all: true}); `error` ({error, code, reason, check}); `admitted` ({profile, duration});
  * `variantchange` (tdf-hls ladders: {from, to, segment, bandwidth, width, height, estimate,
- * bufferAhead, direction} when the ABR rule of abr.js moves to another video variant);
+ * bufferAhead, direction, abandoned} when the ABR rule of abr.js moves to another video variant;
+ * `abandoned` when a batch in flight was given up for it);
  * `ratelimited` (tdf-hls: {retryAfter, attempt} before the player waits out a 429's
  * Retry-After and asks again).
  * The element's own controls and events (playing, seeking, ended) work as usual.
@@ -112,13 +113,16 @@ export class MediaDRMPlayer extends EventTarget {
         return current.sessions.startPlayback();
       } });
     this.emit("admitted", { profile: "tdf-hls", duration: stream.duration });
-    await stream.prefetchKeys(0);
-    this.emit("keysdelivered", { all: true });
+    // As for fps-v2, the media side gets ready while the first batch's keys come: the
+    // MediaSource opens and takes the inits (clear, from the playlists) during the first
+    // rewrap, so the first segment is appended as soon as its key is in hand.
+    const keys = stream.prefetchKeys(0).then(() => this.emit("keysdelivered", { all: true }));
     current.engine = new StreamingEngine(this.video, stream.renditions.map((r) => ({
-      mime: r.mime, init: r.init, segments: r.segments, fetch: (index) => stream.segment(r, index),
+      mime: r.mime, init: r.init, segments: r.segments, fetch: (index, options) => stream.segment(r, index, options),
       adapt: r.variants ? (index, bufferAhead) => stream.adapt(r, index, bufferAhead) : undefined,
     })), { onError: (error) => this.failDuringPlayback(current, error) });
-    await current.engine.start(stream.duration);
+    // The first failure of either side fails the load; unload() stops the other.
+    await Promise.all([keys, current.engine.start(stream.duration)]);
   }
 
   /** Stops playback, ends every media session and detaches from the element. */

@@ -11,6 +11,7 @@
 // the element can play. On a small machine the page's main thread carries every download, check
 // and append: a multi-megabyte segment, or the next one, taken at once competes with the key
 // requests and the first frames' decoding (docs/web.md, "Start-up").
+import { AbandonedTransfer } from "./abr.js";
 import { concat } from "./bytes.js";
 import { PlayerError } from "./errors.js";
 
@@ -47,7 +48,9 @@ export class StreamingEngine {
    * startup}) -> bytes, or an async iterator of byte chunks appended as they arrive (`signal`
    * aborts when a seek drops the segment; `startup`, when the segment is needed to start, is
    * {seconds, minBytes, playable}: a reader that can may read that many seconds of it (and at
-   * least minBytes) first and the rest once the promise `playable` resolves),
+   * least minBytes) first and the rest once the promise `playable` resolves; `bufferAhead()`,
+   * the stream's seconds buffered ahead of the playhead now; a fetch that throws
+   * AbandonedTransfer (abr.js) is asked again for the same segment, after adapt),
    * adapt(index, bufferAhead) -> {init, mime} | null (optional: a variant switch before segment
    * `index`, whose init is appended first)}]. */
   constructor(video, streams, { onError }) {
@@ -165,8 +168,10 @@ export class StreamingEngine {
         try {
           if (await this.append(stream, download, generation)) stream.next = index + 1;
         } catch (error) {
-          // A download a seek cancelled is dropped like a stale one; anything else fails.
-          if (!(download.controller.signal.aborted && error?.name === "AbortError")) throw error;
+          // A download a seek cancelled is dropped like a stale one, one given up for a lower
+          // variant is asked again (adapt() picks the variant); anything else fails.
+          const cancelled = download.controller.signal.aborted && error?.name === "AbortError";
+          if (!cancelled && !(error instanceof AbandonedTransfer)) throw error;
         } finally {
           stream.download = null;
           download.controller.abort();   // a download left unread (an append that failed) stops
@@ -192,7 +197,8 @@ export class StreamingEngine {
       ? { seconds: STARTUP_PART_SECONDS, minBytes: STARTUP_PART_MIN_BYTES, playable: this.whenPlayable() } : null;
     (async () => {
       try {
-        const segment = await stream.fetch(index, { signal: download.controller.signal, startup });
+        const segment = await stream.fetch(index, { signal: download.controller.signal, startup,
+          bufferAhead: () => (stream.buffer ? this.bufferAhead(stream, this.video.currentTime) : 0) });
         if (segment instanceof Uint8Array) download.arrived.push(segment);
         else for await (const chunk of segment) { download.arrived.push(chunk); signal(); }
       } catch (error) {
@@ -223,7 +229,11 @@ export class StreamingEngine {
         await whenUpdated(stream.buffer);
         continue;
       }
-      if (download.failure) throw download.failure;
+      if (download.failure) {
+        // A segment left half appended (a transfer given up): the parser starts over.
+        if (partial && this.mediaSource.readyState === "open" && !stream.buffer.updating) stream.buffer.abort();
+        throw download.failure;
+      }
       return true;
     }
   }

@@ -10,13 +10,17 @@
 // Each segment is verified and decrypted with WebCrypto (TDFArchive) before its clear fragment
 // reaches MediaSource. A
 // ladder's video variants are all opened (playlists and inits only); the next segment's variant
-// is chosen by the ABR rule (abr.js) from the bandwidth measured on segment downloads.
-import { BandwidthMeter, chooseVariant } from "./abr.js";
+// is chosen by the ABR rule (abr.js) from the bandwidth measured on segment downloads while they
+// run (measured-download.js); a batch that cannot arrive before the video buffer runs out is
+// given up for a lower variant.
+import { AbandonedTransfer, BandwidthMeter, chooseVariant, shouldAbandon } from "./abr.js";
+import { anySignal } from "./browser-support.js";
 import { base64Decode, base64urlEncode, utf8 } from "./bytes.js";
 import { PlayerError, malformed } from "./errors.js";
 import { normalizeKeyServiceURL } from "./fps-v2-manifest.js";
 import { readLenient } from "./hls-playlist.js";
 import { ephemeralKey, unwrapKey } from "./key-unwrap.js";
+import { downloadBatch, fetchBytes } from "./measured-download.js";
 import { isObject, parseStrictJSON } from "./strict-json.js";
 import { TDFArchive } from "./tdf-archive.js";
 
@@ -32,22 +36,6 @@ const MAX_RATE_LIMITED_SENDS = 4;
 const MAX_RETRY_AFTER_SECONDS = 60;
 const MAX_SEGMENT_BYTES = 64 << 20;
 const MAX_INIT_BYTES = 1 << 20;
-
-async function fetchBytes(url, signal, limit) {
-  let response;
-  try {
-    response = await fetch(url, { signal, credentials: "omit" });
-  } catch (error) {
-    if (error?.name === "AbortError") throw error;
-    throw new PlayerError("transport", `the stream origin could not be reached (${new URL(url).origin})`);
-  }
-  if (!response.ok) throw new PlayerError("transport", `the stream origin answered ${response.status} for ${new URL(url).pathname}`, { status: response.status });
-  const length = Number(response.headers.get("Content-Length") || 0);
-  if (length > limit) throw malformed(`${new URL(url).pathname} is larger than the limit`);
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  if (bytes.length > limit) throw malformed(`${new URL(url).pathname} is larger than the limit`);
-  return bytes;
-}
 
 async function signedRequestToken(body, signingKey) {
   const now = Math.floor(Date.now() / 1000);
@@ -142,7 +130,10 @@ export class TDFHLSStream {
       ...(await load(`video${i}`, v.url, `video/mp4; codecs="${avc(v)}"`)), bandwidth: v.bandwidth, width: v.width, height: v.height })));
     const aligned = (a, b) => a.segments.length === b.segments.length && a.segments.every((s, n) => Math.abs(s.start - b.segments[n].start) < 1e-3);
     const variants = loaded.filter((v) => aligned(v, loaded[0]));
-    const video = { id: "video", variants, current: 0, mime: variants[0].mime, init: variants[0].init, segments: variants[0].segments };
+    // `current`: the variant segments come from; `appended`: the one whose init the
+    // SourceBuffer has (start() appends the first's).
+    const video = { id: "video", variants, current: 0, appended: 0, ceiling: null, mime: variants[0].mime, init: variants[0].init,
+      segments: variants[0].segments };
     const renditions = [video];
     const audio = master.audio.filter((a) => a.group === playable[0].audioGroup);
     const chosenAudio = audio.find((a) => a.isDefault) || audio[0];
@@ -168,28 +159,38 @@ export class TDFHLSStream {
     this.duration = renditions[0].segments.reduce((sum, s) => sum + s.duration, 0);
     this.archives = new Map();   // "<id>-<n>" -> TDFArchive awaiting its key
     this.keys = new Map();       // "<id>-<n>" -> 32-byte payload key (dropped once used)
-    this.pending = null;
+    this.pending = null;         // the batch in flight: {promise, controller}
+    this.failure = null;         // a batch's failure other than a cancel: final for the playback
+    this.videoBufferAhead = null;   // () -> seconds of video buffered ahead (the engine's)
   }
 
   /** What a rendition plays now: its current variant, or itself. */
   static source(r) { return r.variants ? r.variants[r.current] : r; }
 
-  /** Before segment `index` of the video: the ABR rule's choice; a new variant's init and mime
-   * when it changes (keys and archives fetched ahead for the old variant are dropped). */
+  /** Before segment `index` of the video: the ABR rule's choice (never above the variant a
+   * transfer of this segment was given up for); the new variant's init and mime when the
+   * SourceBuffer has another's (keys and archives fetched ahead for the old one are dropped). */
   adapt(r, index, bufferAhead) {
-    if (!r.variants || r.variants.length < 2) return null;
-    const estimate = this.meter.estimate;
-    const next = chooseVariant(r.variants, r.current, estimate, bufferAhead);
-    if (next === r.current) return null;
+    if (!r.variants) return null;
+    if (r.variants.length > 1) {
+      let next = chooseVariant(r.variants, r.current, this.meter.estimate, bufferAhead);
+      if (r.ceiling?.index === index) next = Math.min(next, r.ceiling.variant);
+      if (next !== r.current) this.switchTo(r, next, { segment: index, bufferAhead });
+    }
+    if (r.appended === r.current) return null;
+    r.appended = r.current;
+    return { init: r.variants[r.current].init, mime: r.variants[r.current].mime };
+  }
+
+  switchTo(r, next, { segment, bufferAhead, abandoned = false }) {
     this.forget(r.variants[r.current].id);
     const from = r.current;
     r.current = next;
     const to = r.variants[next];
     this.width = to.width;
     this.height = to.height;
-    this.onVariant?.({ from, to: next, segment: index, bandwidth: to.bandwidth, width: to.width, height: to.height,
-      estimate: Math.round(estimate), bufferAhead, direction: next > from ? "up" : "down" });
-    return { init: to.init, mime: to.mime };
+    this.onVariant?.({ from, to: next, segment, bandwidth: to.bandwidth, width: to.width, height: to.height,
+      estimate: Math.round(this.meter.estimate), bufferAhead, direction: next > from ? "up" : "down", abandoned });
   }
 
   forget(id) {
@@ -198,32 +199,67 @@ export class TDFHLSStream {
   }
 
   /** Fetches the archives of segments index..index+LOOKAHEAD of every rendition and gets all
-   * their missing keys in one rewrap (the media rewrap when the policy has media rules). */
-  async prefetchKeys(index) {
-    while (this.pending) await this.pending.catch(() => {});
-    this.pending = this.rewrapFrom(index);
-    try { await this.pending; } finally { this.pending = null; }
+   * their missing keys in one rewrap (the media rewrap when the policy has media rules). A
+   * caller that finds a batch in flight waits for it (its `signal`, a seek's, cancels that
+   * batch too). Throws AbandonedTransfer when the batch was given up for a lower variant. */
+  async prefetchKeys(index, signal) {
+    if (this.failure) throw this.failure;
+    const cancelOnAbort = (controller) => signal?.addEventListener("abort", () => controller.abort(), { once: true });
+    if (this.pending) {
+      cancelOnAbort(this.pending.controller);
+      return this.pending.promise;
+    }
+    const controller = new AbortController();
+    cancelOnAbort(controller);
+    const promise = this.rewrapFrom(index, anySignal([this.signal, controller.signal]));
+    this.pending = { promise, controller };
+    try {
+      await promise;
+    } catch (error) {
+      if (!(error instanceof AbandonedTransfer) && error?.name !== "AbortError") this.failure = error;
+      throw error;
+    } finally {
+      if (this.pending?.promise === promise) this.pending = null;
+    }
   }
 
-  async rewrapFrom(index) {
+  async rewrapFrom(index, signal) {
     const wanted = [];
-    for (const r of this.renditions.map(TDFHLSStream.source)) {
-      for (let n = index; n < Math.min(index + LOOKAHEAD, r.segments.length); n++) {
-        const id = `${r.id}-${n}`;
-        if (!this.keys.has(id)) wanted.push({ id, url: r.segments[n].url });
+    const video = this.renditions.find((r) => r.variants);
+    for (const r of this.renditions) {
+      const source = TDFHLSStream.source(r);
+      for (let n = index; n < Math.min(index + LOOKAHEAD, source.segments.length); n++) {
+        const id = `${source.id}-${n}`;
+        if (!this.keys.has(id)) wanted.push({ id, url: source.segments[n].url, isVideo: r === video,
+          expectedBytes: r === video ? (source.bandwidth * source.segments[n].duration) / 8 : 0 });
       }
     }
     if (!wanted.length) return;
-    // The archives come in parallel: their bytes over the batch's time is one bandwidth sample.
-    const started = performance.now();
-    let fetched = 0;
-    const archives = await Promise.all(wanted.map(async (w) => {
-      if (this.archives.has(w.id)) return this.archives.get(w.id);
-      const bytes = await fetchBytes(w.url, this.signal, MAX_SEGMENT_BYTES);
-      fetched += bytes.length;
-      return new TDFArchive(bytes);
-    }));
-    this.meter.sample(fetched, performance.now() - started);
+    // The archives come in parallel, measured as one transfer while they arrive.
+    const fetching = wanted.filter((w) => !this.archives.has(w.id));
+    const variant = video?.current ?? 0;
+    const lowest = video?.variants[0];
+    const giveUp = variant > 0 && this.videoBufferAhead ? ({ loadedBytes, totalBytes, elapsedMs, lengths }) => {
+      // In place of this batch: the same, with the lowest variant's video (by the BANDWIDTH ratio).
+      const videoBytes = fetching.reduce((sum, w, i) => sum + (w.isVideo ? lengths[i] : 0), 0);
+      const lowerBytes = totalBytes - videoBytes + videoBytes * (lowest.bandwidth / video.variants[variant].bandwidth);
+      return shouldAbandon({ loadedBytes, totalBytes, elapsedMs, bufferAhead: this.videoBufferAhead(), lowerBytes });
+    } : null;
+    try {
+      await downloadBatch(fetching, { meter: this.meter, signal, limit: MAX_SEGMENT_BYTES, giveUp,
+        // Each archive is kept as it arrives: a batch given up or cancelled keeps what came.
+        onItem: (i, bytes) => { if (this.isCurrent(fetching[i].id)) this.archives.set(fetching[i].id, new TDFArchive(bytes)); } });
+    } catch (error) {
+      if (error instanceof AbandonedTransfer && video.current === variant) {
+        const buffered = this.videoBufferAhead();
+        const lower = Math.min(variant - 1, chooseVariant(video.variants, variant, this.meter.estimate, buffered));
+        video.ceiling = { index, variant: lower };
+        this.switchTo(video, lower, { segment: index, bufferAhead: buffered, abandoned: true });
+      }
+      throw error;
+    }
+    const archives = wanted.map((w) => this.archives.get(w.id));
+    if (archives.some((a) => !a)) throw new AbandonedTransfer();   // a variant switch dropped some meanwhile
     const accepted = normalizeKeyServiceURL(this.service.base);
     const policies = new Map();
     archives.forEach((archive, i) => {
@@ -237,8 +273,14 @@ export class TDFHLSStream {
     const sessionId = await this.route;
     for (const batch of sessionId ? mediaRewrapBatches(policies) : [policies]) {
       const keys = await this.withRetryAfter(() => sessionId ? this.mediaRewrap(sessionId, batch) : this.bulkRewrap(batch));
-      for (const [id, key] of keys) this.keys.set(id, key);
+      // A key of a variant left while the rewrap ran is dropped at once, like forget()'s.
+      for (const [id, key] of keys) if (this.isCurrent(id)) this.keys.set(id, key); else key.fill(0);
     }
+  }
+
+  /** Whether "<id>-<n>" belongs to what a rendition plays now (not a variant it left). */
+  isCurrent(name) {
+    return this.renditions.some((r) => name.startsWith(`${TDFHLSStream.source(r).id}-`));
   }
 
   /** The media session's id when a policy carries media rules (the session is started then,
@@ -293,19 +335,37 @@ export class TDFHLSStream {
     return new PlayerError("denied", "the key service denied a segment key", { reason, status: 403 });
   }
 
-  /** The clear fragment of segment `index` of rendition `r`. */
-  async segment(r, index) {
-    const id = `${TDFHLSStream.source(r).id}-${index}`;
-    if (!this.keys.has(id)) await this.prefetchKeys(index);
-    const key = this.keys.get(id);
-    const archive = this.archives.get(id);
+  /** The clear fragment of segment `index` of rendition `r`. `signal`: a seek or destroy
+   * cancels the wait (and the batch it waits for); `bufferAhead`: the engine's seconds of this
+   * rendition buffered ahead (the video's decide whether a batch in flight is given up). Throws
+   * AbandonedTransfer when the video variant changed meanwhile: the engine asks again, after
+   * appending the new variant's init. */
+  async segment(r, index, { signal, bufferAhead } = {}) {
+    if (r.variants && bufferAhead) this.videoBufferAhead = bufferAhead;
+    const variant = r.current;
+    const id = () => `${TDFHLSStream.source(r).id}-${index}`;
+    for (let asked = false; !this.keys.has(id());) {
+      if (signal?.aborted) throw new DOMException("stopped", "AbortError");
+      if (asked) throw malformed("a segment key is missing after the rewrap");
+      const mine = !this.pending;
+      await (mine ? this.prefetchKeys(index, signal) : this.prefetchKeys(index, signal).catch((error) => {
+        // Another caller's batch: its cancel or abandonment is that caller's; ask again.
+        if (this.failure) throw this.failure;
+        if (!(error instanceof AbandonedTransfer) && error?.name !== "AbortError") throw error;
+      }));
+      if (r.variants && r.current !== variant) throw new AbandonedTransfer();
+      asked = mine;
+    }
+    if (r.variants && r.current !== variant) throw new AbandonedTransfer();
+    const key = this.keys.get(id());
+    const archive = this.archives.get(id());
     if (!key || !archive) throw malformed("a segment key is missing after the rewrap");
     try {
       return await archive.decrypt(key);
     } finally {
       key.fill(0);
-      this.keys.delete(id);
-      this.archives.delete(id);
+      this.keys.delete(id());
+      this.archives.delete(id());
     }
   }
 }

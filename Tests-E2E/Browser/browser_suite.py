@@ -80,7 +80,7 @@ def packet_hashes(path, stream, *input_options):
 DEV_ISSUER = "urn:mediadrm:kas:dev-issuer"
 
 
-def viewer_hash(sub, issuer=DEV_ISSUER):
+def store_viewer_hash(sub, issuer=DEV_ISSUER):
     """The viewer hash the KAS's audit and request logs carry (docs/kas.md, "Viewers keyed by
     issuer and subject"): the first 16 hex digits of SHA-256(issuer, 0x00, hex SHA-256 of sub)."""
     subject_key = hashlib.sha256(sub.encode()).hexdigest()
@@ -104,7 +104,8 @@ def viewer_id(name):
 
 
 def viewer_hash(name):
-    return hashlib.sha256(viewer_id(name).encode()).hexdigest()[:16]
+    """The KAS's hash of the running engine's viewer `name`."""
+    return store_viewer_hash(viewer_id(name))
 
 
 def poll(condition, what, timeout=WAIT):

@@ -20,6 +20,7 @@ extension ToolTests {
             return configuration
         }
 
+        /// The id hash of a session a test writes into a store directly.
         private static func sessionHash(_ index: Int) -> String {
             let hex = String(index, radix: 16)
             return String(repeating: "0", count: 64 - hex.count) + hex
@@ -48,12 +49,15 @@ extension ToolTests {
 
         @Test func backupWhileServingRestoresEveryAcknowledgedSession() throws {
             let temp = try TemporaryDirectory("kas-backup")
-            let harness = try KASTestHarness()
+            let harness = try KASTestHarness(dataDirectory: temp.appending("served")) { configuration in
+                configuration.rateLimits.sessionStartsPerMinute = 1_000_000
+                configuration.media.maxLiveSessionsPerViewer = 100_000
+            }
             defer { harness.stop() }
             let asset = try harness.catalogue(nil as MediaRules?, kasURL: harness.publicURL, title: "Backed up").uuid
-            // Session starts through the store the serving KAS's routes use, on another thread,
-            // for as long as the backup runs.
-            let media = harness.application.stores.media
+            let token = try harness.token(sub: "backup-viewer")
+            // Session starts over HTTP on another thread, for as long as the backup runs; a
+            // session is acknowledged when the KAS answered its id.
             let acknowledged = Acknowledged()
             let writerDone = DispatchSemaphore(value: 0)
             Thread.detachNewThread {
@@ -61,20 +65,14 @@ extension ToolTests {
                 var index = 0
                 while !acknowledged.isStopped {
                     index += 1
-                    let session = NewMediaSession(idHash: Self.sessionHash(index), viewer: "viewer-\(index % 8)", asset: asset,
-                                                  protocol: .tdf, playback: "p\(index)", timeout: 600)
-                    do {
-                        guard case .started = try media.startSession(session, limit: nil, maxLiveSessionsPerViewer: 100_000, now: Date()) else {
-                            return acknowledged.fail("session \(index) refused")
-                        }
-                    } catch {
-                        return acknowledged.fail("session \(index): \(error)")
+                    guard let id = try? harness.startSession(token: token, asset: asset,
+                                                             extra: [("playbackId", .string("playback-\(index)"))]) else {
+                        return acknowledged.fail("session start \(index) refused")
                     }
-                    acknowledged.append(Self.sessionHash(index))
+                    acknowledged.append(id)
                 }
             }
             acknowledged.acknowledgedTen.wait()
-            #expect(acknowledged.failed == nil)
             let before = acknowledged.snapshot
             let backup = temp.appending("backup")
             let summary = try StoreBackup.backup(Self.configuration(harness.dataDirectory), to: backup)
@@ -86,16 +84,20 @@ extension ToolTests {
                 #expect(fileMode((backup as NSString).appendingPathComponent(name)) == 0o600, "\(name)")
             }
 
-            // Restored into a fresh data directory, a KAS serving it sees the catalog and every
-            // session acknowledged before the backup began.
+            // Restored into a fresh data directory (with the key ring from its own backup), a KAS
+            // serving it sees the catalog and every session acknowledged before the backup began.
             let restored = temp.appending("restored")
             #expect(try StoreRestore.restore(Self.configuration(restored), from: backup, force: false).files == summary.files)
+            try FileManager.default.copyItem(atPath: (harness.dataDirectory as NSString).appendingPathComponent("keys"),
+                                             toPath: (restored as NSString).appendingPathComponent("keys"))
             let served = try KASTestHarness(dataDirectory: restored)
             defer { served.stop() }
             #expect(try served.application.stores.catalog.entry(assetID: asset)?.title == "Backed up")
             for id in before {
-                #expect(try served.application.stores.media.session(idHash: id) != nil, "\(id.suffix(6))")
+                #expect(try served.application.stores.media.session(idHash: MediaSessionID.hash(id)) != nil, "\(id.suffix(6))")
             }
+            let last = try #require(before.last)
+            #expect(try served.post("/media/v1/session/\(last)/heartbeat", token: token, body: Data()).status == 200)
             #expect(FileManager.default.contents(atPath: KASDataDirectory(restored).licenseURLKey)
                 == FileManager.default.contents(atPath: KASDataDirectory(harness.dataDirectory).licenseURLKey))
         }

@@ -19,12 +19,17 @@ extension SQLiteDatabase {
             throw StoreError(.step, "cannot start the online backup")
         }
         var rc: Int32
+        var retries = 0
         repeat {
             rc = sqlite3_backup_step(backup, -1)
-            // BUSY/LOCKED: another connection holds a lock the read needs for a moment (a
-            // checkpoint); wait as the busy timeout would, then step again.
-            if rc == SQLITE_BUSY || rc == SQLITE_LOCKED { sqlite3_sleep(50) }
-        } while rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED
+            // BUSY/LOCKED after the source's busy timeout: another connection held a lock the
+            // read needs (a checkpoint, a recovery); step again a bounded number of times, so a
+            // store that stays locked fails the backup instead of hanging it.
+            if rc == SQLITE_BUSY || rc == SQLITE_LOCKED {
+                retries += 1
+                sqlite3_sleep(100)
+            }
+        } while rc == SQLITE_OK || ((rc == SQLITE_BUSY || rc == SQLITE_LOCKED) && retries < 20)
         let finished = sqlite3_backup_finish(backup)
         guard rc == SQLITE_DONE, finished == SQLITE_OK else {
             throw StoreError(.step, "the online backup failed (SQLite result \(rc == SQLITE_DONE ? finished : rc))")

@@ -9,11 +9,13 @@ import MediaDRMToolSupport
 /// `kas store migrate`: the single-node SQLite state of a data directory copied into the Redis
 /// store a cluster of nodes shares (docs/kas.md "Scale-out with Redis"). `kas store rekey`: the
 /// records of an earlier version, keyed by subject alone, moved to the viewers of one issuer.
+/// `kas store backup|restore`: the data directory's SQLite state copied while serving, and put
+/// back (docs/kas.md "Backups").
 enum StoreCommand {
     static var tool: Tool {
         Tool(name: "kas store", version: KASCommand.version,
-             summary: "Move the KAS state between stores (the data directory's SQLite files and a shared Redis), or rekey it.",
-             verbs: [migrate, rekey])
+             summary: "Move the KAS state between stores (the data directory's SQLite files and a shared Redis), rekey, back up or restore it.",
+             verbs: [migrate, rekey, backup, restore])
     }
 
     static var migrate: ToolVerb {
@@ -69,6 +71,57 @@ enum StoreCommand {
             console.print("rate buckets \(counts.rateBuckets)")
             console.print("offline licences \(counts.offlineLicenses)")
             console.progress("rekeyed the viewers of \(configuration.store.url?.redacted ?? "'\(configuration.dataDirectory)'") to issuer \(issuer)")
+        }
+    }
+
+    static var backup: ToolVerb {
+        ToolVerb("backup", summary: "Copy the data directory's SQLite state into a new directory, while kas serve runs.",
+                 discussion: """
+                 Copies <data-dir>/media.sqlite (media store, catalog, playbacks) and offline.sqlite with \
+                 SQLite's online backup API, which a running 'kas serve' does not notice, and license-url.key, \
+                 into the new directory --to, then writes backup.json (sizes, SHA-256, schema versions, time) \
+                 last: a directory without it is an interrupted backup, which restore refuses. Each database \
+                 is a consistent snapshot; the two are taken one after the other (docs/kas.md "Backups"). \
+                 The key ring (keys/) is not copied: back it up apart, sealed. A Redis store (--store, \
+                 KAS_STORE_URL) is refused: use Redis's own persistence (RDB, AOF).
+                 """,
+                 options: [
+                    ToolOption.single("to", valueName: "dir", help: "The new directory to write the backup into.", required: true),
+                    ToolOption.single("store", valueName: "redis-url", help: "Refused: a Redis store is backed up by Redis."),
+                    CommonOptions.dataDirectory,
+                 ]) { parsed, console in
+            let destination = try parsed.requiredValue("to")
+            let configuration = try StoreCommand.configuration(parsed, storeOption: "store")
+            let summary = try step { () throws(KASApplicationError) in try StoreBackup.backup(configuration, to: destination) }
+            for file in summary.files { console.print(file) }
+            console.progress("backed up '\(configuration.dataDirectory)' into '\(destination)'")
+        }
+    }
+
+    static var restore: ToolVerb {
+        ToolVerb("restore", summary: "Put a kas store backup back into a data directory.",
+                 discussion: """
+                 Checks --from's backup.json (present: the backup finished), every file's size and SHA-256, \
+                 and the schema versions (a backup from a newer kas is refused), then puts media.sqlite, \
+                 offline.sqlite and license-url.key in place, each atomically, in <data-dir> (created when \
+                 absent). Stop 'kas serve' on the data directory first: nothing tells restore that one runs, \
+                 so a data directory that holds state files is refused unless --force. The key ring is not \
+                 in the backup: restore keys/ from its own backup.
+                 """,
+                 options: [
+                    ToolOption.single("from", valueName: "dir", help: "The backup directory (kas store backup --to).", required: true),
+                    ToolOption.flag("force", help: "Replace the state files the data directory holds (kas serve stopped)."),
+                    ToolOption.single("store", valueName: "redis-url", help: "Refused: a Redis store is restored by Redis."),
+                    CommonOptions.dataDirectory,
+                 ]) { parsed, console in
+            let source = try parsed.requiredValue("from")
+            let configuration = try StoreCommand.configuration(parsed, storeOption: "store")
+            let force = parsed.flag("force")
+            let summary = try step { () throws(KASApplicationError) in
+                try StoreRestore.restore(configuration, from: source, force: force)
+            }
+            for file in summary.files { console.print(file) }
+            console.progress("restored '\(source)' into '\(configuration.dataDirectory)'")
         }
     }
 

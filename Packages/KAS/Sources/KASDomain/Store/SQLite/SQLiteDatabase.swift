@@ -16,9 +16,12 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 /// One SQLite connection in WAL mode. A connection is used by one owner at a time (an actor or a
 /// single thread); SQLite's shared FULLMUTEX connection is not transaction-safe across threads.
 package final class SQLiteDatabase {
-    private var handle: OpaquePointer?
+    /// The connection, for `SQLiteDatabase+Backup` (SQLite's online backup API takes both ends).
+    private(set) var handle: OpaquePointer?
 
-    public init(path: String) throws(StoreError) {
+    /// Opens `path`; `wal` false leaves the rollback journal (a backup copy stays one file,
+    /// without `-wal` and `-shm` beside it).
+    public init(path: String, wal: Bool = true) throws(StoreError) {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         var db: OpaquePointer?
         guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK, let db else {
@@ -27,7 +30,7 @@ package final class SQLiteDatabase {
         }
         handle = db
         sqlite3_busy_timeout(db, 5_000)
-        try execute("PRAGMA journal_mode=WAL")
+        if wal { try execute("PRAGMA journal_mode=WAL") }
         try execute("PRAGMA synchronous=NORMAL")
         try execute("PRAGMA foreign_keys=ON")
     }

@@ -222,6 +222,15 @@ extension KeysTests {
                 }
             }
             #expect("\(try KeyRingSealKey(bytes: raw))" == "KeyRingSealKey(256 bits)")
+
+            // keyRing.sealKeyFile in the configuration file, relative to the file's directory.
+            let file = try KASConfiguration.fileOverrides(bytes: Array(#"{"keyRing": {"sealKeyFile": "kas-seal.key"}}"#.utf8),
+                                                          file: "kas.json", baseDirectory: "/etc/mediadrm")
+            #expect(file.keyRingSealKeyFile == "/etc/mediadrm/kas-seal.key")
+            #expect(throws: KASConfigurationError.self) {
+                try KASConfiguration.fileOverrides(bytes: Array(#"{"keyRing": {"sealKey": "x"}}"#.utf8), file: "kas.json",
+                                                   baseDirectory: "/")
+            }
         }
     }
 }

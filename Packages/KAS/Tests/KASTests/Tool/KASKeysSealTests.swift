@@ -52,6 +52,34 @@ extension ToolTests {
             #expect(try kas.application.keyRing.reload().isSealed)
         }
 
+        /// `kas serve` as the systemd unit runs it: the key from `$CREDENTIALS_DIRECTORY/kas-seal-key`;
+        /// a rotation while sealed is picked up on SIGHUP and served.
+        @Test func servedWithTheCredentialReloadsASealedRotation() throws {
+            let temp = try TemporaryDirectory()
+            let data = temp.appending("data")
+            let credentials = temp.appending("credentials")
+            try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
+            let key = try SecureRandom.data(count: 32)
+            try AtomicFileWriter.write(key, to: credentials + "/kas-seal-key", mode: 0o400)
+            let credential = ["CREDENTIALS_DIRECTORY": credentials]
+            #expect(try KASToolHarness.run(["keys", "generate", "--data-dir", data]).status == 0)
+            #expect(try KASToolHarness.run(["keys", "seal", "--data-dir", data], environment: credential).status == 0)
+
+            let served = try ServedKAS.start(["--listen", "127.0.0.1:0", "--data-dir", data], in: temp.path, environment: credential)
+            defer { served.stop() }
+            let rotated = try KASToolHarness.run(["keys", "rotate", "--algorithm", "ec:secp256r1", "--data-dir", data],
+                                                 environment: ["KAS_KEY_RING_SEAL_KEY": key.base64EncodedString()])
+            #expect(rotated.status == 0, "\(rotated.stderr)")
+            kill(served.process.processIdentifier, SIGHUP)
+            // A bounded poll for the reload (the bound only limits a failure).
+            let deadline = Date().addingTimeInterval(60)
+            while !served.log.contains("keys_reloaded"), Date() < deadline { usleep(20_000) }
+            #expect(served.log.contains("keys_reloaded") && !served.log.contains("keys_reload_failed"), "\(served.log)")
+            let e2 = try Curl.run([served.address + "/kas/v2/kas_public_key?algorithm=ec:secp256r1&kid=e2"])
+            #expect(e2.status == 200, "\(e2.text)")
+            #expect(!served.log.contains(key.base64EncodedString()))
+        }
+
         @Test func sealedRingWithoutOrWithAWrongKeyRefusesToStart() throws {
             let temp = try TemporaryDirectory()
             let data = temp.appending("data")

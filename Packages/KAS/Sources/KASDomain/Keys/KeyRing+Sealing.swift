@@ -35,6 +35,7 @@ extension KeyRing {
     @discardableResult
     public static func unseal(dataDirectory: String, sealKey: KeyRingSealKey) throws(KeyRingError) -> SealChange {
         try convert(dataDirectory, sealKey) { () throws(KeyRingError) in
+            // Nothing before the files: the seal check goes last.
         } file: { (bytes, kid) throws(KeyRingError) -> Data? in
             guard SealedKeyFile.isSealed(bytes) else { return nil }
             return Data(try SealedKeyFile.open(bytes, name: kid, with: sealKey, failure: KeyRingSeal.modifiedFile))

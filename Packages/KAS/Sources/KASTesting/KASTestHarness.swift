@@ -37,10 +37,11 @@ public final class KASTestHarness: Sendable {
     ///   - tls: serve HTTPS with a fresh certificate for 127.0.0.1 and localhost.
     ///   - dataDirectory: an existing data directory to serve (kept on stop); nil makes a fresh
     ///     one (deleted on stop). Either way a missing key ring is generated.
+    ///   - sealKey: the key-encryption key of a sealed ring in `dataDirectory`.
     ///   - configure: adjusts the configuration (limits, lease, rate limits, media settings,
     ///     accepted URLs) before start; the listen address, data directory and TLS files are the
     ///     harness's.
-    public init(tls: Bool = false, dataDirectory: String? = nil,
+    public init(tls: Bool = false, dataDirectory: String? = nil, sealKey: KeyRingSealKey? = nil,
                 configure: (inout KASConfiguration) -> Void = { _ in },
                 fairPlay: (any FairPlayKeyModule)? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() }) throws(KASApplicationError) {
@@ -54,7 +55,7 @@ public final class KASTestHarness: Sendable {
             let ring: KeyRing
             do throws(KeyRingError) {
                 ring = KeyRing.exists(dataDirectory: directory)
-                    ? try KeyRing.load(dataDirectory: directory)
+                    ? try KeyRing.load(dataDirectory: directory, sealKey: sealKey)
                     : try KeyRing.generate(dataDirectory: directory).ring
             } catch {
                 throw KASApplicationError("key ring: \(error.reason)")

@@ -136,7 +136,9 @@ enum AssetsCommand {
     /// The key path's manifest admission with this KAS's key ring (a cmaf package's keys are
     /// checked with it); nil when the ring cannot be read.
     static func keyAdmission(_ configuration: KASConfiguration) -> ManifestAdmission? {
-        guard let ring = try? KeyRing.load(dataDirectory: configuration.keyRingHome) else { return nil }
+        let environment = ProcessInfo.processInfo.environment
+        let sealKey = (try? KeyRingSealKey.resolve(file: configuration.keyRingSealKeyFile, environment: environment)) ?? nil
+        guard let ring = try? KeyRing.load(dataDirectory: configuration.keyRingHome, sealKey: sealKey) else { return nil }
         return ManifestAdmission(acceptedKASURLs: configuration.acceptedKASURLs, unwrapper: KeyRingMediaUnwrapper(KeyRingHolder(ring)))
     }
 

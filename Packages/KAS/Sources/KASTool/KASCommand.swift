@@ -1,4 +1,5 @@
 import Foundation
+import KASDomain
 import MediaDRMToolSupport
 
 /// The `kas` tool: `keys`, `token`, `serve`, `assets`, `sign-url`, `origin-config`, `store`.
@@ -32,12 +33,12 @@ enum KASCommand {
 
     /// Only for `kas --help` and `kas help keys`: `main.swift` hands `kas keys ...` to `KeysCommand`.
     static var keysPlaceholder: ToolVerb {
-        ToolVerb("keys", summary: "Manage the key ring: generate, rotate, list, export-public, remove.",
+        ToolVerb("keys", summary: "Manage the key ring: generate, rotate, list, export-public, remove, seal, unseal.",
                  discussion: """
                  Actions: generate, rotate, list, export-public, remove. \
                  Run 'kas keys <action> --help' for each action's options.
                  """,
-                 arguments: [ToolArgument("action", help: "generate | rotate | list | export-public | remove", optional: true)]) { _, _ in
+                 arguments: [ToolArgument("action", help: "generate | rotate | list | export-public | remove | seal | unseal", optional: true)]) { _, _ in
             throw UsageError("run 'kas keys <action>'; see 'kas keys --help'")
         }
     }
@@ -59,5 +60,12 @@ enum CommonOptions {
             return value
         }
         return "./kas-data"
+    }
+
+    /// The key ring's key-encryption key from the environment (`KAS_KEY_RING_SEAL_KEY_FILE`,
+    /// `KAS_KEY_RING_SEAL_KEY`, the systemd credential `kas-seal-key`); nil when none is set,
+    /// which only an unsealed ring accepts.
+    static func sealKey() throws(KeyRingError) -> KeyRingSealKey? {
+        try KeyRingSealKey.resolve(environment: ProcessInfo.processInfo.environment)
     }
 }

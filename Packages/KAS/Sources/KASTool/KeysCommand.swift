@@ -6,7 +6,7 @@ import KASObservability
 import KASRedis
 import MediaDRMToolSupport
 
-/// `kas keys generate | rotate | list | export-public | remove`.
+/// `kas keys generate | rotate | list | export-public | remove | seal | unseal`.
 enum KeysCommand {
     static var tool: Tool {
         Tool(name: "kas keys", version: KASCommand.version,
@@ -15,7 +15,7 @@ enum KeysCommand {
              key-access keys with kids (r1, r2, ... and e1, e2, ...), the dev token issuer key (dev1) and \
              the offline-license ES256 signing keys (l1, l2, ...).
              """,
-             verbs: [generate, rotate, list, exportPublic, remove])
+             verbs: [generate, rotate, list, exportPublic, remove, seal, unseal])
     }
 
     static let algorithmOption = ToolOption.single(
@@ -40,7 +40,7 @@ enum KeysCommand {
                  """,
                  options: [CommonOptions.dataDirectory]) { parsed, console in
             let directory = try CommonOptions.dataDirectory(parsed)
-            let change = try KeyRing.generate(dataDirectory: directory)
+            let change = try KeyRing.generate(dataDirectory: directory, sealKey: CommonOptions.sealKey())
             if change.created.isEmpty {
                 console.progress("the key ring in '\(directory)' is complete; nothing generated")
             }
@@ -61,7 +61,7 @@ enum KeysCommand {
                  options: [CommonOptions.dataDirectory, rotateAlgorithmOption]) { parsed, console in
             let directory = try CommonOptions.dataDirectory(parsed)
             if parsed.value("algorithm") == OfflineLicenseSigner.algorithmName {
-                let change = try KeyRing.rotateLicenseSigner(dataDirectory: directory)
+                let change = try KeyRing.rotateLicenseSigner(dataDirectory: directory, sealKey: CommonOptions.sealKey())
                 for kid in change.created {
                     let retired = change.retired.isEmpty ? "" : ", retired \(change.retired.joined(separator: ", "))"
                     console.print("\(kid) \(OfflineLicenseSigner.algorithmName) active\(retired)")
@@ -69,8 +69,9 @@ enum KeysCommand {
                 return
             }
             let algorithms = try algorithm(parsed).map { [$0] } ?? KeyAlgorithm.allCases
+            let sealKey = try CommonOptions.sealKey()
             for algorithm in algorithms {
-                let change = try KeyRing.rotate(algorithm, dataDirectory: directory)
+                let change = try KeyRing.rotate(algorithm, dataDirectory: directory, sealKey: sealKey)
                 for kid in change.created {
                     let retired = change.retired.isEmpty ? "" : ", retired \(change.retired.joined(separator: ", "))"
                     console.print("\(kid) \(algorithm.rawValue) active\(retired)")
@@ -82,7 +83,7 @@ enum KeysCommand {
     static var list: ToolVerb {
         ToolVerb("list", summary: "List the keys: kid, algorithm, status, created, retired.",
                  options: [CommonOptions.dataDirectory, ToolOption.json]) { parsed, console in
-            let ring = try KeyRing.load(dataDirectory: try CommonOptions.dataDirectory(parsed))
+            let ring = try KeyRing.load(dataDirectory: try CommonOptions.dataDirectory(parsed), sealKey: CommonOptions.sealKey())
             var rows: [ListedKey] = ring.entries.map { entry in
                 ListedKey(kid: entry.kid, algorithm: entry.algorithm.rawValue, status: entry.isActive ? "active" : "retired",
                           created: timestamp(entry.created), retired: entry.retired.map(timestamp))
@@ -112,7 +113,7 @@ enum KeysCommand {
                  options: [CommonOptions.dataDirectory, algorithmOption,
                            ToolOption.single("kid", valueName: "kid", help: "Export this key instead of the active one.")]) { parsed, console in
             let algorithm = try algorithm(parsed)
-            let ring = try KeyRing.load(dataDirectory: try CommonOptions.dataDirectory(parsed))
+            let ring = try KeyRing.load(dataDirectory: try CommonOptions.dataDirectory(parsed), sealKey: CommonOptions.sealKey())
             let key: KeyRingKey
             if let kid = parsed.value("kid") {
                 guard let found = ring.key(kid: kid) else {
@@ -138,9 +139,45 @@ enum KeysCommand {
                  options: [CommonOptions.dataDirectory],
                  arguments: [ToolArgument("kid", help: "The retired key's kid.")]) { parsed, console in
             let kid = try parsed.requiredArgument("kid")
-            let change = try KeyRing.remove(kid: kid, dataDirectory: try CommonOptions.dataDirectory(parsed))
+            let change = try KeyRing.remove(kid: kid, dataDirectory: try CommonOptions.dataDirectory(parsed),
+                                            sealKey: CommonOptions.sealKey())
             for removed in change.removed { console.print("\(removed) removed") }
         }
+    }
+
+    static var seal: ToolVerb {
+        ToolVerb("seal", summary: "Encrypt every private key file under the key-encryption key.",
+                 discussion: """
+                 AES-256-GCM per file, in place, one atomic rename per file (docs/kas.md "Sealed key ring"). \
+                 The 32-byte key-encryption key comes from \(KeyRingSealKey.fileVariable), \
+                 \(KeyRingSealKey.valueVariable) (base64) or the systemd credential '\(KeyRingSealKey.credentialName)'. \
+                 An interrupted run is finished by running it again. Every node sharing the ring then needs the key.
+                 """,
+                 options: [CommonOptions.dataDirectory]) { parsed, console in
+            let directory = try CommonOptions.dataDirectory(parsed)
+            let change = try KeyRing.seal(dataDirectory: directory, sealKey: try requiredSealKey())
+            console.print("the key ring in '\(directory)' is sealed (\(change.converted) key files sealed now)")
+        }
+    }
+
+    static var unseal: ToolVerb {
+        ToolVerb("unseal", summary: "Write every private key file back as plain PKCS#8 PEM.",
+                 discussion: """
+                 Needs the key-encryption key the ring was sealed with; an interrupted run is finished by \
+                 running it again.
+                 """,
+                 options: [CommonOptions.dataDirectory]) { parsed, console in
+            let directory = try CommonOptions.dataDirectory(parsed)
+            let change = try KeyRing.unseal(dataDirectory: directory, sealKey: try requiredSealKey())
+            console.print("the key ring in '\(directory)' is not sealed (\(change.converted) key files unsealed now)")
+        }
+    }
+
+    static func requiredSealKey() throws -> KeyRingSealKey {
+        guard let key = try CommonOptions.sealKey() else {
+            throw ToolFailure("no key-encryption key: \(KeyRingSealKey.sourcesHint)")
+        }
+        return key
     }
 
     struct ListedKey: Encodable {

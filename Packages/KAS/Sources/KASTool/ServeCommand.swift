@@ -69,8 +69,9 @@ enum ServeCommand {
                 console.write(JSONWriter.write(configuration.jsonValue, options: [.prettyPrinted]) + Data("\n".utf8))
                 return
             }
-            let ring = try configuration.keyRingDirectory.map { directory in try KeyRing.load(dataDirectory: directory) }
-                ?? loadOrGenerateRing(configuration.dataDirectory, console: console)
+            let sealKey = try KeyRingSealKey.resolve(file: configuration.keyRingSealKeyFile, environment: environment)
+            let ring = try configuration.keyRingDirectory.map { directory in try KeyRing.load(dataDirectory: directory, sealKey: sealKey) }
+                ?? loadOrGenerateRing(configuration.dataDirectory, sealKey: sealKey, console: console)
             let verifier: BearerTokenVerifier
             do throws(KASConfigurationError) {
                 verifier = try BearerTokenVerifier(configuration: configuration, keyRing: ring, environment: environment)
@@ -83,10 +84,11 @@ enum ServeCommand {
     }
 
     /// The ring in the data directory; a missing one is generated so `kas serve` alone works.
-    static func loadOrGenerateRing(_ dataDirectory: String, console: Console) throws -> KeyRing {
+    static func loadOrGenerateRing(_ dataDirectory: String, sealKey: KeyRingSealKey?, console: Console) throws -> KeyRing {
         if KeyRing.exists(dataDirectory: dataDirectory) {
-            return try KeyRing.load(dataDirectory: dataDirectory)
+            return try KeyRing.load(dataDirectory: dataDirectory, sealKey: sealKey)
         }
+        // A new ring starts unsealed even with a key set: sealing is the operator's explicit step.
         let change = try KeyRing.generate(dataDirectory: dataDirectory)
         console.progress("generated a key ring in '\(dataDirectory)' (\(change.created.joined(separator: ", ")))")
         return change.ring

@@ -32,7 +32,7 @@ enum TokenCommand {
             guard !subject.isEmpty else { throw UsageError("invalid value '' for '--sub': expected a subject") }
             let lifetime = try parsed.integer("ttl", in: 1...maximumLifetime) ?? 3600
             let claims = try extraClaims(parsed.value("claims"))
-            let ring = try KeyRing.load(dataDirectory: try CommonOptions.dataDirectory(parsed))
+            let ring = try KeyRing.load(dataDirectory: try CommonOptions.dataDirectory(parsed), sealKey: CommonOptions.sealKey())
             guard let issuer = ring.devIssuer else {
                 throw ToolFailure("the key ring has no dev issuer key; run 'kas keys generate'")
             }

@@ -5,7 +5,7 @@ extension KASConfiguration {
     static let fileKeys: Set<String> = [
         "listen", "dataDir", "publicURL", "acceptedKASURLs", "tlsCert", "tlsKey", "devIssuer", "issuers",
         "limits", "leaseSeconds", "rateLimits", "trustedProxies", "regionHeader", "media", "fairplay",
-        "web", "cors", "delivery", "store", "node", "keyRingDir",
+        "web", "cors", "delivery", "store", "node", "keyRingDir", "keyRing",
     ]
     static let fairPlayKeys: Set<String> = ["certificateFile", "sdkCommand", "sdkArguments", "sdkURL", "timeoutSeconds"]
     static let issuerKeys: Set<String> = ["issuer", "audience", "jwksFile", "pemFile", "hs256SecretFile", "hs256SecretEnv"]
@@ -60,7 +60,7 @@ extension KASConfiguration {
             layer.devIssuer = flag
         }
         if let value = root["issuers"] { layer.issuers = try issuers(value, reader) }
-        for section in ["limits", "rateLimits", "media", "fairplay", "web", "cors", "delivery", "store"] {
+        for section in ["limits", "rateLimits", "media", "fairplay", "web", "cors", "delivery", "store", "keyRing"] {
             if let value = root[section], value.object == nil {
                 throw ConfigValue.invalid(reader.source(section), "an object")
             }
@@ -112,6 +112,9 @@ extension KASConfiguration {
         if let value = root["store"]?.object?["url"] {
             layer.storeURL = try ConfigValue.storeURL(reader.string(value, "store.url"), reader.source("store.url"))
         }
+        if let value = root["keyRing"]?.object?["sealKeyFile"] {
+            layer.keyRingSealKeyFile = try reader.path(value, "keyRing.sealKeyFile")
+        }
         if let value = root["node"] { layer.node = try ConfigValue.node(reader.string(value, "node"), reader.source("node")) }
         if let value = root["cors"]?.object?["allowedOrigins"] {
             layer.corsAllowedOrigins = try ConfigValue.origins(reader.strings(value, "cors.allowedOrigins", allowEmpty: true),
@@ -134,6 +137,7 @@ extension KASConfiguration {
             ("delivery", ["originURL", "originSecretFile", "deliverySecretFile", "mediaURLMarginSeconds", "licenseURLSeconds",
                           "maxLivePlaybacksPerViewer"]),
             ("store", ["url", "poolSize", "timeoutSeconds", "maxEndedRecordsPerViewer", "maxSessions", "maxPlaybacks"]),
+            ("keyRing", ["sealKeyFile"]),
         ]
         for (section, allowed) in sections {
             guard let object = root[section]?.object else { continue }

@@ -14,6 +14,9 @@ extension KASConfiguration {
             ("acceptedKASURLs", .array(acceptedKASURLs.map(JSONValue.string))),
         ]
         if let keyRingDirectory { members.append(("keyRingDir", .string(keyRingDirectory))) }
+        if let keyRingSealKeyFile {
+            members.append(("keyRing", .object(JSONObject([("sealKeyFile", .string(keyRingSealKeyFile))]))))
+        }
         if let tls {
             members.append(("tlsCert", .string(tls.certificateFile)))
             members.append(("tlsKey", .string(tls.keyFile)))

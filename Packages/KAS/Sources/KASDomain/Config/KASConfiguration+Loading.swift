@@ -8,6 +8,7 @@ extension KASConfiguration {
         public var listen: ListenAddress?
         public var dataDirectory: String?
         public var keyRingDirectory: String?
+        public var keyRingSealKeyFile: String?
         public var publicURL: String?
         public var acceptedKASURLs: [String]?
         public var tlsCertificateFile: String?
@@ -73,6 +74,7 @@ extension KASConfiguration {
         "KAS_LICENSE_URL_SECONDS", "KAS_MAX_LIVE_PLAYBACKS_PER_VIEWER", "KAS_STORE_URL", "KAS_STORE_PASSWORD",
         "KAS_STORE_POOL_SIZE", "KAS_STORE_TIMEOUT_SECONDS", "KAS_STORE_MAX_ENDED_RECORDS_PER_VIEWER",
         "KAS_STORE_MAX_SESSIONS", "KAS_STORE_MAX_PLAYBACKS", "KAS_NODE", "KAS_KEY_RING_DIR",
+        "KAS_KEY_RING_SEAL_KEY_FILE", "KAS_KEY_RING_SEAL_KEY",
     ]
 
     /// The configuration from defaults, then the file (`configFile`, else `KAS_CONFIG`, else
@@ -98,6 +100,7 @@ extension KASConfiguration {
         if let value = merged.listen { configuration.listen = value }
         if let value = merged.dataDirectory { configuration.dataDirectory = value }
         configuration.keyRingDirectory = merged.keyRingDirectory
+        configuration.keyRingSealKeyFile = merged.keyRingSealKeyFile
         if let value = merged.devIssuer { configuration.devIssuer = value }
         if let value = merged.issuers { configuration.issuers = value }
         if let value = merged.maxBodyBytes { configuration.limits.maxBodyBytes = value }
@@ -234,6 +237,9 @@ extension KASConfiguration {
         if let text = value("KAS_LISTEN") { layer.listen = try ConfigValue.listen(text, "KAS_LISTEN") }
         if let text = value("KAS_DATA_DIR") { layer.dataDirectory = try ConfigValue.path(text, "KAS_DATA_DIR") }
         if let text = value("KAS_KEY_RING_DIR") { layer.keyRingDirectory = try ConfigValue.path(text, "KAS_KEY_RING_DIR") }
+        if let text = value("KAS_KEY_RING_SEAL_KEY_FILE") {
+            layer.keyRingSealKeyFile = try ConfigValue.path(text, "KAS_KEY_RING_SEAL_KEY_FILE")
+        }
         if let text = value("KAS_PUBLIC_URL") { layer.publicURL = try ConfigValue.url(text, "KAS_PUBLIC_URL") }
         if let items = list("KAS_ACCEPTED_KAS_URLS") {
             layer.acceptedKASURLs = try ConfigValue.urls(items, "KAS_ACCEPTED_KAS_URLS")
@@ -301,6 +307,7 @@ extension KASConfiguration.Overrides {
         if let value = other.listen { listen = value }
         if let value = other.dataDirectory { dataDirectory = value }
         if let value = other.keyRingDirectory { keyRingDirectory = value }
+        if let value = other.keyRingSealKeyFile { keyRingSealKeyFile = value }
         if let value = other.publicURL { publicURL = value }
         if let value = other.acceptedKASURLs { acceptedKASURLs = value }
         if let value = other.tlsCertificateFile { tlsCertificateFile = value }

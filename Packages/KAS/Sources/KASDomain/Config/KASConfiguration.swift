@@ -9,6 +9,7 @@ import Foundation
 /// | `listen` "host:port" | `KAS_LISTEN` | `--listen` | `127.0.0.1:8443` |
 /// | `dataDir` | `KAS_DATA_DIR` | `--data-dir` | `./kas-data` |
 /// | `keyRingDir` (the directory whose `keys/` holds the key ring; nodes of a cluster share one) | `KAS_KEY_RING_DIR` | `--key-ring-dir` | `dataDir` |
+/// | `keyRing.sealKeyFile` (the sealed key ring's 32-byte key-encryption key; docs/kas.md "Sealed key ring") | `KAS_KEY_RING_SEAL_KEY_FILE` | | none (`KAS_KEY_RING_SEAL_KEY`, then the credential `kas-seal-key`) |
 /// | `publicURL` | `KAS_PUBLIC_URL` | `--public-url` | `http(s)://<listen>` (`127.0.0.1` for a wildcard host) |
 /// | `acceptedKASURLs` [string] | `KAS_ACCEPTED_KAS_URLS` (comma-separated) | | `[publicURL]` |
 /// | `tlsCert`, `tlsKey` (PEM paths, both or neither) | `KAS_TLS_CERT`, `KAS_TLS_KEY` | `--tls-cert`, `--tls-key` | none: plain HTTP |
@@ -69,6 +70,9 @@ public struct KASConfiguration: Sendable, Equatable {
     public var keyRingDirectory: String?
     /// Where the key ring is read: `keyRingDirectory`, else the data directory.
     public var keyRingHome: String { keyRingDirectory ?? dataDirectory }
+    /// The file holding the key-encryption key of a sealed key ring (`KeyRingSealKey`); a path,
+    /// never the key, so the configuration can be printed.
+    public var keyRingSealKeyFile: String?
     /// The URL packagers write into key access objects (`kas.url`), without a trailing slash.
     public var publicURL: String
     /// Key access objects naming another URL are refused. Defaults to `[publicURL]`.
@@ -179,6 +183,7 @@ public struct KASConfiguration: Sendable, Equatable {
         listen = Self.defaultListen
         dataDirectory = Self.defaultDataDirectory
         keyRingDirectory = nil
+        keyRingSealKeyFile = nil
         publicURL = Self.derivedPublicURL(listen: Self.defaultListen, tls: false)
         acceptedKASURLs = [publicURL]
         tls = nil

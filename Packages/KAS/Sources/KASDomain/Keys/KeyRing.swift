@@ -9,6 +9,8 @@ import MediaDRMCrypto
 ///   a serial that is never reused: `r1`, `r2`, ... for RSA, `e1`, `e2`, ... for P-256; the dev
 ///   token issuer's key is `dev1`.
 /// - `.lock`: taken by `generate`, `rotate` and `remove` so concurrent runs do not interleave.
+/// - `seal-check`: present when the ring is sealed: every `<kid>.pem` is then encrypted under a
+///   key-encryption key kept outside the directory (`KeyRingSeal`, `SealedKeyFile`).
 ///
 /// The directory is mode 0700. A loaded ring is an immutable snapshot, safe to share between
 /// threads; a running server picks up a rotation by loading a new snapshot (`KeyRingHolder`).
@@ -23,13 +25,21 @@ public struct KeyRing: Sendable {
     public let devIssuer: DevIssuer?
     /// The offline-licence signing keys, in index order (docs/offline.md).
     package let licenseSigners: [OfflineLicenseSigner]
+    /// The key-encryption key the ring was opened with; kept so a reload (SIGHUP) opens the
+    /// rotated ring the same way. Nil for an unsealed ring.
+    package let sealKey: KeyRingSealKey?
 
-    init(dataDirectory: String, keys: [KeyRingKey], devIssuer: DevIssuer?, licenseSigners: [OfflineLicenseSigner] = []) {
+    init(dataDirectory: String, keys: [KeyRingKey], devIssuer: DevIssuer?, licenseSigners: [OfflineLicenseSigner] = [],
+         sealKey: KeyRingSealKey? = nil) {
         self.dataDirectory = dataDirectory
         self.keys = keys
         self.devIssuer = devIssuer
         self.licenseSigners = licenseSigners
+        self.sealKey = sealKey
     }
+
+    /// Whether the private key files are sealed at rest.
+    public var isSealed: Bool { sealKey != nil }
 
     /// The licence-signing key that signs new and renewed licences.
     package var activeLicenseSigner: OfflineLicenseSigner? { licenseSigners.first(where: \.isActive) }
@@ -55,8 +65,9 @@ public struct KeyRing: Sendable {
     }
 
     /// Loads and checks the whole ring: the index, then every private key it lists. The keys
-    /// directory and the key files must not be accessible by group or others.
-    public static func load(dataDirectory: String) throws(KeyRingError) -> KeyRing {
+    /// directory and the key files must not be accessible by group or others. A sealed ring
+    /// needs its key-encryption key (`KeyRingSealKey.resolve`); an unsealed one ignores it.
+    public static func load(dataDirectory: String, sealKey: KeyRingSealKey? = nil) throws(KeyRingError) -> KeyRing {
         let directory = keysDirectory(dataDirectory)
         let notInitialized = KeyRingError(
             .notInitialized, "no key ring in '\(dataDirectory)' (run 'kas keys generate --data-dir \(dataDirectory)')")
@@ -66,16 +77,19 @@ public struct KeyRing: Sendable {
                                "'\(directory)' is accessible by group or others (mode \(String(mode, radix: 8))); it must be 0700")
         }
         let index = try readIndex(dataDirectory, missing: notInitialized)
+        let seal = try KeyRingSeal.check(dataDirectory, sealKey: sealKey)
         var keys: [KeyRingKey] = []
         for entry in index.entries {
             let path = keyPath(dataDirectory, kid: entry.kid)
-            let pem = try readKeyFile(path)
+            let pem = try readKeyFile(path, kid: entry.kid, seal)
             keys.append(try KeyRingKey(entry: entry, pem: pem, file: path))
         }
         var devIssuer: DevIssuer?
         if let issuer = index.devIssuer {
             let path = keyPath(dataDirectory, kid: issuer.kid)
-            guard let key = try? ECP256.Signing.PrivateKey(pemRepresentation: try readKeyFile(path)) else {
+            // Read outside `try?`: a seal failure must surface as itself, not as a bad key.
+            let pem = try readKeyFile(path, kid: issuer.kid, seal)
+            guard let key = try? ECP256.Signing.PrivateKey(pemRepresentation: pem) else {
                 throw KeyRingError(.corruptKey, "key file '\(path)' is not a valid P-256 private key")
             }
             devIssuer = DevIssuer(kid: issuer.kid, created: issuer.created, privateKey: key)
@@ -83,12 +97,14 @@ public struct KeyRing: Sendable {
         var signers: [OfflineLicenseSigner] = []
         for entry in index.licenseSigners.entries {
             let path = keyPath(dataDirectory, kid: entry.kid)
-            guard let key = try? ECP256.Signing.PrivateKey(pemRepresentation: try readKeyFile(path)) else {
+            let pem = try readKeyFile(path, kid: entry.kid, seal)
+            guard let key = try? ECP256.Signing.PrivateKey(pemRepresentation: pem) else {
                 throw KeyRingError(.corruptKey, "key file '\(path)' is not a valid P-256 private key")
             }
             signers.append(OfflineLicenseSigner(kid: entry.kid, created: entry.created, retired: entry.retired, privateKey: key))
         }
-        return KeyRing(dataDirectory: dataDirectory, keys: keys, devIssuer: devIssuer, licenseSigners: signers)
+        return KeyRing(dataDirectory: dataDirectory, keys: keys, devIssuer: devIssuer, licenseSigners: signers,
+                       sealKey: seal.sealKey)
     }
 
     static func readIndex(_ dataDirectory: String, missing: KeyRingError) throws(KeyRingError) -> KeyRingIndex {
@@ -96,9 +112,10 @@ public struct KeyRing: Sendable {
         return try KeyRingIndex(bytes: SecureFiles.read(path, privateFile: false, missing: missing), file: path)
     }
 
-    private static func readKeyFile(_ path: String) throws(KeyRingError) -> String {
-        let bytes = try SecureFiles.read(path, privateFile: true,
-                                         missing: KeyRingError(.corruptKey, "key file '\(path)' is missing"))
+    private static func readKeyFile(_ path: String, kid: String, _ seal: KeyRingSeal) throws(KeyRingError) -> String {
+        let bytes = try seal.plaintext(
+            SecureFiles.read(path, privateFile: true, missing: KeyRingError(.corruptKey, "key file '\(path)' is missing")),
+            kid: kid)
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw KeyRingError(.corruptKey, "key file '\(path)' is not PEM text")
         }

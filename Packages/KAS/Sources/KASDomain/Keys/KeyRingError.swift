@@ -20,6 +20,14 @@ public struct KeyRingError: Error, Equatable, Sendable, CustomStringConvertible 
         case crypto
         /// No key of the ring unwraps the wrapped key.
         case unwrapFailed
+        /// The ring is sealed and no key-encryption key was given (docs/kas.md "Sealed key ring").
+        case sealKeyMissing
+        /// The key-encryption key source is unusable: not 32 bytes, not base64, unreadable.
+        case sealKeyInvalid
+        /// The key-encryption key does not open the ring, or a sealed key file was modified.
+        case sealMismatch
+        /// Some key files are sealed and others not: an interrupted `kas keys seal` or `unseal`.
+        case partlySealed
     }
 
     public let code: Code

@@ -17,8 +17,9 @@ public final class KeyRingHolder: @unchecked Sendable {
 
     @discardableResult
     public func reload() throws(KeyRingError) -> KeyRing {
-        let dataDirectory = current.dataDirectory
-        let fresh = try KeyRing.load(dataDirectory: dataDirectory)
+        let previous = current
+        // The key-encryption key the ring was opened with opens the reloaded one too.
+        let fresh = try KeyRing.load(dataDirectory: previous.dataDirectory, sealKey: previous.sealKey)
         lock.withLock { ring = fresh }
         return fresh
     }

@@ -157,6 +157,7 @@ extension ConfigTests {
                 "KAS_SESSION_STARTS_PER_MINUTE": "11", "KAS_PLAYBACK_STARTS_PER_MINUTE": "7",
                 "KAS_MAX_LIVE_PLAYBACKS_PER_VIEWER": "2", "KAS_STORE_MAX_ENDED_RECORDS_PER_VIEWER": "9",
                 "KAS_STORE_MAX_SESSIONS": "900", "KAS_STORE_MAX_PLAYBACKS": "450",
+                "KAS_KEY_RING_SEAL_KEY_FILE": "/seal.key",
             ])
             // KAS_FAIRPLAY_SDK_URL excludes KAS_FAIRPLAY_SDK_COMMAND: FairPlayConfigurationTests reads it.
             #expect(configuration.fairPlay == .init(certificateFile: "/fps.der",
@@ -179,7 +180,9 @@ extension ConfigTests {
             #expect(configuration.delivery.maxLivePlaybacksPerViewer == 2)
             #expect(configuration.store.maxEndedRecordsPerViewer == 9)
             #expect(configuration.store.maxSessions == 900 && configuration.store.maxPlaybacks == 450)
-            #expect(KASConfiguration.environmentVariables.count == 46)
+            // KAS_KEY_RING_SEAL_KEY is known but read by KeyRingSealKey, never kept in the configuration.
+            #expect(KASConfiguration.environmentVariables.count == 48)
+            #expect(configuration.keyRingSealKeyFile == "/seal.key")
             #expect(configuration.keyRingDirectory == "/shared" && configuration.keyRingHome == "/shared")
             #expect(try KASConfiguration.load().keyRingHome == KASConfiguration.defaultDataDirectory)
             #expect(configuration.listen == ListenAddress(host: "::1", port: 7000))

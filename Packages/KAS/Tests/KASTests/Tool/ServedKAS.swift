@@ -26,13 +26,15 @@ final class ServedKAS: @unchecked Sendable {
         self.logPath = logPath
     }
 
-    /// Starts `kas serve ARGUMENTS` in `directory` and waits (bounded) for its `listening` line.
-    static func start(_ arguments: [String], in directory: String) throws -> ServedKAS {
+    /// Starts `kas serve ARGUMENTS` in `directory`, with `environment` added to the caller's (no
+    /// KAS_* of it), and waits (bounded) for its `listening` line.
+    static func start(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws -> ServedKAS {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try KASToolHarness.executable())
         process.arguments = ["serve"] + arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KAS_") }
+            .merging(environment) { $1 }
         let logPath = (directory as NSString).appendingPathComponent("serve-\(UUID().uuidString.prefix(8)).log")
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))

@@ -12,7 +12,9 @@
 # runs only the browser's load() → first playing step (the 1080p clip packaged once, kas serve,
 # Tools/bench/browser_first_playing.py) and replaces that section and its targets row;
 # BENCH_PART=redis runs only the key-request load on one node with SQLite, one with Redis and two
-# nodes on one Redis behind nginx (Tools/bench/redis.sh) and replaces that section. A whole run
+# nodes on one Redis behind nginx (Tools/bench/redis.sh) and replaces that section;
+# BENCH_PART=licence runs only the W3C ClearKey licence route at 1,000 req/s and at saturation
+# (Tools/bench/licence.sh) and replaces that section. A whole run
 # keeps the sections it does not measure itself (marked <!-- NAME:begin --> ... <!-- NAME:end -->,
 # hand-written ones included; Tools/bench/doc_sections.py).
 set -euo pipefail
@@ -24,7 +26,7 @@ HERE="$ROOT/Tools/bench"
 RUNS="${BENCH_RUNS:-7}"
 LOAD_SECONDS="${BENCH_LOAD_SECONDS:-10}"
 PART="${BENCH_PART:-all}"
-case "$PART" in all|ladder|browser|redis) ;; *) echo "bench: BENCH_PART must be all, ladder, browser or redis" >&2; exit 64 ;; esac
+case "$PART" in all|ladder|browser|redis|licence) ;; *) echo "bench: BENCH_PART must be all, ladder, browser, redis or licence" >&2; exit 64 ;; esac
 export PATH="/opt/swift/usr/bin:$PATH"
 
 WORK="$(mktemp -d /tmp/mediadrm-bench.XXXXXX)"
@@ -129,6 +131,10 @@ PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); prin
 KASURL="http://127.0.0.1:$PORT"
 printf '%s\n' '{"arkavo:classification":{"filter":"passed","flagged":[],"v":1},"body":{"dataAttributes":[{"attribute":"https://example.com/attr/tier/value/premium"}],"dissem":[]}}' > "$WORK/policy.json"
 
+# The raw keys Shaka Packager encrypts with (ours wraps fresh keys to the KAS).
+VKID=00112233445566778899aabbccddeeff VKEY=0123456789abcdef0123456789abcdef
+AKID=10112233445566778899aabbccddeeff AKEY=1123456789abcdef0123456789abcdef
+
 if [ "$PART" = ladder ]; then
     record "{\"kind\":\"load\",\"when\":\"start-ladder\",\"loadavg\":\"$(loadavg)\"}"
     source "$HERE/ladder.sh"
@@ -169,6 +175,27 @@ browser_step() {
     record "{\"kind\":\"load\",\"when\":\"end-browser\",\"loadavg\":\"$(loadavg)\"}"
 }
 
+# One loadgen phase with the KAS's CPU time and RSS read from /proc around it; recorded as
+# PHASE_KIND (default `phase`, the key-request table of the report).
+kas_phase() {   # NAME CACHE RATE POOL CONNECTIONS [FIRST]: FIRST is the pool index to start from
+    local name=$1 cache=$2 rate=$3 pool=$4 connections=$5 first=${6:-0}
+    local cpu0 cpu1 t0 t1 out expect
+    case "$name" in calibration) expect='"ok"' ;; licence-*) expect='"keys"' ;; *) expect='"success"' ;; esac
+    cpu0=$(awk '{print $14 + $15}' "/proc/$KAS_PID/stat")
+    t0=$(date +%s%N)
+    out=$("$LOADGEN" --port "$PORT" --requests "$pool" --rate "$rate" --duration "$LOAD_SECONDS" \
+          --connections "$connections" --first "$first" --expect "$expect") \
+        || die "loadgen failed in phase $name"
+    t1=$(date +%s%N)
+    cpu1=$(awk '{print $14 + $15}' "/proc/$KAS_PID/stat")
+    local rss hwm threads
+    rss=$(awk '/^VmRSS/ {print $2}' "/proc/$KAS_PID/status")
+    hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$KAS_PID/status")
+    threads=$(awk '/^Threads/ {print $2}' "/proc/$KAS_PID/status")
+    record "{\"kind\":\"${PHASE_KIND:-phase}\",\"name\":\"$name\",\"cache\":\"$cache\",\"kas_cpu_s\":$(( cpu1 - cpu0 ))e-2,\"wall_s\":$(( (t1 - t0) / 1000000 ))e-3,\"kas_rss_kb\":$rss,\"kas_hwm_kb\":$hwm,\"kas_threads\":$threads,\"loadavg\":\"$(loadavg)\",\"result\":$out}"
+    echo "   $name: $(echo "$out" | "$PY" -c 'import json,sys; r=json.load(sys.stdin); print("%s req/s ok, p50 %s p95 %s p99 %s ms, errors %s" % (r["throughput_rps"], r["p50_ms"], r["p95_ms"], r["p99_ms"], r["errors"]))')"
+}
+
 if [ "$PART" = browser ]; then
     step "package the 1080p clip (fps-v2, 6 s segments), once"
     record_command packaging-ours "$PACKAGER" package "$CLIP" -o "$WORK/ours.zip" --kas-url "$KASURL" \
@@ -183,6 +210,19 @@ if [ "$PART" = browser ]; then
     mkdir -p "$ROOT/out/bench"
     cp "$RESULTS" "$ROOT/out/bench/results-browser.jsonl"
     echo "bench: the browser section of docs/benchmarks.md written ($(( $(date +%s) - BEGAN )) s; raw figures in out/bench/results-browser.jsonl)"
+    exit 0
+fi
+
+if [ "$PART" = licence ]; then
+    step "kas serve on $KASURL"
+    start_kas
+    viewer_tokens
+    record "{\"kind\":\"load\",\"when\":\"start-licence\",\"time\":$(date +%s),\"loadavg\":\"$(loadavg)\"}"
+    source "$HERE/licence.sh"
+    "$PY" "$HERE/licence_section.py" "$RESULTS" "$ROOT/docs/benchmarks.md"
+    mkdir -p "$ROOT/out/bench"
+    cp "$RESULTS" "$ROOT/out/bench/results-licence.jsonl"
+    echo "bench: the licence section of docs/benchmarks.md written ($(( $(date +%s) - BEGAN )) s; raw figures in out/bench/results-licence.jsonl)"
     exit 0
 fi
 
@@ -202,8 +242,6 @@ ours_package() {   # INPUT OUTPUT
     CMD=("$PACKAGER" package "$1" -o "$2" --kas-url "$KASURL" --kas-public-key "$WORK/kas-public.pem"
          --policy "$WORK/policy.json" --segment-duration 6 --quiet)
 }
-VKID=00112233445566778899aabbccddeeff VKEY=0123456789abcdef0123456789abcdef
-AKID=10112233445566778899aabbccddeeff AKEY=1123456789abcdef0123456789abcdef
 shaka_package() {  # INPUT OUTDIR
     CMD=("$SHAKA" \
         "in=$1,stream=video,drm_label=VIDEO,init_segment=$2/video-init.mp4,segment_template=$2/video-\$Number\$.m4s,playlist_name=video.m3u8" \
@@ -284,25 +322,6 @@ printf 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' > "$WORK/health.txt"
 "$PY" -c 'import struct,sys; d=open(sys.argv[1],"rb").read(); open(sys.argv[2],"wb").write(struct.pack(">I",len(d))+d)' \
     "$WORK/health.txt" "$WORK/health.bin"
 
-# One loadgen phase with the KAS's CPU time and RSS read from /proc around it.
-kas_phase() {   # NAME CACHE RATE POOL CONNECTIONS [FIRST]: FIRST is the pool index to start from
-    local name=$1 cache=$2 rate=$3 pool=$4 connections=$5 first=${6:-0}
-    local cpu0 cpu1 t0 t1 out
-    cpu0=$(awk '{print $14 + $15}' "/proc/$KAS_PID/stat")
-    t0=$(date +%s%N)
-    out=$("$LOADGEN" --port "$PORT" --requests "$pool" --rate "$rate" --duration "$LOAD_SECONDS" \
-          --connections "$connections" --first "$first" --expect "$([ "$name" = calibration ] && echo '"ok"' || echo '"success"')") \
-        || die "loadgen failed in phase $name"
-    t1=$(date +%s%N)
-    cpu1=$(awk '{print $14 + $15}' "/proc/$KAS_PID/stat")
-    local rss hwm threads
-    rss=$(awk '/^VmRSS/ {print $2}' "/proc/$KAS_PID/status")
-    hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$KAS_PID/status")
-    threads=$(awk '/^Threads/ {print $2}' "/proc/$KAS_PID/status")
-    record "{\"kind\":\"phase\",\"name\":\"$name\",\"cache\":\"$cache\",\"kas_cpu_s\":$(( cpu1 - cpu0 ))e-2,\"wall_s\":$(( (t1 - t0) / 1000000 ))e-3,\"kas_rss_kb\":$rss,\"kas_hwm_kb\":$hwm,\"kas_threads\":$threads,\"loadavg\":\"$(loadavg)\",\"result\":$out}"
-    echo "   $name: $(echo "$out" | "$PY" -c 'import json,sys; r=json.load(sys.stdin); print("%s req/s ok, p50 %s p95 %s p99 %s ms, errors %s" % (r["throughput_rps"], r["p50_ms"], r["p95_ms"], r["p99_ms"], r["errors"]))')"
-}
-
 STATUS=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' --data-binary '{}' "$KASURL/media/v1/session/start")
 if [ "$STATUS" = 404 ]; then
     echo "   kas serve does not route /media/v1 yet: key delivery and first clear byte are not measured"
@@ -338,6 +357,8 @@ else
     kas_phase cold-500 cold 500 "$WORK/pool-cold.bin" 32 $(( 100 * LOAD_SECONDS ))
     kas_phase cold-1000 cold 1000 "$WORK/pool-cold.bin" 32 $(( 600 * LOAD_SECONDS ))
     kas_phase cold-saturation cold 0 "$WORK/pool-cold.bin" 16 $(( 1600 * LOAD_SECONDS ))
+
+    source "$HERE/licence.sh"
 
     step "first clear byte: player play from a cold process start, $RUNS runs per case (file warm/cold, http origin)"
     # kas serve is plain http on loopback (the player allows plain http only there). Clear media

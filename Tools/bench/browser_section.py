@@ -8,7 +8,7 @@ targets table, into the existing docs/benchmarks.md:
 import sys
 import time
 
-from doc_sections import spliced
+from doc_sections import splice_with_target
 
 BEGIN, END = "<!-- browser:begin -->", "<!-- browser:end -->"
 TARGET = "Browser load() → first playing < 300 ms (median of 5 cold pages, loopback)"
@@ -65,23 +65,8 @@ ORIGINS = {"nginx": "Debian's nginx on loopback (static files, CORS: the origin 
 
 
 def splice(results, doc):
-    text, target = spliced(results, doc, render, BEGIN, END, "## 3. Key delivery",
-                           "browser_section: the results hold no browser_first_playing figures")
-    row = "| " + " | ".join(target) + " |"
-    rows = text.split("\n")
-    mine = [i for i, line in enumerate(rows) if line.startswith(f"| {TARGET} |")]
-    if mine:
-        rows[mine[0]] = row
-    elif "## Targets" in text:
-        # After the last row of the targets table.
-        at = next(i for i, line in enumerate(rows) if line.startswith("## Targets"))
-        while at + 1 < len(rows) and not rows[at + 1].startswith("|"):
-            at += 1
-        while at + 1 < len(rows) and rows[at + 1].startswith("|"):
-            at += 1
-        rows.insert(at + 1, row)
-    open(doc, "w").write("\n".join(rows))
-
+    splice_with_target(results, doc, render, BEGIN, END, "## 3. Key delivery",
+                       "browser_section: the results hold no browser_first_playing figures")
 
 if __name__ == "__main__":
     splice(sys.argv[1], sys.argv[2])

@@ -35,6 +35,30 @@ def spliced(results, doc, render, begin, end, anchor, missing):
     return replace_section(open(doc).read(), begin, end, "\n".join(lines), anchor), target
 
 
+def splice_with_target(results, doc, render, begin, end, anchor, missing):
+    """Writes `doc` with one part-run's section (`spliced`) and its row of the targets table."""
+    text, target = spliced(results, doc, render, begin, end, anchor, missing)
+    open(doc, "w").write(with_target_row(text, target))
+
+
+def with_target_row(text, target):
+    """`text` with the targets-table row of `target` (name, measured, verdict) replaced, or added
+    after the table's last row the first time."""
+    row = "| " + " | ".join(target) + " |"
+    rows = text.split("\n")
+    mine = [i for i, line in enumerate(rows) if line.startswith(f"| {target[0]} |")]
+    if mine:
+        rows[mine[0]] = row
+    elif "## Targets" in text:
+        at = next(i for i, line in enumerate(rows) if line.startswith("## Targets"))
+        while at + 1 < len(rows) and not rows[at + 1].startswith("|"):
+            at += 1
+        while at + 1 < len(rows) and rows[at + 1].startswith("|"):
+            at += 1
+        rows.insert(at + 1, row)
+    return "\n".join(rows)
+
+
 def carry(old_text, new_text):
     """`new_text` with every block of `old_text` whose NAME it lacks appended, in `old_text`'s order."""
     present = {m.group(1) for m in BLOCK.finditer(new_text)}

@@ -13,6 +13,19 @@ from doc_sections import spliced
 BEGIN, END = "<!-- ladder:begin -->", "<!-- ladder:end -->"
 
 
+def runs_table(tools):
+    """The table of alternating runs: per (name, runs, output bytes) the median wall time and its
+    range, the median CPU and peak RSS."""
+    med = lambda rows, field: statistics.median(r[field] for r in rows)
+    out = ["| Tool | Median wall | Min–max | CPU user+sys median | Peak RSS median | Output bytes |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for name, rows, size in tools:
+        walls = [r["wall_s"] for r in rows]
+        out.append(f"| {name} | {statistics.median(walls):.3f} s | {min(walls):.3f}–{max(walls):.3f} | "
+                   f"{med(rows, 'cpu_s'):.2f} s | {med(rows, 'rss_kb') / 1024:.0f} MiB | {size:,} |")
+    return out
+
+
 def render(records, partial=False):
     """(lines, target) where target is (name, measured, verdict) for the targets table."""
     every = lambda kind: [r for r in records if r["kind"] == kind]
@@ -38,14 +51,9 @@ def render(records, partial=False):
             "audio, 6 s segments: ours writes tdf-hls (every segment a Standard TDF with its own key, wrapped to the "
             "KAS), Shaka Packager 3.8.0 clear HLS (a segment file each, as ours). "
             f"{len(ours)} alternating runs each after one unrecorded run of each.", "",
-            code("ladder-ours"), "", code("ladder-shaka"), "",
-            "| Tool | Median wall | Min–max | CPU user+sys median | Peak RSS median | Output bytes |",
-            "|---|---:|---:|---:|---:|---:|"]
-    for name, rows, size in (("packager (ours, tdf-hls)", ours, sizes["ladder_ours_bytes"]),
-                             ("Shaka Packager 3.8.0 (clear HLS)", shaka, sizes["ladder_shaka_bytes"])):
-        walls = [r["wall_s"] for r in rows]
-        out.append(f"| {name} | {statistics.median(walls):.3f} s | {min(walls):.3f}–{max(walls):.3f} | "
-                   f"{med(rows, 'cpu_s'):.2f} s | {med(rows, 'rss_kb') / 1024:.0f} MiB | {size:,} |")
+            code("ladder-ours"), "", code("ladder-shaka"), ""]
+    out += runs_table((("packager (ours, tdf-hls)", ours, sizes["ladder_ours_bytes"]),
+                       ("Shaka Packager 3.8.0 (clear HLS)", shaka, sizes["ladder_shaka_bytes"])))
     out += ["", f"Wall-time ratio ours / Shaka (medians): **{ratio:.2f}**. Both ladders have "
             f"{check['variants']} variants with the same heights and the same {check['segments']} video segment "
             f"boundaries (`Tools/bench/ladder_check.py`, PyPI m3u8: {'same' if check['same'] else 'DIFFERENT'}); "
@@ -57,11 +65,39 @@ def render(records, partial=False):
             "`--ladder` makes the rungs itself (libx264, an IDR forced every 2 s), timed apart from packaging "
             "(one run):", "", code("ladder-auto"), "",
             f"ffmpeg: **{auto['ffmpeg_s']:.1f} s** for {auto['variants']} rungs; packaging them: "
-            f"**{auto['packaging_s']:.2f} s**.", "", END]
+            f"**{auto['packaging_s']:.2f} s**.", ""] + cmaf_lines(records, code, med) + [END]
     target = ("Ladder packaging wall time ≤ Shaka Packager's (ratio ≤ 1.0)",
               f"ratio {ratio:.2f} ({med(ours, 'wall_s'):.3f} s vs {med(shaka, 'wall_s'):.3f} s)",
               "met" if ratio <= 1.0 else f"**missed** by {100 * (ratio - 1):.0f} %")
     return out, target
+
+
+def cmaf_lines(records, code, med):
+    """The same rungs as a cmaf package against Shaka Packager's cbcs ladder (issue 29): both
+    encrypt every sample, so here the work compared is the same."""
+    runs = lambda tool: [r for r in records if r["kind"] == "run" and r["group"] == "cmaf-ladder" and r["tool"] == tool]
+    ours, shaka = runs("ours"), runs("shaka")
+    checks = [r for r in records if r["kind"] == "cmaf_ladder_check"]
+    sizes = next((r for r in records if r["kind"] == "sizes" and "cmaf_ours_bytes" in r), None)
+    if not ours or not shaka or not checks or not sizes:
+        return []
+    check = checks[0]
+    out = ["### The same rungs as cmaf (cbcs) against Shaka Packager's cbcs", "",
+           "The four rungs and the audio packaged with `--profile cmaf` (CMAF `cbcs`, one video key and one audio "
+           "key, the W3C common `pssh`, HLS master and DASH MPD; the keys wrapped to the KAS in `manifest.json`) and "
+           "by Shaka Packager 3.8.0 with `--protection_scheme cbcs` and raw keys (the same layout: a directory per "
+           f"rendition, an HLS master and an MPD). {len(ours)} alternating runs each after one unrecorded run of each.", "",
+           code("cmaf-ladder-ours"), "", code("cmaf-ladder-shaka"), ""]
+    out += runs_table((("packager (ours, cmaf)", ours, sizes["cmaf_ours_bytes"]),
+                       ("Shaka Packager 3.8.0 (cbcs)", shaka, sizes["cmaf_shaka_bytes"])))
+    ratio = med(ours, "wall_s") / med(shaka, "wall_s")
+    out += ["", f"Wall-time ratio ours / Shaka (medians): **{ratio:.2f}**. Variants and video segment boundaries "
+            f"({check['variants']} variants, {check['segments']} segments): {'the same' if check['same'] else 'DIFFERENT'}; "
+            f"CODECS {'the same' if check['codecs_same'] else 'different'} (ours {'; '.join(check['ours_codecs'])}; "
+            f"Shaka's {'; '.join(check['shaka_codecs'])}); BANDWIDTH ours {', '.join(f'{b:,}' for b in check['ours_bandwidth'])}, "
+            f"Shaka's {', '.join(f'{b:,}' for b in check['shaka_bandwidth'])} (largest difference "
+            f"{check['bandwidth_max_diff_pct']:.2f} %).", ""]
+    return out
 
 
 def splice(results, doc):

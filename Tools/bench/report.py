@@ -12,6 +12,7 @@ import time
 
 import browser_section
 import ladder_section
+import licence_section
 
 records = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 
@@ -399,6 +400,13 @@ else:
         t = csat["result"]["throughput_rps"]
         w(f"Cold saturation is **{t / cold_bound * 100:.0f} %** of the cold crypto bound ({cold_bound:,.0f} req/s).")
     w("")
+
+# --- ClearKey licences (issue 29; Tools/bench/licence_section.py) -----------------------------
+licence_lines, licence_target = licence_section.render(records)
+if licence_lines:
+    out.extend(licence_lines)
+    w("")
+    targets.append(licence_target)
 
 # --- Profiles ----------------------------------------------------------------------------------
 w("## Where the time goes (profiles)")

@@ -20,7 +20,9 @@ extension DeliveryTests {
             try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: work) }
             let config = work + "/kas.json"
-            try Data(#"{"cors":{"allowedOrigins":["\#(Self.allowedOrigin)"]}}"#.utf8).write(to: URL(fileURLWithPath: config))
+            // The region header is believed from loopback, where the test's requests come from.
+            try Data(#"{"cors":{"allowedOrigins":["\#(Self.allowedOrigin)"]},"regionHeader":"X-Region","trustedProxies":["127.0.0.0/8"]}"#.utf8)
+                .write(to: URL(fileURLWithPath: config))
             let fixture = try DeliveryFixture(serveArguments: ["--config", config], cmaf: true)
             defer { fixture.stop() }
             let alice = try fixture.token("alice")
@@ -42,17 +44,20 @@ extension DeliveryTests {
             try manifests(fixture, playback: playback)
             try streamLimitAndEntitlement(fixture, alice: alice, playback: playback)
             try closedRental(fixture)
+            try regions(fixture)
 
             let logs = fixture.writtenLogs
             #expect(!logs.contains("sig="))
             #expect(!logs.contains(alice))
         }
 
-        func start(_ fixture: DeliveryFixture, token: String, asset: String? = nil) throws -> (JSONObject?, CurlResult) {
-            let result = try fixture.post("/media/v1/playback", token: token, json: [
+        func start(_ fixture: DeliveryFixture, token: String, asset: String? = nil, headers: [String] = []) throws -> (JSONObject?, CurlResult) {
+            let body = JSONWriter.write(.object(JSONObject([
                 ("assetId", .string(asset ?? fixture.assetID)), ("drmSystem", .string("clearkey")),
                 ("manifestTypes", .array([.string("dash"), .string("hls")])),
-            ])
+            ])))
+            let result = try fixture.request("POST", "/media/v1/playback", token: token, body: body,
+                                             headers: ["Content-Type: application/json"] + headers)
             return (result.status == 200 ? (try JSONParser.parse(result.body)).object : nil, result)
         }
 
@@ -189,14 +194,18 @@ extension DeliveryTests {
             #expect(refused == nil && refusedResult.status == 403 && reason(refusedResult) == "not_entitled")
         }
 
-        /// A rental title (purchase window 3 s): a licence records the first play, so the viewer
+        /// The rental title's purchase window: wide enough that the first licence lands inside it
+        /// on a loaded machine (it must, or the test is wrong), short enough to wait out.
+        static let purchaseWindow = 12
+
+        /// A rental title (purchase window 12 s): a licence records the first play, so the viewer
         /// who played keeps getting keys after the purchase window closed; one who started a
         /// playback but never asked for a key is refused `rental_purchase_window_closed`.
         func closedRental(_ fixture: DeliveryFixture) throws {
             try ProjectTools.check(runProcess(try ProjectTools.packager(), [
                 "package", try ProjectTools.clip(), "--profile", "cmaf", "-o", fixture.root + "/rental/", "--kas-url", fixture.kas.address,
                 "--kas-public-key", fixture.publicKeyFile, "--policy", fixture.policyFile, "--segment-duration", "2",
-                "--rental-purchase-window", "3", "--rental-playback-window", "3600", "--quiet",
+                "--rental-purchase-window", "\(Self.purchaseWindow)", "--rental-playback-window", "3600", "--quiet",
             ]), "packager")
             let asset = try DeliveryFixture.tool(["assets", "add", fixture.root + "/rental/", "--path", "/rental/",
                                                   "--data-dir", fixture.dataDirectory, "--public-url", fixture.kas.address])
@@ -212,10 +221,34 @@ extension DeliveryTests {
             let bob = try #require(played), dave = try #require(idle)
             let kid = try Self.b64url(hex: try #require(bob["keyIds"]?.object?["video"]?.string))
             #expect(try licence(fixture, try #require(bob["licenseUrl"]?.string), kids: [kid]).status == 200)
-            Thread.sleep(forTimeInterval: 3.5)
+            // Past the purchase window, however long the steps above took on a busy machine.
+            let closes = Double(now + Int64(Self.purchaseWindow)) + 1
+            Thread.sleep(forTimeInterval: max(0, closes - Date().timeIntervalSince1970))
             #expect(try licence(fixture, try #require(bob["licenseUrl"]?.string), kids: [kid]).status == 200)
             let closed = try licence(fixture, try #require(dave["licenseUrl"]?.string), kids: [kid])
             #expect(closed.status == 403 && reason(closed) == "rental_purchase_window_closed", "\(closed.text)")
+        }
+
+        /// A title for the US only (`--allowed-regions US`): the licence route decides by the
+        /// region the trusted proxy names on the licence request itself, as a key request does.
+        func regions(_ fixture: DeliveryFixture) throws {
+            try ProjectTools.check(runProcess(try ProjectTools.packager(), [
+                "package", try ProjectTools.clip(), "--profile", "cmaf", "-o", fixture.root + "/regional/", "--kas-url", fixture.kas.address,
+                "--kas-public-key", fixture.publicKeyFile, "--policy", fixture.policyFile, "--segment-duration", "2",
+                "--allowed-regions", "US", "--quiet",
+            ]), "packager")
+            let asset = try DeliveryFixture.tool(["assets", "add", fixture.root + "/regional/", "--path", "/regional/",
+                                                  "--data-dir", fixture.dataDirectory, "--public-url", fixture.kas.address])
+                .output.trimmingCharacters(in: .whitespacesAndNewlines)
+            let (answer, result) = try start(fixture, token: try fixture.token("erin"), asset: asset, headers: ["X-Region: US"])
+            let playback = try #require(answer, "\(result.text)")
+            let url = try #require(playback["licenseUrl"]?.string)
+            let kid = try Self.b64url(hex: try #require(playback["keyIds"]?.object?["video"]?.string))
+            #expect(try licence(fixture, url, kids: [kid], headers: ["X-Region: US"]).status == 200)
+            let abroad = try licence(fixture, url, kids: [kid], headers: ["X-Region: FR"])
+            #expect(abroad.status == 403 && reason(abroad) == "region_not_allowed", "\(abroad.text)")
+            let unknown = try licence(fixture, url, kids: [kid])
+            #expect(unknown.status == 403 && reason(unknown) == "region_unknown", "\(unknown.text)")
         }
     }
 }

@@ -347,6 +347,8 @@ class Fixture:
 # What the packager says while the cmaf profile refuses HEVC (another branch adds it): the HEVC
 # Video.js test is skipped with this reason until then.
 HEVC_REFUSED = "the cmaf profile has no HEVC"
+# The header in which the delivery KAS's trusted proxy (loopback) names a viewer's region.
+REGION_HEADER = "X-Viewer-Region"
 
 
 class CMAFDelivery:
@@ -364,7 +366,9 @@ class CMAFDelivery:
         for directory in (base.dir, self.dir):
             os.chmod(directory, 0o711)
         self.nginx = NginxOrigin(os.path.join(BIN, "kas"), self.root, os.path.join(self.dir, "nginx"), base.app.origin, free_port())
-        self.kas = KASProcess(self.dir, "delivery", base.app.origin,
+        # Loopback is a trusted proxy naming the viewer's region in REGION_HEADER: a request
+        # without it has no known region (docs/kas.md), which the regional title's rule refuses.
+        self.kas = KASProcess(self.dir, "delivery", base.app.origin, trustedProxies=["127.0.0.1"], regionHeader=REGION_HEADER,
                               delivery={"originURL": self.nginx.url, "originSecretFile": self.nginx.secret_file})
         self.policy = base.policy
         # The rungs state their colour (bt709) for the frame comparison, as the suite's clip does.
@@ -378,16 +382,18 @@ class CMAFDelivery:
                 "-c:a", "aac", "-ac", "2", rung)
             self.rungs[(width, height)] = rung
         self.ladder = self.add("ladder", list(self.rungs.values()))
+        # One rung, playable in the US only.
+        self.regional = self.add("regional", [self.rungs[(160, 90)]], "--allowed-regions", "US")
 
-    def package(self, name, inputs):
+    def package(self, name, inputs, *flags):
         """`packager package INPUTS --profile cmaf` into the origin root; the packager's result."""
         return subprocess.run([os.path.join(BIN, "packager"), "package", *inputs, "--profile", "cmaf",
                                "-o", os.path.join(self.root, name) + "/", "--kas-url", self.kas.url, "--kas-public-key", self.kas.public_key,
-                               "--policy", self.policy, "--segment-duration", "1", "--quiet"], capture_output=True, text=True)
+                               "--policy", self.policy, "--segment-duration", "1", "--quiet", *flags], capture_output=True, text=True)
 
-    def add(self, name, inputs):
+    def add(self, name, inputs, *flags):
         """Packages and catalogs a title: its asset id."""
-        packaged = self.package(name, inputs)
+        packaged = self.package(name, inputs, *flags)
         if packaged.returncode != 0:
             raise RuntimeError(f"packager --profile cmaf failed: {packaged.stderr.strip()}")
         return self.kas.assets_add(os.path.join(self.root, name) + "/", f"/{name}/")
@@ -1098,6 +1104,34 @@ class VideoJSTests(BrowserCase):
         mine = [e for e in delivery.kas.audit() if e.get("viewer") == viewer_hash(viewer)]
         self.assertIn(("playback_start", "deny", "not_entitled"), [(e["event"], e["decision"], e["reason"]) for e in mine])
         self.assertFalse(any(e["event"] == "key_request" and e["decision"] == "allow" for e in mine), mine)
+
+    def test_a_licence_the_kas_refuses_shows_its_reason_in_the_page_and_no_key_reaches_the_cdm(self):
+        """The app's backend starts the playback of the US-only title from the US (its trusted
+        proxy's region header); the page's licence request then comes with no region, which the
+        title's rule refuses at the licence: 403 `region_unknown` in the licence POST's JSON
+        body, shown in the page, and no key delivered (the refusal the licence route itself
+        decides; an unentitled viewer never gets a licence URL, above)."""
+        delivery = fixture.cmaf()
+        viewer = "viewer-videojs-region"
+        request = urllib.request.Request(f"{delivery.kas.url}/media/v1/playback", method="POST", data=json.dumps(
+            {"assetId": delivery.regional, "drmSystem": "clearkey", "manifestTypes": ["dash"]}).encode(), headers={
+            "Authorization": f"Bearer {delivery.kas.token(viewer)}", "Content-Type": "application/json", REGION_HEADER: "US"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            playback = json.load(answer)
+        page = self.open_videojs(capture_keys=True)
+        self.assertTrue(page.evaluate("answer => window.playVideojs(answer)", playback)["ok"])
+        refused = self.wait_event(page, "licence-refused")
+        self.assertEqual({k: self.events(page)[refused][k] for k in ("reason", "status")}, {"reason": "region_unknown", "status": 403})
+        poll(lambda: page.inner_text("#reason") == "region_unknown", "the licence server's reason in the page")
+        self.assertEqual(page.evaluate("window.__capturedLicenses.length"), 0, "no key reached the CDM")
+        self.assertNotIn("keysdelivered", [e["type"] for e in self.events(page)])
+        # The request log names no viewer on a refused licence (it names the viewer of an answer);
+        # the audit does.
+        self.assertIn(("POST", "/media/v1/playback/{id}/clearkey", 403), [(r["method"], r["route"], r["status"]) for r in delivery.kas.requests()])
+        mine = viewer_hash(viewer)
+        decisions = [(e["event"], e["decision"], e["reason"]) for e in delivery.kas.audit() if e.get("viewer") == mine]
+        self.assertIn(("key_request", "deny", "region_unknown"), decisions)
+        self.assertFalse(any(event == "key_request" and decision == "allow" for event, decision, _ in decisions), decisions)
 
     def test_an_hevc_cmaf_title_plays_to_the_end_in_firefox(self):
         if self.engine != "firefox":

@@ -31,6 +31,12 @@ window.startVideojs = async ({ kas, assetId, token }) => {
     showReason(reason);
     return { ok: false, reason, status: started.status };
   }
+  return window.playVideojs(answer);
+};
+
+/** Plays a ClearKey playback answer (`dashUrl`, `licenseUrl`, `keyIds`), however the app's
+ * backend got it, in Video.js with the page's EME handler. */
+window.playVideojs = async (answer) => {
   const player = window.player = videojs(document.getElementById("video"), VIDEOJS_OPTIONS);
   await new Promise((resolve) => player.ready(resolve));
   media = player.tech(true).el();

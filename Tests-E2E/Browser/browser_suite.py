@@ -21,6 +21,7 @@ import http.server
 import functools
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -1138,6 +1139,15 @@ class VideoJSTests(BrowserCase):
             self.skipTest("Firefox only: Chromium on Linux has no HEVC in MSE")
         delivery = fixture.cmaf()
         asset = delivery.hevc()
+        with open(os.path.join(delivery.root, "hevc", "manifest.mpd")) as f:
+            codecs = re.search(r'codecs="(hvc1[^"]*)"', f.read())
+        self.assertIsNotNone(codecs, "the MPD names the hvc1 codec")
+        # Measured with firefox-esr 153: MediaSource.isTypeSupported takes hvc1, but its EME
+        # ClearKey refuses any hvc1 capability (cbcs, cenc or no scheme), so there the test stops
+        # here; it plays once the browser offers it.
+        offered = self.open_videojs().evaluate("type => window.clearKeyOffers(type)", f'video/mp4; codecs="{codecs.group(1)}"')
+        if offered is not True:
+            self.skipTest(f"this browser's EME ClearKey refuses {codecs.group(1)} with cbcs ({offered})")
         viewer = "viewer-videojs-hevc"
         self.plays_to_the_end(asset, viewer)
         self.licence_was_called(viewer)

@@ -60,3 +60,14 @@ window.quality = () => {
   return { total: count("totalVideoFrames"), corrupted: count("corruptedVideoFrames"), dropped: count("droppedVideoFrames"),
            width: media.videoWidth, height: media.videoHeight, duration: media.duration };
 };
+
+/** Whether this browser's EME ClearKey takes video `contentType` with the cbcs scheme: true, or
+ * its refusal's text. */
+window.clearKeyOffers = async (contentType) => {
+  try {
+    await navigator.requestMediaKeySystemAccess("org.w3.clearkey", [{ initDataTypes: ["cenc"], videoCapabilities: [{ contentType, encryptionScheme: "cbcs" }] }]);
+    return true;
+  } catch (error) {
+    return `${error.name}: ${error.message}`;
+  }
+};

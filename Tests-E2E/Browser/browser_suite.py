@@ -1028,7 +1028,8 @@ class VideoJSTests(BrowserCase):
             keys = self.wait_event(page, "keysdelivered")
             ended = self.wait_event(page, "ended", after=keys)
         except AssertionError as error:
-            requested = [url.split("?")[0] for url in self.urls][-12:]   # without queries: they are credentials
+            # Without queries and playback ids: they are credentials.
+            requested = [re.sub(r"/playback/[^/]+", "/playback/{id}", url.split("?")[0]) for url in self.urls][-12:]
             raise AssertionError(f"{error}; page events {self.events(page)}; console {self.console[-6:]}; requested {requested}") from None
         self.assertLess(self.wait_event(page, "playing"), ended)
         kinds = {e["type"] for e in self.events(page)}

@@ -10,7 +10,8 @@ posts W3C ClearKey licence requests (`{"kids": [...], "type": "temporary"}`) to 
 against --expect-video (the key unwrapped from the package with the KAS's RSA key by
 unwrap_keys.py), so the load measures answers that are right. The pool is that one request
 (the licence URL is valid 300 s, longer than a load phase), in loadgen's format: a 4-byte
-big-endian length and the raw HTTP/1.1 request. Prints a JSON summary (no key, no URL).
+big-endian length and the raw HTTP/1.1 request, without an `Origin` (the bench's KAS allows no page
+origin; a page's origin must be in `cors.allowedOrigins`, or the KAS answers 403 `origin not allowed`). Prints a JSON summary (no key, no URL).
 """
 import argparse
 import base64
@@ -72,7 +73,7 @@ def main() -> int:
     payload = json.dumps(body, separators=(",", ":")).encode()
     target = licence.path + ("?" + licence.query if licence.query else "")
     request = (f"POST {target} HTTP/1.1\r\nHost: 127.0.0.1:{options.port}\r\nContent-Type: application/json\r\n"
-               f"Origin: http://127.0.0.1\r\nContent-Length: {len(payload)}\r\n\r\n").encode() + payload
+               f"Content-Length: {len(payload)}\r\n\r\n").encode() + payload
     with open(options.out, "wb") as out:
         out.write(struct.pack(">I", len(request)) + request)
     print(json.dumps({"kind": "licence_pool", "checked": True, "kids": len(kids), "request_bytes": len(request)}))

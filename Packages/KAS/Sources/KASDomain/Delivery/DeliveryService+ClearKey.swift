@@ -37,7 +37,8 @@ extension DeliveryService {
     /// authorizes it (`signedPlayback`). Then, in order: the viewer's key-request token (one per
     /// licence, however many keys), the body, every key id one of the asset's (an unknown or
     /// foreign one refuses the whole request, `key_id_unknown`), then for each component named a
-    /// media session of the playback and the media service's key request under the playback's
+    /// media session of the playback (one licence of a component at a time: `LicenseSerializer`)
+    /// and the media service's key request under the playback's
     /// viewer: entitlement, rental windows and the first play recorded, the stream limit, the
     /// region, audited as any key request is.
     package func clearKeyLicense(_ request: ClearKeyLicenseRequest,
@@ -65,14 +66,16 @@ extension DeliveryService {
         }
         var keys: [String: Data] = [:]
         for component in components.map(\.component) where keys[component] == nil {
-            let sessionID = try startSession(assetID: entry.assetID, protocol: .tdf, component: component, playbackID: playback.id,
-                                             viewer: playback.identity)
-            let keyRequest = MediaKeyRequest(assetID: entry.assetID, sessionID: sessionID, component: component,
-                                             manifest: Array(manifest), delivery: .clearKey, device: nil, region: region)
-            do {
-                keys[component] = try media.keyRequest(.success(keyRequest), viewer: playback.identity, rateLimited: false).wrappedKey
-            } catch {
-                throw .media(error)
+            keys[component] = try licenceCalls.serialized(playbackID: playback.id, component: component) { () throws(DeliveryFailure) -> Data in
+                let sessionID = try startSession(assetID: entry.assetID, protocol: .tdf, component: component, playbackID: playback.id,
+                                                 viewer: playback.identity)
+                let keyRequest = MediaKeyRequest(assetID: entry.assetID, sessionID: sessionID, component: component,
+                                                 manifest: Array(manifest), delivery: .clearKey, device: nil, region: region)
+                do throws(MediaFailure) {
+                    return try media.keyRequest(.success(keyRequest), viewer: playback.identity, rateLimited: false).wrappedKey
+                } catch {
+                    throw .media(error)
+                }
             }
         }
         let jwks: [JSONValue] = components.map { item in

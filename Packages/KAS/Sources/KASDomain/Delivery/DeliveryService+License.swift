@@ -48,17 +48,21 @@ extension DeliveryService {
         guard !request.spc.isEmpty else { throw .malformed("the body must be the SPC (application/octet-stream)") }
         guard media.fairPlay != nil else { throw .fairPlayUnavailable }
 
-        let sessionID = try startSession(assetID: entry.assetID, protocol: .fairplay, component: component, playbackID: id,
-                                         viewer: playback.identity)
-        // The SPC goes to the media service's key request as a decoded message, with the trusted
-        // region of this request: the same steps, audit and answers as a player's key request.
-        let keyRequest = MediaKeyRequest(assetID: entry.assetID, sessionID: sessionID, component: component,
-                                         manifest: Array(manifest), delivery: .spc(request.spc), device: nil, region: region)
-        do {
-            let answer = try media.keyRequest(.success(keyRequest), viewer: playback.identity)
-            return (answer.wrappedKey, playback.identity)
-        } catch {
-            throw .media(error)
+        // One licence of this component at a time (`LicenseSerializer`): its session start would
+        // end the session a concurrent call is about to make its key request on.
+        let ckc = try licenceCalls.serialized(playbackID: id, component: component) { () throws(DeliveryFailure) -> Data in
+            let sessionID = try startSession(assetID: entry.assetID, protocol: .fairplay, component: component, playbackID: id,
+                                             viewer: playback.identity)
+            // The SPC goes to the media service's key request as a decoded message, with the trusted
+            // region of this request: the same steps, audit and answers as a player's key request.
+            let keyRequest = MediaKeyRequest(assetID: entry.assetID, sessionID: sessionID, component: component,
+                                             manifest: Array(manifest), delivery: .spc(request.spc), device: nil, region: region)
+            do throws(MediaFailure) {
+                return try media.keyRequest(.success(keyRequest), viewer: playback.identity).wrappedKey
+            } catch {
+                throw .media(error)
+            }
         }
+        return (ckc, playback.identity)
     }
 }

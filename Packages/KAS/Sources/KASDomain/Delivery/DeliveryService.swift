@@ -26,6 +26,8 @@ package final class DeliveryService: Sendable {
     let licenses: LicenseURLSigner
     let playbacks: any PlaybackStore
     let clock: @Sendable () -> Date
+    /// One licence at a time per playback component (its session start and key request).
+    let licenceCalls = LicenseSerializer()
     /// Playback starts so far, for pruning now and then (`maintainPlaybacks`).
     private let starts = Atomic<Int>(0)
 

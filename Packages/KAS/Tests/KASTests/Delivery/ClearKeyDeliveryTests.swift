@@ -39,6 +39,7 @@ extension DeliveryTests {
             #expect(licence.hasPrefix(fixture.kas.address + "/media/v1/playback/\(playback["playbackId"]?.string ?? "-")/clearkey?"))
 
             try keysDecrypt(fixture, licence: licence, video: video, audio: audio)
+            try concurrentLicences(fixture, licence: licence, video: video, audio: audio)
             try licenceRefusals(fixture, alice: alice, playback: playback, video: video)
             try preflight(fixture, licence: licence)
             try manifests(fixture, playback: playback)
@@ -93,6 +94,26 @@ extension DeliveryTests {
                 let expected = try #require(admitted.component(component)).key.withUnsafeBytes { Data($0) }
                 #expect(try Base64URL.decode(k) == expected)
             }
+        }
+
+        /// Calls of one licence URL at once, as a CDM that asks for its keys in parallel makes
+        /// them (curl's `--parallel`, 16 connections): each starts the components' sessions anew,
+        /// and none may find its session ended by another's start (`session_invalid`).
+        func concurrentLicences(_ fixture: DeliveryFixture, licence url: String, video: String, audio: String) throws {
+            let calls = 48
+            let body = JSONWriter.write(.object(JSONObject([
+                ("kids", .array([.string(try Self.b64url(hex: video)), .string(try Self.b64url(hex: audio))])), ("type", .string("temporary")),
+            ])))
+            let bodyFile = fixture.root + "/../licence-body.json"
+            try body.write(to: URL(fileURLWithPath: bodyFile))
+            // `Curl.run` sends the first answer's body to its own file; the others go to /dev/null.
+            let outputs = Array(repeating: ["-o", "/dev/null"], count: calls - 1).flatMap { $0 }
+            let result = try Curl.run(["--parallel", "--parallel-immediate", "--parallel-max", "16", "-X", "POST",
+                                       "-H", "Content-Type: application/json", "--data-binary", "@" + bodyFile]
+                                      + outputs + Array(repeating: url, count: calls), writeOut: "%{http_code}\n")
+            let statuses = result.stdout.split(separator: "\n").map(String.init)
+            #expect(statuses.count == calls, "\(result.stdout)")
+            #expect(statuses.allSatisfy { $0 == "200" }, "\(statuses.sorted())")
         }
 
         func licenceRefusals(_ fixture: DeliveryFixture, alice: String, playback: JSONObject, video: String) throws {

@@ -5,9 +5,9 @@
 # Every licence runs every check a key request does (the URL's signature and expiry, the viewer's
 # key-request budget, the key ids, the media session, entitlement and rental, the stream limit).
 # Needs from bench.sh: CLIP, WORK, PACKAGER, KAS, KASDATA, KASURL, PORT, PY, HERE, LOAD_SECONDS,
-# kas_phase (with kas serve running), step, record, record_command, die; tokens in $WORK/tokens.txt.
+# kas_phase (with kas serve running), step, record, record_command, die.
 
-step "licence route: a cmaf title (the 1080p clip) packaged, catalogued and one ClearKey playback started"
+step "licence route: a cmaf title (the 1080p clip) packaged and catalogued"
 "$PACKAGER" package "$CLIP" --profile cmaf -o "$WORK/licence-cmaf/" --kas-url "$KASURL" \
     --kas-public-key "$WORK/kas-public.pem" --policy "$WORK/policy.json" --segment-duration 6 --quiet \
     || die "packaging the cmaf title for the licence route"
@@ -17,8 +17,15 @@ LICENCE_ASSET=$("$KAS" assets add "$WORK/licence-cmaf/" --path /licence-cmaf/ --
 LICENCE_INIT=$("$PY" -c 'import json,sys; m=json.load(open(sys.argv[1]+"/manifest.json")); print(next(k["renditions"][0] for k in m["meta"]["keys"] if k["component"]=="video"))' "$WORK/licence-cmaf")
 LICENCE_VIDEO_KEY=$("$PY" "$HERE/unwrap_keys.py" "$WORK/licence-cmaf" "$KASDATA/keys/$(ls "$KASDATA/keys" | grep -m1 '^r[0-9]*\.pem$')" \
     video "$WORK/licence-cmaf/$LICENCE_INIT/init.mp4")
-"$PY" "$HERE/licence_pool.py" "$PORT" "$LICENCE_ASSET" "$(head -n 1 "$WORK/tokens.txt")" "$WORK/licence.bin" \
-    --expect-video "$LICENCE_VIDEO_KEY" > "$WORK/licence-pool.json" || die "the first ClearKey licence"
+# 16 viewers with 2 playbacks each: the KAS serves one playback component's licences one at a
+# time, so the load is spread over 32 playbacks as many players' would be.
+: > "$WORK/licence-tokens.txt"
+for v in $(seq 1 16); do
+    "$KAS" token --data-dir "$KASDATA" --sub "licence-viewer-$v" --ttl 3600 \
+        --claims '{"entitlements":["https://example.com/attr/tier/value/premium"]}' >> "$WORK/licence-tokens.txt"
+done
+"$PY" "$HERE/licence_pool.py" "$PORT" "$LICENCE_ASSET" "$WORK/licence-tokens.txt" "$WORK/licence.bin" \
+    --expect-video "$LICENCE_VIDEO_KEY" --playbacks-per-viewer 2 > "$WORK/licence-pool.json" || die "the first ClearKey licences"
 record "{\"kind\":\"licence_pool\",\"summary\":$(cat "$WORK/licence-pool.json")}"
 
 step "licence route: 1,000 req/s and saturation, ${LOAD_SECONDS} s each"

@@ -22,6 +22,7 @@ def render(records, partial=False):
     if not fixed:
         return [], None
     commands = {r["name"]: r["command"] for r in records if r["kind"] == "command"}
+    pool = next((r["summary"] for r in records if r["kind"] == "licence_pool"), {})
     code = lambda name: f"```\n{commands[name]}\n```" if name in commands else ""
     out = [BEGIN, "### ClearKey licences under load", ""]
     if partial:
@@ -29,12 +30,14 @@ def render(records, partial=False):
         out += [f"Measured by `BENCH_PART=licence make bench` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} "
                 f"(this part only; load average {load} at its start, a shared machine).", ""]
     out += ["The W3C ClearKey licence route (`POST /media/v1/playback/{id}/clearkey?expires=&sig=`, docs/delivery.md) "
-            "as a standard player's CDM calls it: the 1080p clip packaged with `--profile cmaf` and catalogued, one "
-            "playback started by the page's backend (`drmSystem` `clearkey`), then its licence URL posted "
-            "`{\"kids\":[video key id],\"type\":\"temporary\"}` without a bearer, over and over. Each licence runs "
+            "as standard players' CDMs call it: the 1080p clip packaged with `--profile cmaf` and catalogued, "
+            f"{pool.get('playbacks', '?')} playbacks started by pages' backends ({pool.get('viewers', '?')} viewers, "
+            "`drmSystem` `clearkey`), then their licence URLs posted in turn "
+            "`{\"kids\":[video key id],\"type\":\"temporary\"}` without a bearer, over and over (a playback "
+            "component's licences are served one at a time, so one playback alone would measure that queue). Each licence runs "
             "every check of a key request (the URL's signature and expiry, the viewer's key-request budget, the key "
             "ids, the playback's media session, entitlement, the stream limit) and answers a JWK set; the first "
-            "answer's key was checked against the key unwrapped from the package by `unwrap_keys.py` (Python "
+            "answer of each playback was checked against the key unwrapped from the package by `unwrap_keys.py` (Python "
             "`cryptography`). `KAS_KEY_REQUESTS_PER_MINUTE=1000000`, as for key requests.", "",
             code("licence-fixed"), "", code("licence-saturation"), "",
             "| Offered | Sent / due | Achieved (200 OK/s) | P50 | P95 | P99 | Max | Errors | KAS CPU | KAS CPU per licence | Load avg after |",

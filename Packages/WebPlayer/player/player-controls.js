@@ -75,9 +75,9 @@ export class PlayerControls {
     this.volume.addEventListener("input", () => { this.video.volume = Number(this.volume.value); this.video.muted = false; });
     const spacer = element("span", { class: "spacer" });
     this.menus = {
-      quality: this.menu("quality", "Quality"),
-      audio: this.menu("audio", "Audio"),
-      subtitles: this.menu("subtitles", "Subtitles"),
+      quality: this.menu("quality", "Quality", "HD"),
+      audio: this.menu("audio", "Audio", "Audio"),
+      subtitles: this.menu("subtitles", "Subtitles", "CC"),
     };
     this.fullscreenButton = element("button", { type: "button", id: "control-fullscreen", class: "control" });
     this.fullscreenButton.addEventListener("click", () => this.toggleFullscreen());
@@ -87,8 +87,8 @@ export class PlayerControls {
     this.container.replaceChildren(bar);
   }
 
-  /** A menu button with its list of choices (filled by updateMenus). */
-  menu(id, label) {
+  /** A menu button (`short`: its text before a choice) with its list of choices (filled by updateMenus). */
+  menu(id, label, short) {
     const wrapper = element("div", { class: "menu" });
     const button = element("button", { type: "button", id: `control-${id}`, class: "control", "aria-haspopup": "true", "aria-expanded": "false" }, label);
     const list = element("ul", { id: `menu-${id}`, class: "menu-list", role: "menu", hidden: "" });
@@ -100,7 +100,7 @@ export class PlayerControls {
       button.setAttribute("aria-expanded", String(open));
     });
     wrapper.append(button, list);
-    return { wrapper, button, list, label };
+    return { wrapper, button, list, label, short };
   }
 
   closeMenus() {
@@ -124,8 +124,10 @@ export class PlayerControls {
       item.append(button);
       return item;
     }));
+    // The button shows the choice in a word (it must fit a phone's bar); its label says the rest.
     const chosen = choices.find((c) => c.selected);
-    menu.button.textContent = chosen && choices.length > 1 ? `${menu.label}: ${chosen.short ?? chosen.label}` : menu.label;
+    menu.button.textContent = chosen?.short ?? menu.short;
+    menu.button.setAttribute("aria-label", chosen ? `${menu.label}: ${chosen.label}` : menu.label);
   }
 
   updateMenus() {
@@ -137,11 +139,11 @@ export class PlayerControls {
         value: q.index, selected: qualities.selected === q.index })),
     ], (value) => this.player.setQuality(value === "auto" ? "auto" : Number(value)));
     const audio = this.player.audioTracks;
-    this.fill(this.menus.audio, audio.list.map((t) => ({ label: t.name ?? t.language, short: t.language, value: t.language, selected: t.language === audio.selected })),
+    this.fill(this.menus.audio, audio.list.map((t) => ({ label: t.name ?? t.language, short: (t.language ?? "").toUpperCase(), value: t.language, selected: t.language === audio.selected })),
       (value) => this.player.setAudioLanguage(value));
     const subtitles = this.player.subtitleTracks;
-    const subtitleChoices = subtitles.list.map((t) => ({ label: t.name ?? t.language, short: t.language, value: t.language, selected: t.language === subtitles.selected }));
-    this.fill(this.menus.subtitles, subtitles.list.length ? [{ label: "Off", value: "", selected: subtitles.selected === null }, ...subtitleChoices] : [],
+    const subtitleChoices = subtitles.list.map((t) => ({ label: t.name ?? t.language, short: `CC ${t.language}`, value: t.language, selected: t.language === subtitles.selected }));
+    this.fill(this.menus.subtitles, subtitles.list.length ? [{ label: "Off", short: "CC", value: "", selected: subtitles.selected === null }, ...subtitleChoices] : [],
       (value) => this.player.setSubtitles(value || null));
   }
 
@@ -170,7 +172,8 @@ export class PlayerControls {
   }
 
   updateVolume() {
-    this.muteButton.textContent = this.video.muted || this.video.volume === 0 ? "🔇" : "🔊";
+    // Words, not emoji: a system without an emoji font would show an empty box.
+    this.muteButton.textContent = this.video.muted || this.video.volume === 0 ? "Unmute" : "Mute";
     this.muteButton.setAttribute("aria-label", this.video.muted ? "Unmute" : "Mute");
     this.volume.value = String(this.video.muted ? 0 : this.video.volume);
   }

@@ -168,7 +168,7 @@ export class MediaDRMPlayer extends EventTarget {
     if (!stream) return;
     const count = stream.renditions.find((r) => r.variants)?.variants.length ?? 0;
     if (index !== "auto" && !(Number.isInteger(index) && index >= 0 && index < count)) throw new RangeError(`there is no quality ${index}`);
-    stream.pinned = index === "auto" ? null : index;
+    stream.pin(index === "auto" ? null : index);
     this.emit("trackschange", {});
   }
 

@@ -198,6 +198,17 @@ export class TDFHLSStream {
     return { init: r.variants[r.current].init, mime: r.variants[r.current].mime };
   }
 
+  /** A viewer's quality choice: the video variant `index` pinned, or null for the ABR rule. The
+   * switch is made at once (not at the next video segment), so a batch that the audio asks
+   * for meanwhile does not bring the old variant's video with it. */
+  pin(index) {
+    this.pinned = index;
+    const video = this.renditions.find((r) => r.variants);
+    if (video && index !== null && index !== video.current) {
+      this.switchTo(video, index, { segment: null, bufferAhead: this.videoBufferAhead?.() ?? null });
+    }
+  }
+
   switchTo(r, next, { segment, bufferAhead, abandoned = false }) {
     this.forget(r.variants[r.current].id);
     const from = r.current;

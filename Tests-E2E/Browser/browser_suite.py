@@ -985,14 +985,17 @@ class ViewerPageTests(BrowserCase):
         self.assertGreater(os.path.getsize(path), 1000, path)
 
     def assert_inside_viewport(self, page, selectors, size):
-        """Each element is shown and its bounding box lies inside the viewport."""
+        """Each element is shown and its bounding box lies inside the viewport (of `size`, when given)."""
         boxes = page.evaluate("""selectors => selectors.map(s => { const e = document.querySelector(s);
             const r = e.getBoundingClientRect(); return {s, top: r.top, left: r.left, bottom: r.bottom, right: r.right,
             shown: r.width > 0 && r.height > 0, vw: innerWidth, vh: innerHeight}; })""", selectors)
         for box in boxes:
-            self.assertEqual((box["vw"], box["vh"]), (VIEWER_SIZES[size]["width"], VIEWER_SIZES[size]["height"]))
+            if size:   # (fullscreen: the screen's size, whatever the window's was)
+                self.assertEqual((box["vw"], box["vh"]), (VIEWER_SIZES[size]["width"], VIEWER_SIZES[size]["height"]))
             self.assertTrue(box["shown"], box)
-            self.assertTrue(box["top"] >= 0 and box["left"] >= 0 and box["bottom"] <= box["vh"] and box["right"] <= box["vw"], box)
+            # (half a pixel for layout rounding: 768.00003 is the last row of a 768-pixel screen)
+            self.assertTrue(box["top"] >= -0.5 and box["left"] >= -0.5 and box["bottom"] <= box["vh"] + 0.5
+                            and box["right"] <= box["vw"] + 0.5, box)
 
     def choose(self, page, menu, value):
         page.click(f"#control-{menu}")
@@ -1104,6 +1107,15 @@ class ViewerPageTests(BrowserCase):
         poll(lambda: page.evaluate("document.querySelector('#video').muted"), "m to mute")
         self.press(page, "Space")
         poll(lambda: self.video(page)["paused"], "the space key to pause")
+        # Paused, the arrows move the playhead by exactly 5 s; f makes the stage fullscreen with the bar in it.
+        start = self.video(page)["time"]
+        self.press(page, "ArrowRight")
+        poll(lambda: abs(self.video(page)["time"] - (start + 5)) < 0.01, "ArrowRight to move 5 s on")
+        self.press(page, "ArrowLeft")
+        poll(lambda: abs(self.video(page)["time"] - start) < 0.01, "ArrowLeft to move 5 s back")
+        self.press(page, "f")
+        poll(lambda: page.evaluate("document.fullscreenElement?.id === 'stage'"), "f to make the stage fullscreen")
+        self.assert_inside_viewport(page, ["#controls .control-bar", "#control-fullscreen"], None)
 
 
 def firefox_copies(scope):

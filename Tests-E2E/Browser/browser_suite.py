@@ -1040,14 +1040,17 @@ class ViewerPageTests(BrowserCase):
         self.wait_playing(page, after=3)
         # Subtitles: French, from the rendition's WebVTT, shown.
         self.choose(page, "subtitles", "fr")
-        shown = page.evaluate("[...document.querySelector('#video').textTracks].filter(t => t.mode === 'showing')"
-                              ".map(t => ({language: t.language, cues: [...t.cues].map(c => c.text)}))")
-        self.assertEqual(shown, [{"language": "fr", "cues": [viewer_catalog.cues["fr"]]}])
+        shown_tracks = ("[...document.querySelector('#video').textTracks].filter(t => t.mode === 'showing')"
+                        ".map(t => ({language: t.language, cues: [...t.cues].map(c => c.text)}))")
+        self.assertEqual(page.evaluate(shown_tracks), [{"language": "fr", "cues": [viewer_catalog.cues["fr"]]}])
         # Audio: Spanish; the title is loaded again with the Spanish rendition and plays on.
         self.assertFalse(any("audio-es" in url for url in self.urls))
         self.choose(page, "audio", "es")
         self.wait_playing(page)
         self.assertTrue(any("audio-es-segment" in url for url in self.urls))
+        # ... with the French subtitles still shown (the same TextTrack, not a second one).
+        self.assertEqual(page.evaluate(shown_tracks), [{"language": "fr", "cues": [viewer_catalog.cues["fr"]]}])
+        self.assertEqual(page.evaluate("document.querySelector('#video').textTracks.length"), 1)
         # Resume: at 8 s, paused with the space key, the position is kept (whole seconds, no token).
         page.evaluate("document.querySelector('#video').currentTime = 8")
         poll(lambda: self.video(page)["time"] >= 8, "the seek to 8 s")

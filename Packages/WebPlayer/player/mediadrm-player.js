@@ -46,6 +46,7 @@ export class MediaDRMPlayer extends EventTarget {
     this.configuration = options.configuration === undefined ? DEFAULT_CONFIGURATION
       : mergeConfiguration(DEFAULT_CONFIGURATION, options.configuration);
     this.current = null;
+    this.textTracks = new Map();   // subtitle rendition URL -> the TextTrack read from it
     this.onPageHide = () => this.current?.sessions?.stopOnUnload();
     window.addEventListener("pagehide", this.onPageHide);
   }
@@ -179,11 +180,15 @@ export class MediaDRMPlayer extends EventTarget {
   }
 
   /** Plays the audio rendition in `language`: the title is loaded again with it and resumes at
-   * the same time (its keys are asked for again, in the same delivery playback). */
+   * the same time, with the same quality choice and subtitles (its keys are asked for again, in
+   * the same delivery playback). */
   async setAudioLanguage(language) {
     if (!this.source || language === this.audioTracks.selected) return;
     const time = this.video.currentTime, paused = this.video.paused;
+    const pinned = this.current?.stream?.pinned ?? null, subtitles = this.subtitleTracks.selected;
     await this.load(this.source.src, { playbackId: this.source.playbackId, audioLanguage: language });
+    if (pinned !== null) this.setQuality(pinned);
+    if (subtitles !== null) await this.setSubtitles(subtitles);
     this.video.currentTime = time;
     if (!paused) await this.video.play();
   }
@@ -203,7 +208,14 @@ export class MediaDRMPlayer extends EventTarget {
     current.subtitles = null;
     const wanted = current.stream?.subtitleTracks.find((t) => t.language === language);
     if (wanted) {
-      current.subtitles = { language, track: await loadSubtitles(this.video, wanted, current.abort.signal) };
+      // An element keeps every TextTrack it was given: one read before is shown again.
+      let track = this.textTracks.get(wanted.url);
+      if (!track) {
+        track = await loadSubtitles(this.video, wanted, current.abort.signal);
+        this.textTracks.set(wanted.url, track);
+      }
+      track.mode = "showing";
+      current.subtitles = { language, track };
     }
     this.emit("trackschange", {});
   }

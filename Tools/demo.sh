@@ -292,5 +292,5 @@ Watch it in a browser (docs/web.md): start the KAS as above and the package orig
   python3 $ROOT/Tools/python/range_server.py --root $DEMO/www --port 8081 --cors &
 then open this URL (accept the demo's self-signed certificate, $DEMO/tls/cert.pem) and paste
 the token that 'kas token' above prints into the page (never into the URL):
-  $KAS_URL/player/?src=http://127.0.0.1:8081/sample.tdf
+  $KAS_URL/player/test-form.html?src=http://127.0.0.1:8081/sample.tdf
 EOF

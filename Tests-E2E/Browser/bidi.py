@@ -7,6 +7,7 @@ browsingContext, script, log, network modules).
 Values cross as JSON text (the page stringifies its answer, the argument is parsed in the page),
 so no BiDi remote-value (de)serialiser is needed: the suite only passes and reads JSON data.
 """
+import base64
 import itertools
 import json
 import os
@@ -279,6 +280,22 @@ class Page:
 
     def click(self, selector):
         self.evaluate("s => document.querySelector(s).click()", selector)
+
+    def set_viewport_size(self, size):
+        """As Playwright's: `size` is {"width", "height"} in CSS pixels."""
+        self.send("browsingContext.setViewport", {"context": self.id, "viewport": size})
+
+    def screenshot(self, path):
+        """The viewport as a PNG file at `path`."""
+        data = self.send("browsingContext.captureScreenshot", {"context": self.id})["data"]
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data))
+
+    def press(self, key):
+        """One key pressed and released, as a user types it (`key`: a character, or "ArrowLeft"…)."""
+        value = {"ArrowLeft": "\uE012", "ArrowUp": "\uE013", "ArrowRight": "\uE014", "ArrowDown": "\uE015", "Space": " "}.get(key, key)
+        self.send("input.performActions", {"context": self.id, "actions": [{"type": "key", "id": "keyboard", "actions": [
+            {"type": "keyDown", "value": value}, {"type": "keyUp", "value": value}]}]})
 
     def close(self):
         if not self.closed:

@@ -961,7 +961,7 @@ class DemoPageTests(BrowserCase):
         page = self.context.new_page()
         violations = []
         page.on("console", lambda message: violations.append(message.text) if "Content Security Policy" in message.text else None)
-        page.goto(f"{fixture.kas}/player/?src={fixture.url(fixture.fps)}")
+        page.goto(f"{fixture.kas}/player/test-form.html?src={fixture.url(fixture.fps)}")
         self.assertEqual(page.input_value("#src"), fixture.url(fixture.fps))
         page.fill("#token", fixture.token("viewer-demo-page"))
         page.click("button[type=submit]")
@@ -1152,6 +1152,238 @@ class VideoJSTests(BrowserCase):
         viewer = "viewer-videojs-hevc"
         self.plays_to_the_end(asset, viewer)
         self.licence_was_called(viewer)
+
+
+# The viewer page (issue 33, docs/web.md "The viewer page"): a KAS of its own whose catalog
+# holds a tdf-hls title with two video variants, two audio languages and two subtitle
+# languages, an fps-v2 title, a `--max-streams 1` title, and a rental the viewers have not
+# bought; media from the suite's origin (delivery.originURL, open: no signing secret).
+VIEWER_SIZES = {"desktop": {"width": 1280, "height": 720}, "phone": {"width": 390, "height": 844}}
+OUT = os.path.join(ROOT, "out", "browser")
+viewer_catalog = None
+
+
+class ViewerCatalog:
+    def __init__(self):
+        self.kas = KASProcess(fixture.dir, "viewer", fixture.app.origin, delivery={"originURL": fixture.origin})
+        fixture.services.append(self.kas)
+        languages = []
+        for lang, frequency in (("en", 440), ("es", 660)):
+            path = os.path.join(fixture.dir, f"viewer-audio-{lang}.m4a")
+            run("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", f"sine=frequency={frequency}:sample_rate=48000",
+                "-t", "20", "-c:a", "aac", "-ac", "2", path)
+            languages += ["--audio", f"{path}:lang={lang}"]
+        self.cues = {"en": "Hello from the English subtitles", "fr": "Bonjour des sous-titres"}
+        for lang, text in self.cues.items():
+            path = os.path.join(fixture.dir, f"viewer-{lang}.vtt")
+            with open(path, "w") as f:
+                f.write(f"WEBVTT\n\n00:00:00.000 --> 00:00:19.000\n{text}\n")
+            languages += ["--subtitles", f"{path}:lang={lang}"]
+        fixture.package("viewer-show/", "--profile", "tdf-hls", *languages, kas=self.kas, inputs=fixture.rungs)
+        fixture.package("viewer-talk.tdf", kas=self.kas)
+        fixture.package("viewer-limited.tdf", "--max-streams", "1", kas=self.kas)
+        fixture.package("viewer-rental.tdf", "--rental-purchase-window", "3600", "--rental-playback-window", "3600", kas=self.kas)
+        self.assets = {}
+        for name, title in (("viewer-show/", "Show"), ("viewer-talk.tdf", "Talk"), ("viewer-limited.tdf", "Limited"),
+                            ("viewer-rental.tdf", "Rental")):
+            self.assets[title] = run(os.path.join(BIN, "kas"), "assets", "add", os.path.join(fixture.origin_root, name),
+                                     "--path", "/" + name, "--title", title, "--data-dir", self.kas.data,
+                                     "--public-url", self.kas.url).strip()
+        with open(os.path.join(ROOT, "Packages", "WebPlayer", "player", "refusals.json")) as f:
+            self.refusals = json.load(f)["refusals"]
+
+
+def sentence(fragment):
+    """viewer-words.js's sentence of a refusals.json explanation."""
+    text = fragment[0].upper() + fragment[1:]
+    return text if text[-1] in ".!?" else text + "."
+
+
+class ViewerPageTests(BrowserCase):
+    @classmethod
+    def setUpClass(cls):
+        global viewer_catalog
+        if viewer_catalog is None and cls.engine in BROWSERS:
+            viewer_catalog = ViewerCatalog()
+        os.makedirs(OUT, exist_ok=True)
+
+    # The page's own Content-Security-Policy has no 'unsafe-eval', which Playwright's
+    # wait_for_function may need for a string: every wait here polls page.evaluate instead.
+    def sign_in(self, viewer, size="desktop"):
+        """The viewer page at `size`, signed in as `viewer` (entitled), its catalog shown."""
+        page = self.context.new_page()
+        page.on("console", lambda message: self.console.append(message.text))
+        page.set_viewport_size(VIEWER_SIZES[size])
+        page.goto(f"{viewer_catalog.kas.url}/player/")
+        poll(lambda: page.evaluate("document.querySelector('#sign-in-token') !== null"), "document.querySelector('#sign-in-token') !== null")
+        self.token = viewer_catalog.kas.token(viewer)
+        page.fill("#sign-in-token", self.token)
+        page.click("#sign-in-form button[type=submit]")
+        poll(lambda: page.evaluate("document.querySelectorAll('#catalog-grid .card-button').length > 0"), "document.querySelectorAll('#catalog-grid .card-button').length > 0")
+        return page
+
+    def titles(self, page):
+        return page.evaluate("[...document.querySelectorAll('#catalog-grid .card-title')].map(e => e.textContent)")
+
+    def play(self, page, title):
+        page.click(f"button[data-asset-id='{viewer_catalog.assets[title]}']")
+
+    def video(self, page):
+        return page.evaluate("(() => { const v = document.querySelector('#video'); return {time: v.currentTime, paused: v.paused, "
+                             "height: v.videoHeight, duration: v.duration}; })()")
+
+    def wait_playing(self, page, after=0.0):
+        poll(lambda: (lambda v: not v["paused"] and v["time"] > after)(self.video(page)), "the video to play")
+
+    def press(self, page, key):
+        if self.engine == "firefox":
+            page.press(key)
+        else:
+            page.keyboard.press(key)
+
+    def screenshot(self, page, name):
+        path = os.path.join(OUT, f"viewer-{name}-{self.engine}.png")
+        if self.engine == "firefox":
+            page.screenshot(path)
+        else:
+            page.screenshot(path=path)
+        self.assertGreater(os.path.getsize(path), 1000, path)
+
+    def assert_inside_viewport(self, page, selectors, size):
+        """Each element is shown and its bounding box lies inside the viewport (of `size`, when given)."""
+        boxes = page.evaluate("""selectors => selectors.map(s => { const e = document.querySelector(s);
+            const r = e.getBoundingClientRect(); return {s, top: r.top, left: r.left, bottom: r.bottom, right: r.right,
+            shown: r.width > 0 && r.height > 0, vw: innerWidth, vh: innerHeight}; })""", selectors)
+        for box in boxes:
+            if size:   # (fullscreen: the screen's size, whatever the window's was)
+                self.assertEqual((box["vw"], box["vh"]), (VIEWER_SIZES[size]["width"], VIEWER_SIZES[size]["height"]))
+            self.assertTrue(box["shown"], box)
+            # (half a pixel for layout rounding: 768.00003 is the last row of a 768-pixel screen)
+            self.assertTrue(box["top"] >= -0.5 and box["left"] >= -0.5 and box["bottom"] <= box["vh"] + 0.5
+                            and box["right"] <= box["vw"] + 0.5, box)
+
+    def choose(self, page, menu, value):
+        page.click(f"#control-{menu}")
+        poll(lambda: page.evaluate(f"!document.querySelector('#menu-{menu}').hidden"), f"!document.querySelector('#menu-{menu}').hidden")
+        page.click(f"#menu-{menu} button[data-value='{value}']")
+        poll(lambda: page.evaluate(f"document.querySelector(\"#menu-{menu} button[data-value='{value}']\")"
+                                   ".getAttribute('aria-checked')") == "true", f"{menu} {value} to be checked")
+
+    def test_a_viewer_signs_in_and_sees_only_the_titles_open_to_them(self):
+        page = self.sign_in("viewer-catalog")
+        # The rental is not bought by this token: a playback start would refuse it, so it is not listed.
+        self.assertEqual(sorted(self.titles(page)), ["Limited", "Show", "Talk"])
+        nobody = self.context.new_page()
+        nobody.goto(f"{viewer_catalog.kas.url}/player/")
+        poll(lambda: nobody.evaluate("document.querySelector('#sign-in-token') !== null"), "document.querySelector('#sign-in-token') !== null")
+        nobody.fill("#sign-in-token", viewer_catalog.kas.token("viewer-catalog-none", entitlements=[]))
+        nobody.click("#sign-in-form button[type=submit]")
+        poll(lambda: nobody.inner_text("#catalog-status") == "No titles are open to you yet.", "the empty catalog's sentence")
+        for url in self.urls:
+            self.assertNotIn(self.token.split(".")[2], url)
+
+    def test_a_title_plays_from_the_catalog_with_its_menus_and_resumes_where_it_was_left(self):
+        page = self.sign_in("viewer-show")
+        self.play(page, "Show")
+        self.wait_playing(page)
+        self.assertEqual(page.inner_text("#player-title"), "Show")
+        self.assert_inside_viewport(page, ["#player-title", "#controls .control-bar", "#control-play", "#control-fullscreen", "#status"], "desktop")
+        self.screenshot(page, "playing-1280x720")
+        # Quality: the lowest variant (160x90, `video-2`) pinned from the menu; after a seek past
+        # what is buffered, the segments there come from it (on this fast link the automatic
+        # choice takes the top one, `video-1`) and the element shows its frames. Then back to
+        # Auto, and to 3 s (still buffered) for the rest.
+        self.choose(page, "quality", "0")
+        mark = len(self.urls)
+        page.evaluate("document.querySelector('#video').currentTime = 18.5")
+        # (Playwright delivers request events while the test calls into the page: the wait does.)
+        poll(lambda: self.video(page) and any("video-2-segment18" in url for url in self.urls[mark:]), "segment 18 of the pinned variant")
+        poll(lambda: self.video(page)["time"] >= 18.5 and self.video(page)["height"] == 90, "the pinned variant's frames")
+        self.assertFalse([url for url in self.urls[mark:] if "video-1-segment18" in url or "video-1-segment19" in url])
+        self.choose(page, "quality", "auto")
+        page.evaluate("document.querySelector('#video').currentTime = 3")
+        self.wait_playing(page, after=3)
+        # Subtitles: French, from the rendition's WebVTT, shown.
+        self.choose(page, "subtitles", "fr")
+        shown_tracks = ("[...document.querySelector('#video').textTracks].filter(t => t.mode === 'showing')"
+                        ".map(t => ({language: t.language, cues: [...t.cues].map(c => c.text)}))")
+        self.assertEqual(page.evaluate(shown_tracks), [{"language": "fr", "cues": [viewer_catalog.cues["fr"]]}])
+        # Audio: Spanish; the title is loaded again with the Spanish rendition and plays on.
+        self.assertFalse(any("audio-es" in url for url in self.urls))
+        self.choose(page, "audio", "es")
+        self.wait_playing(page)
+        self.assertTrue(any("audio-es-segment" in url for url in self.urls))
+        # ... with the French subtitles still shown (the same TextTrack, not a second one).
+        self.assertEqual(page.evaluate(shown_tracks), [{"language": "fr", "cues": [viewer_catalog.cues["fr"]]}])
+        self.assertEqual(page.evaluate("document.querySelector('#video').textTracks.length"), 1)
+        # Resume: at 8 s, paused with the space key, the position is kept (whole seconds, no token).
+        page.evaluate("document.querySelector('#video').currentTime = 8")
+        poll(lambda: self.video(page)["time"] >= 8, "the seek to 8 s")
+        page.evaluate("document.activeElement.blur()")
+        self.press(page, "Space")
+        poll(lambda: self.video(page)["paused"], "the space key to pause")
+        saved = page.evaluate("JSON.stringify(Object.entries(localStorage))")
+        self.assertIn(f'["mediadrm.resume.{viewer_catalog.assets["Show"]}","8"]', saved)
+        self.assertNotIn(self.token.split(".")[2], saved)
+        page.click("#back")
+        poll(lambda: page.evaluate("document.querySelectorAll('#catalog-grid .card-button').length > 0"), "document.querySelectorAll('#catalog-grid .card-button').length > 0")
+        self.assertIn("resume at 0:08", page.inner_text(f"button[data-asset-id='{viewer_catalog.assets['Show']}']"))
+        self.play(page, "Show")
+        self.wait_playing(page, after=7.9)
+        self.assertGreaterEqual(self.video(page)["time"], 8)
+
+    def refused(self, size):
+        """A second playback of the --max-streams 1 title while the viewer's first (started
+        through the API) is live: the page says why in words, with the code beside them."""
+        viewer = f"viewer-refused-{size}"
+        token = viewer_catalog.kas.token(viewer)
+        request = urllib.request.Request(f"{viewer_catalog.kas.url}/media/v1/playback", method="POST",
+                                         data=json.dumps({"assetId": viewer_catalog.assets["Limited"], "drmSystem": "tdf"}).encode(),
+                                         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        with urllib.request.urlopen(request) as answer:
+            first = json.load(answer)
+        try:
+            page = self.sign_in(viewer, size)
+            self.play(page, "Limited")
+            poll(lambda: page.evaluate("!document.querySelector('#refusal').hidden"), "the refusal to show")
+            words = viewer_catalog.refusals["concurrent_streams"]
+            self.assertEqual(page.inner_text("#refusal-explanation"), sentence(words["explanation"]))
+            self.assertEqual(page.inner_text("#refusal-code"), "concurrent_streams")
+            self.assertEqual(page.inner_text("#status"), "Refused: concurrent_streams")
+            self.assert_inside_viewport(page, ["#player-title", "#refusal-explanation", "#refusal-code", "#controls .control-bar", "#status"], size)
+            self.screenshot(page, f"refused-{VIEWER_SIZES[size]['width']}x{VIEWER_SIZES[size]['height']}")
+        finally:
+            release = urllib.request.Request(first["releaseUrl"], method="DELETE", headers={"Authorization": f"Bearer {token}"})
+            urllib.request.urlopen(release).close()
+
+    def test_a_refusal_is_shown_in_words_with_its_code_at_desktop_size(self):
+        self.refused("desktop")
+
+    def test_a_refusal_is_shown_in_words_with_its_code_on_a_phone(self):
+        self.refused("phone")
+
+    def test_on_a_phone_the_title_the_controls_and_the_status_fit_while_playing(self):
+        page = self.sign_in("viewer-phone", "phone")
+        self.assert_inside_viewport(page, ["#catalog-grid .card-button"], "phone")
+        self.play(page, "Show")
+        self.wait_playing(page)
+        self.assert_inside_viewport(page, ["#player-title", "#controls .control-bar", "#control-play", "#control-fullscreen", "#status"], "phone")
+        self.screenshot(page, "playing-390x844")
+        # The keyboard: m mutes, space pauses.
+        page.evaluate("document.activeElement.blur()")
+        self.press(page, "m")
+        poll(lambda: page.evaluate("document.querySelector('#video').muted"), "m to mute")
+        self.press(page, "Space")
+        poll(lambda: self.video(page)["paused"], "the space key to pause")
+        # Paused, the arrows move the playhead by exactly 5 s; f makes the stage fullscreen with the bar in it.
+        start = self.video(page)["time"]
+        self.press(page, "ArrowRight")
+        poll(lambda: abs(self.video(page)["time"] - (start + 5)) < 0.01, "ArrowRight to move 5 s on")
+        self.press(page, "ArrowLeft")
+        poll(lambda: abs(self.video(page)["time"] - start) < 0.01, "ArrowLeft to move 5 s back")
+        self.press(page, "f")
+        poll(lambda: page.evaluate("document.fullscreenElement?.id === 'stage'"), "f to make the stage fullscreen")
+        self.assert_inside_viewport(page, ["#controls .control-bar", "#control-fullscreen"], None)
 
 
 def firefox_copies(scope):

@@ -1,5 +1,5 @@
 """The browser's time from `load()` to the first `playing` event: Debian's chromium (headless,
-Playwright) opens the KAS's own player page (`/player/?src=...`) in a cold browser context per
+Playwright) opens the KAS's own test form (`/player/test-form.html?src=...`) in a cold browser context per
 run, the viewer token is typed into the page, and the page's User Timing measure
 `mediadrm-load-to-playing` (load() called → first playing event) is read back. The package comes
 from a loopback origin with CORS and Range: SCRIPT (Tools/python/range_server.py --cors), or with
@@ -139,7 +139,7 @@ def main():
                 page = context.new_page()
                 if controls:
                     page.add_init_script(CONTROLS_FROM_START)
-                page.goto(f"{args.kas}/player/?src={src}")
+                page.goto(f"{args.kas}/player/test-form.html?src={src}")
                 page.fill("#token", args.token)
                 page.click("button[type=submit]")
                 page.evaluate(WAIT_FOR_PLAYING)

@@ -32,7 +32,7 @@ def render(records, partial=False):
                 f"(this step only; load average {load.get('start-browser', '?')} before the five runs and "
                 f"{load.get('end-browser', '?')} after them (1, 5, 15 min), on a machine shared with other builds "
                 "and tests, which inflates these figures).", ""]
-    out += ["Debian's chromium (headless, Playwright) opens `kas serve`'s own player page, `/player/?src=...`, in a new "
+    out += ["Debian's chromium (headless, Playwright) opens `kas serve`'s own test form, `/player/test-form.html?src=...`, in a new "
             f"browser context per run ({browser['runs']} cold pages after one unrecorded run); the token is typed into "
             "the page, which reads the fps-v2 package of the 1080p clip with Range requests from "
             f"{ORIGINS.get(browser.get('origin'), '`range_server.py --cors`')}, admits it, opens a media session per component and gets every key through WebCrypto into EME "

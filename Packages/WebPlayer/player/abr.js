@@ -5,7 +5,7 @@
 //
 // The estimate, after the idea hls.js and Shaka Player share (our own code): two exponentially
 // weighted moving averages of the transfer rate, weighted by each transfer's duration, one fast
-// (half-life FAST_HALF_LIFE_SECONDS) and one slow (SLOW_HALF_LIFE_SECONDS), so a rise needs the
+// (half-life abr.fastHalfLifeSeconds) and one slow (abr.slowHalfLifeSeconds), so a rise needs the
 // slow one to agree and old transfers decay. The estimate is the lowest of the two and of the
 // latest transfer's own rate, measured while it runs (start()). That third bound is what makes a
 // drop show at once: the averages are weighted by seconds of transfer, and on a fast link a
@@ -16,18 +16,17 @@
 //
 // The rule:
 // - the target is the highest variant whose BANDWIDTH (RFC 8216 §4.3.4.2: peak, audio included)
-//   fits SAFETY x the estimate, the lowest when none does;
-// - going down happens at once; going up only with at least UP_SWITCH_BUFFER_SECONDS buffered;
+//   fits abr.safety x the estimate, the lowest when none does;
+// - going down happens at once; going up only with at least abr.upSwitchBufferSeconds buffered;
 // - shouldAbandon(): a transfer in flight that cannot arrive before the buffer runs out is
 //   given up when the lowest variant's would arrive in time, or in at most half the time the
 //   rest of this one needs (after a seek nothing is buffered, and a shorter wait still counts).
 // A seek keeps what the meter learnt: the link did not change with the playhead, and a transfer
 // a seek cancels has been sampled while it ran.
 
-export const SAFETY = 0.7;
-export const UP_SWITCH_BUFFER_SECONDS = 4;
-export const FAST_HALF_LIFE_SECONDS = 2;
-export const SLOW_HALF_LIFE_SECONDS = 5;
+// (The abr.* settings, their defaults and ranges are configuration.js's.)
+import { DEFAULT_CONFIGURATION } from "./configuration.js";
+
 // Transfers smaller than this say more about latency than bandwidth and are not sampled.
 const MIN_SAMPLE_BYTES = 8 << 10;
 // A transfer in flight is judged only once it has run this long (its first bytes include the
@@ -58,9 +57,10 @@ class DecayingAverage {
 }
 
 export class BandwidthMeter {
-  constructor() {
-    this.fast = new DecayingAverage(FAST_HALF_LIFE_SECONDS);
-    this.slow = new DecayingAverage(SLOW_HALF_LIFE_SECONDS);
+  /** `abr`: the configuration's abr group (its half-lives). */
+  constructor(abr = DEFAULT_CONFIGURATION.abr) {
+    this.fast = new DecayingAverage(abr.fastHalfLifeSeconds);
+    this.slow = new DecayingAverage(abr.slowHalfLifeSeconds);
     this.latest = null;   // {bytes, milliseconds} of the latest transfer, so far if in flight
   }
 
@@ -124,12 +124,13 @@ export class BandwidthMeter {
   }
 }
 
-/** The index (into `variants`, ascending by bandwidth) the next segment should come from. */
-export function chooseVariant(variants, current, estimate, bufferAhead) {
+/** The index (into `variants`, ascending by bandwidth) the next segment should come from, under
+ * the configuration's abr group `abr` (safety, upSwitchBufferSeconds). */
+export function chooseVariant(variants, current, estimate, bufferAhead, abr = DEFAULT_CONFIGURATION.abr) {
   if (estimate === null || variants.length < 2) return current;
   let target = 0;
-  variants.forEach((v, i) => { if (v.bandwidth <= estimate * SAFETY) target = i; });
-  if (target > current && bufferAhead < UP_SWITCH_BUFFER_SECONDS) return current;
+  variants.forEach((v, i) => { if (v.bandwidth <= estimate * abr.safety) target = i; });
+  if (target > current && bufferAhead < abr.upSwitchBufferSeconds) return current;
   return target;
 }
 

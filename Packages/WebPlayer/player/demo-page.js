@@ -1,4 +1,5 @@
-// The demonstration page at /player/: the package URL may come from `?src=` (never the token:
+// The test form at /player/test-form.html (the bench and the browser suite drive it; viewers use
+// the viewer page, /player/): the package URL may come from `?src=` (never the token:
 // it is typed or pasted, kept in memory only, and sent only as the bearer header).
 import { MediaDRMPlayer } from "./mediadrm-player.js";
 

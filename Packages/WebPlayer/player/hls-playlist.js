@@ -181,12 +181,12 @@ export function checkMedia(text, id, { uuid, iv }) {
   return { targetDuration, segments, map };
 }
 
-/** A tdf-hls or plain playlist, read leniently: a master's variants and audio renditions, or a
+/** A tdf-hls or plain playlist, read leniently: a master's variants, audio and subtitle renditions, or a
  * media playlist's map and segments (each URI resolved against `base`). */
 export function readLenient(text, base) {
   const lines = playlistLines(text, { lenient: true });
   const resolve = (uri) => new URL(uri, base).href;
-  const result = { profile: null, variants: [], audio: [], map: null, segments: [], ended: false };
+  const result = { profile: null, variants: [], audio: [], subtitles: [], map: null, segments: [], ended: false };
   let duration = null;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
@@ -205,11 +205,14 @@ export function readLenient(text, base) {
       if (!next || next.uri === undefined) throw malformed("EXT-X-STREAM-INF without its URI");
       const a = list();
       const res = /^(\d+)x(\d+)$/.exec(a.get("RESOLUTION")?.text || "");
-      result.variants.push({ url: resolve(next.uri), codecs: (a.get("CODECS")?.text || "").split(","), audioGroup: a.get("AUDIO")?.text ?? null,
+      result.variants.push({ url: resolve(next.uri), codecs: (a.get("CODECS")?.text || "").split(","), audioGroup: a.get("AUDIO")?.text ?? null, subtitleGroup: a.get("SUBTITLES")?.text ?? null,
         bandwidth: Number(a.get("BANDWIDTH")?.text || 0), width: res ? Number(res[1]) : null, height: res ? Number(res[2]) : null });
     } else if (line.tag === "EXT-X-MEDIA") {
       const a = list();
-      if (a.get("TYPE")?.text === "AUDIO" && a.get("URI")) result.audio.push({ url: resolve(a.get("URI").text), group: a.get("GROUP-ID")?.text, isDefault: a.get("DEFAULT")?.text === "YES" });
+      const rendition = () => ({ url: resolve(a.get("URI").text), group: a.get("GROUP-ID")?.text, isDefault: a.get("DEFAULT")?.text === "YES",
+        language: a.get("LANGUAGE")?.text ?? null, name: a.get("NAME")?.text ?? null });
+      if (a.get("TYPE")?.text === "AUDIO" && a.get("URI")) result.audio.push(rendition());
+      if (a.get("TYPE")?.text === "SUBTITLES" && a.get("URI")) result.subtitles.push(rendition());
     } else if (line.tag === "EXT-X-MAP") {
       const uri = list().get("URI")?.text;
       if (!uri) throw malformed("EXT-X-MAP without a URI");

@@ -2,14 +2,16 @@
 // travels only as `Authorization: Bearer` (never in a URL); answers are parsed strictly; a
 // refusal becomes a PlayerError whose `reason` is the KAS's refusal code when it sent one
 // (`{"error": "platform refused", "reason": "not_entitled"}`), else one derived from the status.
+import { DEFAULT_CONFIGURATION } from "./configuration.js";
 import { PlayerError, malformed } from "./errors.js";
 import { isObject, parseStrictJSON } from "./strict-json.js";
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,256}$/;
 const MAX_ANSWER_BYTES = 4 << 20;
-const MAX_RETRY_AFTER_SECONDS = 86400;
-// How long a session's end waits for the session's requests still in flight (see settled()).
-const SETTLE_LIMIT_MS = 5000;
+// A Retry-After larger than a day is read as a day: a cap on the value read, so a hostile
+// header cannot make a number of it the page cannot use. Whether the player waits that long is
+// the configuration's retry.longestRetryAfterSeconds (tdf-hls.js), a different rule.
+const RETRY_AFTER_READ_CAP_SECONDS = 86400;
 
 /** `promise`, or an AbortError as soon as `signal` aborts (the promise itself runs on). */
 function untilAborted(promise, signal) {
@@ -22,11 +24,21 @@ function untilAborted(promise, signal) {
   });
 }
 
+/** `promise`, or a `transport` PlayerError once `seconds` passed without its answer (the request
+ * itself runs on: one naming a session is still waited for by settled()). */
+function withTimeout(promise, seconds, route) {
+  let timer;
+  const expired = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new PlayerError("transport", `the key service did not answer ${route} within ${seconds} s`, { reason: "timeout" })), seconds * 1000);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
+
 /** The whole seconds of a `Retry-After` header (RFC 9110 §10.2.3, the delay form the KAS sends),
  * or undefined. */
 function retryAfterSeconds(headers) {
   const value = headers.get("Retry-After");
-  return value && /^[0-9]{1,6}$/.test(value) ? Math.min(Number(value), MAX_RETRY_AFTER_SECONDS) : undefined;
+  return value && /^[0-9]{1,6}$/.test(value) ? Math.min(Number(value), RETRY_AFTER_READ_CAP_SECONDS) : undefined;
 }
 
 /** The reason a refusal carries when the KAS gave none (statuses by fps-v2 §10.5). */
@@ -40,9 +52,11 @@ function derivedReason(status, error) {
 
 export class KeyService {
   /** `base` the KAS origin; `token()` resolves to the bearer token (the last one is kept in
-   * `lastToken` for the unload path). */
-  constructor(base, token, { signal } = {}) {
+   * `lastToken` for the unload path); `network`: the configuration's network group (the
+   * timeout of one call, the wait of a session's end). */
+  constructor(base, token, { signal, network = DEFAULT_CONFIGURATION.network } = {}) {
     this.base = base.replace(/\/+$/, "");
+    this.network = network;
     this.tokenSource = token;
     this.lastToken = null;
     this.signal = signal;
@@ -50,13 +64,13 @@ export class KeyService {
   }
 
   /** Resolves once every request naming a session that was in flight has been answered (at most
-   * SETTLE_LIMIT_MS). The session's end waits for it: the KAS judges a request when it reads it,
+   * network.sessionEndWaitSeconds). The session's end waits for it: the KAS judges a request when it reads it,
    * so a key request the page sent just before destroy() but answered after the end would be
    * refused (and audited) as one for an ended session. */
   async settled() {
     if (this.inFlight.size === 0) return;
     let timer;
-    const limit = new Promise((resolve) => { timer = setTimeout(resolve, SETTLE_LIMIT_MS); });
+    const limit = new Promise((resolve) => { timer = setTimeout(resolve, this.network.sessionEndWaitSeconds * 1000); });
     await Promise.race([Promise.allSettled([...this.inFlight]), limit]);
     clearTimeout(timer);
   }
@@ -86,9 +100,10 @@ export class KeyService {
         this.inFlight.add(sent);
         sent.catch(() => {}).finally(() => this.inFlight.delete(sent));
       }
-      response = await (inSession && abortable ? untilAborted(sent, this.signal) : sent);
+      response = await withTimeout(inSession && abortable ? untilAborted(sent, this.signal) : sent,
+        this.network.keyServiceTimeoutSeconds, route);
     } catch (error) {
-      if (error && error.name === "AbortError") throw error;
+      if (error && (error.name === "AbortError" || error instanceof PlayerError)) throw error;
       throw new PlayerError("transport", `the key service could not be reached for ${route}`);
     }
     const text = await response.text();

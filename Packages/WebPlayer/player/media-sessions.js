@@ -14,8 +14,11 @@ export const renewalDelaySeconds = (lease) => Math.max(lease - 120, lease / 2);
 
 export class MediaSessions {
   /** `manifest`, `components`, `cdm` and `onKey` serve fps-v2's key requests; a tdf-hls
-   * playback gives only `assetId` (the policy uuid) and `onFailure`, and calls startPlayback. */
-  constructor(service, { assetId, manifest = null, components = [], cdm = null, onKey = () => {}, onFailure }) {
+   * playback gives only `assetId` (the policy uuid) and `onFailure`, and calls startPlayback.
+   * `playbackId`: the delivery playback these sessions belong to (`POST /media/v1/playback`'s
+   * id, so they take no second stream slot), or a fresh one.
+   */
+  constructor(service, { assetId, manifest = null, components = [], cdm = null, onKey = () => {}, onFailure, playbackId = null }) {
     this.service = service;
     this.assetId = assetId;
     this.manifest = manifest && base64Encode(manifest);
@@ -23,7 +26,7 @@ export class MediaSessions {
     this.cdm = cdm;
     this.onKey = onKey;
     this.onFailure = onFailure;
-    this.playbackId = base64urlEncode(crypto.getRandomValues(new Uint8Array(16)));
+    this.playbackId = playbackId ?? base64urlEncode(crypto.getRandomValues(new Uint8Array(16)));
     this.open = new Set();
     this.timers = new Set();
     this.stopped = false;

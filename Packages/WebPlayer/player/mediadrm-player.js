@@ -4,10 +4,12 @@
 import { requireBrowserAPIs } from "./browser-support.js";
 import { PlayerError } from "./errors.js";
 import { ClearKeyCDM } from "./clear-key-cdm.js";
+import { DEFAULT_CONFIGURATION, mergeConfiguration } from "./configuration.js";
 import { FPSv2Package } from "./fps-v2-package.js";
 import { KeyService } from "./key-service.js";
 import { MediaSessions } from "./media-sessions.js";
 import { StreamingEngine } from "./streaming-engine.js";
+import { loadSubtitles } from "./subtitles.js";
 import { TDFHLSStream } from "./tdf-hls.js";
 
 /**
@@ -22,13 +24,18 @@ import { TDFHLSStream } from "./tdf-hls.js";
  * bufferAhead, direction, abandoned} when the ABR rule of abr.js moves to another video variant;
  * `abandoned` when a batch in flight was given up for it);
  * `ratelimited` (tdf-hls: {retryAfter, attempt} before the player waits out a 429's
- * Retry-After and asks again).
+ * Retry-After and asks again); `trackschange` (after load and after an audio or subtitle change:
+ * the qualities, audio tracks and subtitle tracks may have changed).
  * The element's own controls and events (playing, seeking, ended) work as usual.
+ *
+ * Settings (buffer goals, ABR, retry limits, timeouts) are one object: `configure(partial)`,
+ * `getConfiguration()` (configuration.js, docs/web.md "Configuration").
  */
 export class MediaDRMPlayer extends EventTarget {
   /** `options.kas`: the key service origin; `options.token`: a string or an async function
    * returning the viewer's bearer token (called before each request; the last value is kept to
-   * end sessions on unload). */
+   * end sessions on unload); `options.configuration`: a partial configuration, as configure()
+   * takes. */
   constructor(video, options = {}) {
     super();
     if (!(video instanceof HTMLMediaElement)) throw new TypeError("MediaDRMPlayer needs a <video> element");
@@ -36,15 +43,33 @@ export class MediaDRMPlayer extends EventTarget {
     if (typeof options.token !== "string" && typeof options.token !== "function") throw new TypeError("MediaDRMPlayer needs the token option (a string or an async function)");
     this.video = video;
     this.options = options;
+    this.configuration = options.configuration === undefined ? DEFAULT_CONFIGURATION
+      : mergeConfiguration(DEFAULT_CONFIGURATION, options.configuration);
     this.current = null;
+    this.textTracks = new Map();   // subtitle rendition URL -> the TextTrack read from it
     this.onPageHide = () => this.current?.sessions?.stopOnUnload();
     window.addEventListener("pagehide", this.onPageHide);
   }
 
+  /** Merges `partial` (e.g. `{ streaming: { bufferAheadSeconds: 30 } }`) into the settings; an
+   * unknown key or a value out of range throws (TypeError, RangeError) and changes nothing.
+   * Applies from the next load(). */
+  configure(partial) {
+    this.configuration = mergeConfiguration(this.configuration, partial);
+  }
+
+  /** The settings in force (a frozen object: change them with configure()). */
+  getConfiguration() {
+    return this.configuration;
+  }
+
   /** Admits `src` (an fps-v2 package URL, or a tdf-hls master playlist URL ending in .m3u8) and
    * gets its first keys. Resolves when playback can start; rejects with a PlayerError carrying
-   * `reason` on a refusal. Unloads whatever was loaded before. */
-  async load(src) {
+   * `reason` on a refusal. Unloads whatever was loaded before. `options.playbackId`: the
+   * delivery playback (`POST /media/v1/playback`) the media sessions join; `options.audioLanguage`:
+   * the tdf-hls audio rendition wanted (BCP 47 prefix match; else the default). */
+  async load(src, options = {}) {
+    this.source = { src, playbackId: options.playbackId ?? null };
     await this.unload();
     try {
       requireBrowserAPIs();
@@ -53,17 +78,18 @@ export class MediaDRMPlayer extends EventTarget {
       throw error;
     }
     const abort = new AbortController();
-    const current = { abort, engine: null, sessions: null, cdm: null };
+    const current = { abort, engine: null, sessions: null, cdm: null, stream: null, subtitles: null };
     this.current = current;
     // A decode or CDM failure the element reports ends the playback like any other error.
     current.onMediaError = () => this.failDuringPlayback(current, new PlayerError("media",
       `the browser could not play the media (${this.video.error?.message || `error ${this.video.error?.code}`})`));
     this.video.addEventListener("error", current.onMediaError);
-    const service = new KeyService(this.options.kas, this.options.token, { signal: abort.signal });
+    const service = new KeyService(this.options.kas, this.options.token, { signal: abort.signal, network: this.configuration.network });
     const url = new URL(src, document.baseURI).href;
     try {
-      if (new URL(url).pathname.endsWith(".m3u8")) await this.loadTDFHLS(current, service, url);
-      else await this.loadFPSv2(current, service, url);
+      if (new URL(url).pathname.endsWith(".m3u8")) await this.loadTDFHLS(current, service, url, options);
+      else await this.loadFPSv2(current, service, url, options);
+      this.emit("trackschange", {});
     } catch (error) {
       // A failure the playback already reported (the engine's, during start-up) is the reason
       // the load failed; the abort it caused is not a second error.
@@ -75,7 +101,7 @@ export class MediaDRMPlayer extends EventTarget {
     }
   }
 
-  async loadFPSv2(current, service, url) {
+  async loadFPSv2(current, service, url, { playbackId }) {
     const pkg = await FPSv2Package.admit(url, { keyServiceURL: this.options.kas, signal: current.abort.signal });
     this.emit("admitted", { profile: "fps-v2", duration: pkg.duration });
     const [video, audio] = pkg.components;
@@ -89,7 +115,7 @@ export class MediaDRMPlayer extends EventTarget {
     // Kept so that an unload during the attach still closes and detaches what it attached.
     current.cdm = cdmReady.catch(() => null);
     current.sessions = new MediaSessions(service, {
-      assetId: pkg.uuid, manifest: pkg.manifestBytes, components: pkg.components, cdm: cdmReady,
+      assetId: pkg.uuid, manifest: pkg.manifestBytes, components: pkg.components, cdm: cdmReady, playbackId,
       onKey: (component) => this.emit("keysdelivered", { component }),
       onFailure: (error) => this.failDuringPlayback(current, error),
     });
@@ -97,21 +123,23 @@ export class MediaDRMPlayer extends EventTarget {
     current.engine = new StreamingEngine(this.video, pkg.components.map((c) => ({
       mime: `${c.id}/mp4; codecs="${c.codec}"`, init: c.init, segments: c.segments,
       fetch: (index, options) => pkg.segment(c, index, options),
-    })), { onError: (error) => this.failDuringPlayback(current, error) });
+    })), { onError: (error) => this.failDuringPlayback(current, error), streaming: this.configuration.streaming });
     // The first failure of either side fails the load; unload() stops the other.
     await Promise.all([keys, current.engine.start(pkg.duration)]);
   }
 
-  async loadTDFHLS(current, service, url) {
+  async loadTDFHLS(current, service, url, { playbackId, audioLanguage }) {
     const stream = await TDFHLSStream.open(url, { service, signal: current.abort.signal, isTypeSupported: (m) => MediaSource.isTypeSupported(m),
+      settings: this.configuration, audioLanguage,
       onVariant: (change) => this.emit("variantchange", change),
       onRateLimited: (wait) => this.emit("ratelimited", wait),
       // A policy with media rules: one media session for the playback, ended as fps-v2's are
       // (destroy, failure, pagehide).
       startMediaSession: (assetId) => {
-        current.sessions = new MediaSessions(service, { assetId, onFailure: (error) => this.failDuringPlayback(current, error) });
+        current.sessions = new MediaSessions(service, { assetId, playbackId, onFailure: (error) => this.failDuringPlayback(current, error) });
         return current.sessions.startPlayback();
       } });
+    current.stream = stream;
     this.emit("admitted", { profile: "tdf-hls", duration: stream.duration });
     // As for fps-v2, the media side gets ready while the first batch's keys come: the
     // MediaSource opens and takes the inits (clear, from the playlists) during the first
@@ -120,9 +148,76 @@ export class MediaDRMPlayer extends EventTarget {
     current.engine = new StreamingEngine(this.video, stream.renditions.map((r) => ({
       mime: r.mime, init: r.init, segments: r.segments, fetch: (index, options) => stream.segment(r, index, options),
       adapt: r.variants ? (index, bufferAhead) => stream.adapt(r, index, bufferAhead) : undefined,
-    })), { onError: (error) => this.failDuringPlayback(current, error) });
+    })), { onError: (error) => this.failDuringPlayback(current, error), streaming: this.configuration.streaming });
     // The first failure of either side fails the load; unload() stops the other.
     await Promise.all([keys, current.engine.start(stream.duration)]);
+  }
+
+  // MARK: Tracks (tdf-hls; an fps-v2 package has one video and one audio)
+
+  /** The video qualities: [{index, width, height, bandwidth}], lowest first, and `selected`:
+   * the pinned index or "auto". */
+  get qualities() {
+    const video = this.current?.stream?.renditions.find((r) => r.variants);
+    return { selected: this.current?.stream?.pinned ?? "auto", active: video?.current ?? 0,
+      list: (video?.variants ?? []).map((v, index) => ({ index, width: v.width, height: v.height, bandwidth: v.bandwidth })) };
+  }
+
+  /** Pins the video quality `index` (from the next segment on), or "auto" for the ABR rule. */
+  setQuality(index) {
+    const stream = this.current?.stream;
+    if (!stream) return;
+    const count = stream.renditions.find((r) => r.variants)?.variants.length ?? 0;
+    if (index !== "auto" && !(Number.isInteger(index) && index >= 0 && index < count)) throw new RangeError(`there is no quality ${index}`);
+    stream.pin(index === "auto" ? null : index);
+    this.emit("trackschange", {});
+  }
+
+  /** The audio renditions [{language, name}] and the one playing (`selected`, a language). */
+  get audioTracks() {
+    const stream = this.current?.stream;
+    return { selected: stream?.audioLanguage ?? null, list: (stream?.audioTracks ?? []).map(({ language, name }) => ({ language, name })) };
+  }
+
+  /** Plays the audio rendition in `language`: the title is loaded again with it and resumes at
+   * the same time, with the same quality choice and subtitles (its keys are asked for again, in
+   * the same delivery playback). */
+  async setAudioLanguage(language) {
+    if (!this.source || language === this.audioTracks.selected) return;
+    const time = this.video.currentTime, paused = this.video.paused;
+    const pinned = this.current?.stream?.pinned ?? null, subtitles = this.subtitleTracks.selected;
+    await this.load(this.source.src, { playbackId: this.source.playbackId, audioLanguage: language });
+    if (pinned !== null) this.setQuality(pinned);
+    if (subtitles !== null) await this.setSubtitles(subtitles);
+    this.video.currentTime = time;
+    if (!paused) await this.video.play();
+  }
+
+  /** The subtitle renditions [{language, name}] and the one shown (`selected`, or null). */
+  get subtitleTracks() {
+    const current = this.current;
+    return { selected: current?.subtitles?.language ?? null,
+      list: (current?.stream?.subtitleTracks ?? []).map(({ language, name }) => ({ language, name })) };
+  }
+
+  /** Shows the subtitle rendition in `language`, or none with null. */
+  async setSubtitles(language) {
+    const current = this.current;
+    if (!current) return;
+    if (current.subtitles) current.subtitles.track.mode = "disabled";
+    current.subtitles = null;
+    const wanted = current.stream?.subtitleTracks.find((t) => t.language === language);
+    if (wanted) {
+      // An element keeps every TextTrack it was given: one read before is shown again.
+      let track = this.textTracks.get(wanted.url);
+      if (!track) {
+        track = await loadSubtitles(this.video, wanted, current.abort.signal);
+        this.textTracks.set(wanted.url, track);
+      }
+      track.mode = "showing";
+      current.subtitles = { language, track };
+    }
+    this.emit("trackschange", {});
   }
 
   /** Stops playback, ends every media session and detaches from the element. */
@@ -136,6 +231,7 @@ export class MediaDRMPlayer extends EventTarget {
     this.current = null;
     if (!current) return;
     this.video.removeEventListener("error", current.onMediaError);
+    if (current.subtitles) current.subtitles.track.mode = "disabled";
     current.abort.abort();
     current.engine?.destroy();
     await current.sessions?.stop();

@@ -6,20 +6,20 @@
 // nothing is ordered by timers (the tick only looks again).
 //
 // Start-up (and any time the element cannot play forward: after a seek outside the buffer, in
-// a stall) asks for no more than it takes to start: the segments within STARTUP_AHEAD_SECONDS
-// of the playhead, a large one read first in a part of about STARTUP_PART_SECONDS, the rest once
+// a stall) asks for no more than it takes to start: the segments within
+// streaming.startupAheadSeconds of the playhead, a large one read first in a part of about STARTUP_PART_SECONDS, the rest once
 // the element can play. On a small machine the page's main thread carries every download, check
 // and append: a multi-megabyte segment, or the next one, taken at once competes with the key
 // requests and the first frames' decoding (docs/web.md, "Start-up").
 import { AbandonedTransfer } from "./abr.js";
 import { concat } from "./bytes.js";
+import { DEFAULT_CONFIGURATION } from "./configuration.js";
 import { PlayerError } from "./errors.js";
 
-const BUFFER_AHEAD_SECONDS = 12;
-// While the element cannot play forward the goal is only the segments starting within this much
-// of the playhead (Shaka Player's rebuffering goal plays this part); the full goal resumes once
-// it can.
-const STARTUP_AHEAD_SECONDS = 2;
+// The buffering goals are the configuration's streaming group (configuration.js): bufferAhead
+// while the element plays; while it cannot play forward, only the segments starting within
+// startupAheadSeconds of the playhead (Shaka Player's rebuffering goal plays this part), the
+// full goal resuming once it can; what lies keepBehindSeconds behind the playhead is evicted.
 // Such a segment is read in two parts: about this many seconds of it (by its average rate), and
 // at least STARTUP_PART_MIN_BYTES, first; the rest when the element can play forward ...
 const STARTUP_PART_SECONDS = 0.5;
@@ -28,7 +28,6 @@ const STARTUP_PART_MIN_BYTES = 512 << 10;
 // ... or after this many ticks at the latest, so a first part that cannot start playback on its
 // own (an unusually large first frame) delays the rest but never stalls it.
 const STARTUP_HOLD_TICKS = 4;
-const KEEP_BEHIND_SECONDS = 20;
 const TICK_MS = 250;
 // A hole this small ahead of a stalled playhead (an audio fragment starting a few ms after the
 // video's, a dropped frame at a segment edge) is jumped over instead of waiting forever.
@@ -52,9 +51,10 @@ export class StreamingEngine {
    * the stream's seconds buffered ahead of the playhead now; a fetch that throws
    * AbandonedTransfer (abr.js) is asked again for the same segment, after adapt),
    * adapt(index, bufferAhead) -> {init, mime} | null (optional: a variant switch before segment
-   * `index`, whose init is appended first)}]. */
-  constructor(video, streams, { onError }) {
+   * `index`, whose init is appended first)}]. `streaming`: the configuration's streaming group. */
+  constructor(video, streams, { onError, streaming = DEFAULT_CONFIGURATION.streaming }) {
     this.video = video;
+    this.settings = streaming;
     this.streams = streams.map((s) => ({ ...s, buffer: null, next: 0, busy: false, generation: 0, download: null, prefetched: null }));
     this.onError = onError;
     this.holds = new Set();
@@ -251,7 +251,8 @@ export class StreamingEngine {
 
   /** Whether `stream`'s next segment falls within the buffering goal from `now`. */
   wants(stream, now) {
-    const ahead = this.video.readyState >= HTMLMediaElement.HAVE_FUTURE_DATA ? BUFFER_AHEAD_SECONDS : STARTUP_AHEAD_SECONDS;
+    const ahead = this.video.readyState >= HTMLMediaElement.HAVE_FUTURE_DATA
+      ? this.settings.bufferAheadSeconds : this.settings.startupAheadSeconds;
     return stream.next < stream.segments.length && stream.segments[stream.next].start < now + ahead;
   }
 
@@ -264,8 +265,8 @@ export class StreamingEngine {
 
   async evict(stream, now) {
     const ranges = stream.buffer.buffered;
-    if (ranges.length && ranges.start(0) < now - KEEP_BEHIND_SECONDS) {
-      stream.buffer.remove(0, now - KEEP_BEHIND_SECONDS);
+    if (ranges.length && ranges.start(0) < now - this.settings.keepBehindSeconds) {
+      stream.buffer.remove(0, now - this.settings.keepBehindSeconds);
       await whenUpdated(stream.buffer);
     }
   }

@@ -16,6 +16,7 @@
 import { AbandonedTransfer, BandwidthMeter, chooseVariant, shouldAbandon } from "./abr.js";
 import { anySignal } from "./browser-support.js";
 import { base64Decode, base64urlEncode, utf8 } from "./bytes.js";
+import { DEFAULT_CONFIGURATION } from "./configuration.js";
 import { PlayerError, malformed } from "./errors.js";
 import { normalizeKeyServiceURL } from "./fps-v2-manifest.js";
 import { readLenient } from "./hls-playlist.js";
@@ -30,10 +31,8 @@ const MEDIA_RULES_KEY = "arkavo:media";
 const MEDIA_REWRAP_MAX_OBJECTS = 512;
 const MEDIA_REWRAP_MAX_POLICIES = 4;
 // A rate limit's Retry-After is waited out as the Swift client's RateLimitWait does
-// (docs/protocol.md): at most this many sends of one request, each wait at most this long;
-// past either the 429 is the playback's error.
-const MAX_RATE_LIMITED_SENDS = 4;
-const MAX_RETRY_AFTER_SECONDS = 60;
+// (docs/protocol.md): at most retry.maxRateLimitedSends sends of one request, each wait at most
+// retry.longestRetryAfterSeconds (the configuration's); past either the 429 is the playback's error.
 const MAX_SEGMENT_BYTES = 64 << 20;
 const MAX_INIT_BYTES = 1 << 20;
 
@@ -98,6 +97,14 @@ async function unwrapResults(answer, requests, privateKey) {
   return keys;
 }
 
+/** Whether a rendition's BCP 47 `language` is `wanted` or a subtag of it (`es` takes `es-MX`),
+ * as the Swift client's `--audio-lang` matches. */
+export function languageMatches(language, wanted) {
+  if (!language || !wanted) return false;
+  const a = language.toLowerCase(), b = wanted.toLowerCase();
+  return a === b || a.startsWith(`${b}-`);
+}
+
 /** Resolves after `ms`, or rejects with an AbortError when `signal` aborts first. */
 function delay(ms, signal) {
   return new Promise((resolve, reject) => {
@@ -112,8 +119,10 @@ export class TDFHLSStream {
   /** Reads the master and media playlists and the clear inits of every variant whose codecs
    * MediaSource plays (ascending by BANDWIDTH; those whose segments do not start at the first's
    * times are left out, since no switch to them is seamless) and of the default audio
-   * rendition of their group. Playback starts on the lowest variant. */
-  static async open(url, { service, signal, isTypeSupported, onVariant, startMediaSession, onRateLimited }) {
+   * rendition of their group (or the one in `audioLanguage`, a BCP 47 prefix match). Playback
+   * starts on the lowest variant. `settings`: the player's configuration. */
+  static async open(url, { service, signal, isTypeSupported, onVariant, startMediaSession, onRateLimited,
+    settings = DEFAULT_CONFIGURATION, audioLanguage = null }) {
     const master = readLenient(utf8.decode(await fetchBytes(url, signal, 1 << 20)), url);
     if (master.profile !== "tdf-hls") throw malformed("the master playlist does not carry the tdf-hls profile marker");
     const avc = (v) => v.codecs.find((c) => c.startsWith("avc1")) || v.codecs[0];
@@ -136,17 +145,24 @@ export class TDFHLSStream {
       segments: variants[0].segments };
     const renditions = [video];
     const audio = master.audio.filter((a) => a.group === playable[0].audioGroup);
-    const chosenAudio = audio.find((a) => a.isDefault) || audio[0];
+    const chosenAudio = audio.find((a) => languageMatches(a.language, audioLanguage)) || audio.find((a) => a.isDefault) || audio[0];
     const audioCodec = playable[0].codecs.find((c) => c.startsWith("mp4a"));
     if (chosenAudio && audioCodec && isTypeSupported(`audio/mp4; codecs="${audioCodec}"`)) {
       renditions.push(await load("audio", chosenAudio.url, `audio/mp4; codecs="${audioCodec}"`));
     }
-    return new TDFHLSStream(renditions, { service, signal, width: variants[0].width, height: variants[0].height, onVariant,
-      startMediaSession, onRateLimited });
+    const tracks = (list) => list.map(({ url: trackURL, language, name }) => ({ url: trackURL, language, name }));
+    const stream = new TDFHLSStream(renditions, { service, signal, width: variants[0].width, height: variants[0].height, onVariant,
+      startMediaSession, onRateLimited, settings });
+    stream.audioTracks = tracks(audio);
+    stream.audioLanguage = renditions.length > 1 ? chosenAudio.language : null;
+    stream.subtitleTracks = tracks(master.subtitles.filter((t) => t.group === playable[0].subtitleGroup));
+    return stream;
   }
 
-  constructor(renditions, { service, signal, width, height, onVariant, startMediaSession, onRateLimited }) {
+  constructor(renditions, { service, signal, width, height, onVariant, startMediaSession, onRateLimited, settings = DEFAULT_CONFIGURATION }) {
     this.renditions = renditions;
+    this.settings = settings;
+    this.pinned = null;          // a viewer's quality choice (a video variant index), or null: automatic
     this.service = service;
     this.signal = signal;
     this.startMediaSession = startMediaSession;
@@ -155,7 +171,7 @@ export class TDFHLSStream {
     this.width = width;
     this.height = height;
     this.onVariant = onVariant;
-    this.meter = new BandwidthMeter();
+    this.meter = new BandwidthMeter(settings.abr);
     this.duration = renditions[0].segments.reduce((sum, s) => sum + s.duration, 0);
     this.archives = new Map();   // "<id>-<n>" -> TDFArchive awaiting its key
     this.keys = new Map();       // "<id>-<n>" -> 32-byte payload key (dropped once used)
@@ -173,13 +189,24 @@ export class TDFHLSStream {
   adapt(r, index, bufferAhead) {
     if (!r.variants) return null;
     if (r.variants.length > 1) {
-      let next = chooseVariant(r.variants, r.current, this.meter.estimate, bufferAhead);
+      let next = this.pinned ?? (this.settings.abr.enabled ? chooseVariant(r.variants, r.current, this.meter.estimate, bufferAhead, this.settings.abr) : 0);
       if (r.ceiling?.index === index) next = Math.min(next, r.ceiling.variant);
       if (next !== r.current) this.switchTo(r, next, { segment: index, bufferAhead });
     }
     if (r.appended === r.current) return null;
     r.appended = r.current;
     return { init: r.variants[r.current].init, mime: r.variants[r.current].mime };
+  }
+
+  /** A viewer's quality choice: the video variant `index` pinned, or null for the ABR rule. The
+   * switch is made at once (not at the next video segment), so a batch that the audio asks
+   * for meanwhile does not bring the old variant's video with it. */
+  pin(index) {
+    this.pinned = index;
+    const video = this.renditions.find((r) => r.variants);
+    if (video && index !== null && index !== video.current) {
+      this.switchTo(video, index, { segment: null, bufferAhead: this.videoBufferAhead?.() ?? null });
+    }
   }
 
   switchTo(r, next, { segment, bufferAhead, abandoned = false }) {
@@ -239,7 +266,8 @@ export class TDFHLSStream {
     const fetching = wanted.filter((w) => !this.archives.has(w.id));
     const variant = video?.current ?? 0;
     const lowest = video?.variants[0];
-    const giveUp = variant > 0 && this.videoBufferAhead ? ({ loadedBytes, totalBytes, elapsedMs, lengths }) => {
+    const automatic = this.pinned === null && this.settings.abr.enabled;
+    const giveUp = automatic && variant > 0 && this.videoBufferAhead ? ({ loadedBytes, totalBytes, elapsedMs, lengths }) => {
       // In place of this batch: the same, with the lowest variant's video (by the BANDWIDTH ratio).
       const videoBytes = fetching.reduce((sum, w, i) => sum + (w.isVideo ? lengths[i] : 0), 0);
       const lowerBytes = totalBytes - videoBytes + videoBytes * (lowest.bandwidth / video.variants[variant].bandwidth);
@@ -252,7 +280,7 @@ export class TDFHLSStream {
     } catch (error) {
       if (error instanceof AbandonedTransfer && video.current === variant) {
         const buffered = this.videoBufferAhead();
-        const lower = Math.min(variant - 1, chooseVariant(video.variants, variant, this.meter.estimate, buffered));
+        const lower = Math.min(variant - 1, chooseVariant(video.variants, variant, this.meter.estimate, buffered, this.settings.abr));
         video.ceiling = { index, variant: lower };
         this.switchTo(video, lower, { segment: index, bufferAhead: buffered, abandoned: true });
       }
@@ -316,7 +344,8 @@ export class TDFHLSStream {
         return await request();
       } catch (error) {
         const seconds = error?.retryAfter;
-        if (!seconds || seconds > MAX_RETRY_AFTER_SECONDS || send >= MAX_RATE_LIMITED_SENDS) throw error;
+        const { longestRetryAfterSeconds, maxRateLimitedSends } = this.settings.retry;
+        if (!seconds || seconds > longestRetryAfterSeconds || send >= maxRateLimitedSends) throw error;
         this.onRateLimited?.({ retryAfter: seconds, attempt: send });
         await delay(seconds * 1000, this.signal);
       }

@@ -3,7 +3,10 @@
 // flight) before the buffer runs dry, and a seek keeps what the estimator learnt.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BandwidthMeter, SAFETY, UP_SWITCH_BUFFER_SECONDS, chooseVariant, shouldAbandon } from "../player/abr.js";
+import { BandwidthMeter, chooseVariant, shouldAbandon } from "../player/abr.js";
+import { DEFAULT_CONFIGURATION } from "../player/configuration.js";
+
+const { safety: SAFETY, upSwitchBufferSeconds: UP_SWITCH_BUFFER_SECONDS } = DEFAULT_CONFIGURATION.abr;
 
 const LADDER = [{ bandwidth: 300e3 }, { bandwidth: 1e6 }, { bandwidth: 4e6 }];
 const MB = 1 << 20;

@@ -5,7 +5,10 @@
 // chunk's time at the link's rate then, so nothing depends on the machine's speed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { AbandonedTransfer, BandwidthMeter, SAFETY, chooseVariant, shouldAbandon } from "../player/abr.js";
+import { AbandonedTransfer, BandwidthMeter, chooseVariant, shouldAbandon } from "../player/abr.js";
+import { DEFAULT_CONFIGURATION } from "../player/configuration.js";
+
+const SAFETY = DEFAULT_CONFIGURATION.abr.safety;
 import { downloadBatch } from "../player/measured-download.js";
 
 const LADDER = [{ bandwidth: 300e3 }, { bandwidth: 1e6 }, { bandwidth: 4e6 }];

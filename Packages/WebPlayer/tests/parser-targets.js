@@ -10,6 +10,7 @@ import { FPSv2Package } from "../player/fps-v2-package.js";
 import { checkMaster, checkMedia, readLenient } from "../player/hls-playlist.js";
 import { checkInit } from "../player/mp4-init.js";
 import { parseStrictJSON } from "../player/strict-json.js";
+import { parseWebVTT } from "../player/subtitles.js";
 import { TDFArchive } from "../player/tdf-archive.js";
 import { entryData, readCentralDirectory, readEndRecord } from "../player/zip-directory.js";
 import { rangeFetch, readBytes } from "./support.js";
@@ -85,6 +86,11 @@ export const TARGETS = {
       await archive.decrypt(new Uint8Array(32)).catch((error) => { if (error?.code !== "integrity") throw error; });
       return archive;
     },
+  },
+  // A tdf-hls subtitle segment, as the viewer page's subtitle menu reads it (subtitles.js).
+  webvtt: {
+    corpus: ["Tests/Fuzz/corpus/webvtt"],
+    run: (bytes) => parseWebVTT(utf8.decode(bytes)),
   },
   "fps-v2-package": {
     corpus: PACKAGES,

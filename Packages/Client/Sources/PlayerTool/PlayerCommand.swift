@@ -10,5 +10,5 @@ enum PlayerCommand {
         version: version,
         summary: "Admit, decrypt and present fps-v2 and tdf-hls media; download fps-v2 titles for offline play.",
         verbs: [PlayVerb.verb, AdmitVerb.verb, DecryptVerb.verb, DownloadVerb.verb, LibraryVerb.verb,
-                LicenseVerb.verb, DeleteVerb.verb])
+                LicenseVerb.verb, DeleteVerb.verb, RefusalsVerb.verb])
 }

@@ -19,6 +19,10 @@ package enum ViewerRateLimit: String, Sendable, CaseIterable {
     /// `/media/v1/playback` (`rateLimits.playbackStartsPerMinute`); the playback's own session
     /// start is not counted again.
     case playbackStart = "playback-start"
+    /// `GET /media/v1/catalog`: a bucket of its own at the playback-start rate
+    /// (`rateLimits.playbackStartsPerMinute`), since a viewer looks at the catalog about as often
+    /// as it starts a playback, and browsing must not spend the starts.
+    case catalog = "catalog"
 
     /// The bucket of `viewer` (`Identity.storeKey`), apart from every other kind's.
     func bucket(viewer: String) -> String { rawValue + ":" + viewer }
@@ -31,7 +35,7 @@ extension MediaService {
         let perMinute = switch limit {
         case .keyRequest: configuration.keyRequestsPerMinute
         case .sessionStart: configuration.sessionStartsPerMinute
-        case .playbackStart: configuration.playbackStartsPerMinute
+        case .playbackStart, .catalog: configuration.playbackStartsPerMinute
         }
         let decision: RateLimitDecision
         do {

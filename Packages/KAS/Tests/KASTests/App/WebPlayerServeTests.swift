@@ -150,7 +150,8 @@ extension AppTests {
         @Test func servableNamesAreFlatWithAKnownExtension() {
             #expect(WebPlayerFiles.contentType(of: "mediadrm-player.js") == "text/javascript; charset=utf-8")
             #expect(WebPlayerFiles.contentType(of: "index.html") == "text/html; charset=utf-8")
-            for name in ["a.b.js", ".js", "A.js", "x.json", "x", "../x.js", "x y.js"] {
+            #expect(WebPlayerFiles.contentType(of: "refusals.json") == "application/json; charset=utf-8")
+            for name in ["a.b.js", ".js", "A.js", "x.txt", "x.md", "x", "../x.js", "x y.js"] {
                 #expect(WebPlayerFiles.contentType(of: name) == nil, "\(name)")
             }
         }

@@ -27,6 +27,21 @@ struct DeliveryRouteAdapter: Sendable {
         }
     }
 
+    /// `GET /media/v1/catalog?limit=&after=`: the titles this viewer may watch (docs/delivery.md).
+    func listCatalog(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        let viewer = try MediaRouteAdapter.viewer(&context)
+        do {
+            var response = ServerResponse.json(try service.listCatalog(viewer: viewer, region: regions.region(for: request),
+                                                                       after: request.queryValue("after"),
+                                                                       limit: request.queryValue("limit")))
+            // The list is this viewer's: no shared cache may keep it.
+            response.headers["Cache-Control"] = "private, no-store"
+            return response
+        } catch {
+            throw Self.answer(error)
+        }
+    }
+
     func releasePlayback(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
         let viewer = try MediaRouteAdapter.viewer(&context)
         do {

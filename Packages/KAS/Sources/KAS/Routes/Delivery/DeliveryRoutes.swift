@@ -5,6 +5,7 @@ import KASHTTP
 ///
 /// | Route | Adapter → service |
 /// |---|---|
+/// | `GET /media/v1/catalog` | `listCatalog` (bearer) |
 /// | `POST /media/v1/playback` | `startPlayback` (bearer) |
 /// | `DELETE /media/v1/playback/{id}` | `releasePlayback` (bearer) |
 /// | `POST /media/v1/playback/{id}/media-url` | `renewMediaURL` (bearer) |
@@ -17,6 +18,7 @@ func registerDeliveryRoutes(on router: Router<KASRequestContext>, service: Deliv
     let adapter = DeliveryRouteAdapter(service: service, regions: regions, authentication: authentication)
     let media = router.group().group("media/v1")
     let authenticated = media.add(middleware: authentication)
+    authenticated.get("catalog") { request, context in try adapter.listCatalog(request, context: &context) }
     authenticated.post("playback") { request, context in try adapter.startPlayback(request, context: &context) }
     authenticated.delete("playback/{id}") { request, context in try adapter.releasePlayback(request, context: &context) }
     authenticated.post("playback/{id}/media-url") { request, context in try adapter.renewMediaURL(request, context: &context) }

@@ -20,6 +20,8 @@ package struct WebPlayerFiles: Sendable {
         "js": "text/javascript; charset=utf-8",
         "html": "text/html; charset=utf-8",
         "css": "text/css; charset=utf-8",
+        // refusals.json: the refusal codes' words the viewer page loads (docs/web.md).
+        "json": "application/json; charset=utf-8",
     ]
     static let maxFileBytes = 1 << 20
     static let maxFiles = 64

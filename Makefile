@@ -11,7 +11,7 @@ VENV      := $(ROOT)/.venv
 PACKAGES  := MediaCrypto Packager KAS Client
 APT_PACKAGES := libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev \
                 pkg-config ffmpeg python3-venv openssl unzip time linux-perf curl chromium firefox-esr nginx redis-server \
-                prometheus help2man
+                prometheus help2man glewlwyd
 CONFIG    ?= debug
 
 export PATH := /opt/swift/usr/bin:$(PATH)
@@ -47,7 +47,7 @@ apt:
 	  if [ ! -e $$policy ]; then printf '#!/bin/sh\nexit 101\n' > $$policy && chmod 755 $$policy && made=1; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; status=$$?; \
 	  if [ -n "$$made" ]; then rm -f $$policy; fi; \
-	  if command -v systemctl >/dev/null 2>&1; then systemctl disable --now nginx redis-server prometheus >/dev/null 2>&1 || true; fi; \
+	  if command -v systemctl >/dev/null 2>&1; then systemctl disable --now nginx redis-server prometheus glewlwyd >/dev/null 2>&1 || true; fi; \
 	  [ $$status -eq 0 ] || exit $$status; \
 	else echo "deps: Debian packages present"; fi
 	@command -v swift >/dev/null || { echo "deps: the Swift toolchain (/opt/swift) is missing" >&2; exit 1; }

@@ -1,8 +1,8 @@
 /// Why the KAS could not take keys from an OpenID provider (docs/kas.md "Issuers by discovery").
 /// The reason names the URL and the rule broken, never a key or a token; it goes to the log line
 /// `issuer_key_set_fetch_failed` and, for `kas serve --print-config`-time checks, to the operator.
-public struct OpenIDProviderError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+package struct OpenIDProviderError: Error, Equatable, Sendable, CustomStringConvertible {
+    package enum Code: String, Sendable {
         /// The URL is not `https://` (discovery and key sets are never fetched in the clear).
         case plainHTTP
         /// The provider answered with a redirect to a different scheme, host or port.
@@ -23,15 +23,15 @@ public struct OpenIDProviderError: Error, Equatable, Sendable, CustomStringConve
         case noUsableKeys
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
 
-    public var description: String { "OpenID provider error (\(code.rawValue)): \(reason)" }
+    package var description: String { "OpenID provider error (\(code.rawValue)): \(reason)" }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    package static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
 }

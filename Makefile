@@ -125,13 +125,11 @@ monitoring: deps
 
 # An issuer trusted by its URL alone: Debian's glewlwyd (OpenID provider, HTTPS with a test CA)
 # issues the tokens, `kas serve` reads its keys by discovery, follows a key rotation and rides out
-# the provider's outage (docs/kas.md "Issuers by discovery"). About a minute and a half.
+# the provider's outage (docs/kas.md "Issuers by discovery"). About 70 s.
 openid: deps
 	@echo "test: OpenID provider (glewlwyd, discovery, key rotation, staleness)"
 	@$(DROP_PLAN)
 	@swift build --package-path Packages/KAS --scratch-path $(SCRATCH) -c $(CONFIG) --product kas >/dev/null
-	@$(DROP_PLAN)
-	@swift build --package-path Packages/Packager --scratch-path $(SCRATCH) -c $(CONFIG) --product packager >/dev/null
 	@CONFIG=$(CONFIG) $(VENV)/bin/python Tests-E2E/OpenID/openid_suite.py
 
 # The release tools (Swift runtime linked statically), man pages, the web player, the systemd

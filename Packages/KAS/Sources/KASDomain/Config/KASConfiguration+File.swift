@@ -217,7 +217,7 @@ extension KASConfiguration {
         guard HTTPSOrigin(issuer) != nil, URLComponents(string: issuer)?.query == nil,
               URLComponents(string: issuer)?.fragment == nil else {
             throw ConfigValue.invalid(reader.source("\(prefix).issuer"),
-                                      "an https:// URL without query or fragment when discovery is true (plain http is refused)")
+                                      "an https:// URL without user-info, query or fragment when discovery is true (plain http is refused)")
         }
         var settings = OpenIDDiscovery()
         if let value = object["caFile"] { settings.caFile = try reader.path(value, "\(prefix).caFile") }

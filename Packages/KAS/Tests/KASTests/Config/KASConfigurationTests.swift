@@ -258,6 +258,7 @@ extension ConfigTests {
             ("issuer no key source", #"{"issuers": [{"issuer": "i", "audience": "a"}]}"#, .missingValue, "exactly one"),
             ("issuer two key sources", #"{"issuers": [{"issuer": "i", "audience": "a", "pemFile": "p", "jwksFile": "j"}]}"#, .conflict, "exactly one"),
             ("discovery over plain http", #"{"issuers": [{"issuer": "http://idp.example", "audience": "a", "discovery": true}]}"#, .invalidValue, "plain http"),
+            ("discovery issuer with user-info", #"{"issuers": [{"issuer": "https://u:p@idp.example", "audience": "a", "discovery": true}]}"#, .invalidValue, "user-info"),
             ("discovery issuer not a URL", #"{"issuers": [{"issuer": "idp", "audience": "a", "discovery": true}]}"#, .invalidValue, "issuers[0].issuer"),
             ("discovery false", #"{"issuers": [{"issuer": "https://idp.example", "audience": "a", "discovery": false}]}"#, .invalidValue, "issuers[0].discovery"),
             ("discovery and a key file", #"{"issuers": [{"issuer": "https://i.example", "audience": "a", "discovery": true, "pemFile": "p"}]}"#, .conflict, "exactly one"),

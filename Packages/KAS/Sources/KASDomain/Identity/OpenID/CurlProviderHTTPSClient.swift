@@ -39,7 +39,7 @@ package struct CurlProviderHTTPSClient: ProviderHTTPSClient {
     private static func notHTTPS(_ url: String) -> OpenIDProviderError {
         HTTPSOrigin.isPlainHTTP(url)
             ? OpenIDProviderError(.plainHTTP, "\(shown(url)) is plain http: OpenID discovery and key sets are fetched over https only")
-            : OpenIDProviderError(.plainHTTP, "\(shown(url)) is not an https:// URL with a host")
+            : OpenIDProviderError(.plainHTTP, "an OpenID provider URL must be https:// with a host and no user-info")
     }
 
     /// URLs come from the configuration or the provider's documents: capped in messages.

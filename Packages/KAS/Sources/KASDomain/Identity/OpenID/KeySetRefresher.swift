@@ -11,8 +11,10 @@ package final class KeySetRefresher: Sendable {
 
     package let sets: [DiscoveredKeySet]
     private let clock: @Sendable () -> Date
-    private let running = Mutex(false)
-    private let stopRequested = Mutex(false)
+    /// Which start is current: a thread runs while its own start is; `stop` ends it, and a later
+    /// `start` (an application rebuilt on the same verifier) begins a new one.
+    private let current = Mutex<Int?>(nil)
+    private let starts = Mutex(0)
 
     package init(sets: [DiscoveredKeySet], clock: @escaping @Sendable () -> Date = { Date() }) {
         self.sets = sets
@@ -22,16 +24,23 @@ package final class KeySetRefresher: Sendable {
     /// Attaches the log and metrics, fetches every set once (each within its time limit), then
     /// starts the thread. Does nothing without discovered issuers.
     package func start(sink: (any LogSink)?, metrics: Metrics?) {
-        guard !sets.isEmpty, running.withLock({ let was = $0; $0 = true; return !was }) else { return }
+        guard !sets.isEmpty else { return }
+        let run: Int? = current.withLock { current in
+            guard current == nil else { return nil }
+            let run = starts.withLock { $0 += 1; return $0 }
+            current = run
+            return run
+        }
+        guard let run else { return }
         for set in sets {
             set.attach(sink: sink, metrics: metrics)
             set.refreshIfDue()
         }
         registerGauges(metrics)
         let thread = Thread { [self] in
-            while !stopRequested.withLock({ $0 }) {
+            while isCurrent(run) {
                 Thread.sleep(forTimeInterval: Self.tickSeconds)
-                guard !stopRequested.withLock({ $0 }) else { break }
+                guard isCurrent(run) else { break }
                 for set in sets { set.refreshIfDue() }
             }
         }
@@ -39,9 +48,11 @@ package final class KeySetRefresher: Sendable {
         thread.start()
     }
 
+    private func isCurrent(_ run: Int) -> Bool { current.withLock { $0 == run } }
+
     /// Asks the thread to end after its current tick (a fetch in progress finishes within its limit).
     package func stop() {
-        stopRequested.withLock { $0 = true }
+        current.withLock { $0 = nil }
     }
 
     private func registerGauges(_ metrics: Metrics?) {

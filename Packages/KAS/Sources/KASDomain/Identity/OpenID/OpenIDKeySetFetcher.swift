@@ -18,7 +18,7 @@ package struct OpenIDKeySetFetcher: Sendable {
     package static let maximumDiscoveryBytes = 64 * 1024
     /// Largest key set read: a few dozen RSA keys fit in a tenth of it.
     package static let maximumKeySetBytes = 256 * 1024
-    /// Time limit of each background fetch (discovery and key set, each).
+    /// Time limit of a background fetch (the discovery document and the key set together).
     package static let timeoutSeconds: Double = 10
 
     package let issuer: String
@@ -38,14 +38,20 @@ package struct OpenIDKeySetFetcher: Sendable {
         return base + "/.well-known/openid-configuration"
     }
 
+    /// Both documents within `timeoutSeconds` in all.
     package func fetch(timeoutSeconds: Double = OpenIDKeySetFetcher.timeoutSeconds) throws(OpenIDProviderError) -> FetchedKeySet {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
         let discovery = try client.get(ProviderHTTPSRequest(url: discoveryURL, caFile: caFile,
                                                             maximumBodyBytes: Self.maximumDiscoveryBytes,
                                                             timeoutSeconds: timeoutSeconds))
         let keySetURL = try jwksURI(in: discovery.body)
+        let remaining = deadline.timeIntervalSinceNow
+        guard remaining > 0 else {
+            throw OpenIDProviderError(.transport, "the provider did not answer within \(timeoutSeconds) s")
+        }
         let answer = try client.get(ProviderHTTPSRequest(url: keySetURL, caFile: caFile,
                                                          maximumBodyBytes: Self.maximumKeySetBytes,
-                                                         timeoutSeconds: timeoutSeconds))
+                                                         timeoutSeconds: remaining))
         let keys: [JWSVerificationKey]
         do throws(JOSEError) {
             keys = try JWKSet(jsonData: answer.body, skippingUnsupportedKeys: true).verificationKeys()

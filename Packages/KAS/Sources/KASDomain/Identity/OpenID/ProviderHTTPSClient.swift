@@ -42,10 +42,11 @@ package struct HTTPSOrigin: Equatable, Sendable {
     package let host: String
     package let port: Int
 
-    /// Nil for anything but an absolute `https://` URL with a host.
+    /// Nil for anything but an absolute `https://` URL with a host and without user-info (a
+    /// password in a URL would reach the log lines that name it).
     package init?(_ text: String) {
         guard let components = URLComponents(string: text), components.scheme?.lowercased() == "https",
-              let host = components.host, !host.isEmpty else { return nil }
+              let host = components.host, !host.isEmpty, components.user == nil, components.password == nil else { return nil }
         self.host = host.lowercased()
         self.port = components.port ?? 443
     }

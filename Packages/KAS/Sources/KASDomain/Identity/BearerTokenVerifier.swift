@@ -9,7 +9,9 @@ import Synchronization
 /// (RS256, ES256 or HS256, each key bound to one algorithm; `alg: none` refused), then `iss`,
 /// `aud` (one of the issuer's audiences), `exp` (required), `nbf`, `iat` with a 60 s skew, a
 /// string `sub`, and the shapes of `entitlements` and `rentals`. Tokens are only ever taken from
-/// the header, never from a URL.
+/// the header, never from a URL. An issuer configured by discovery verifies with its provider's
+/// current key set (`DiscoveredKeySet`): a `kid` it lacks triggers one rate-limited fetch, and a
+/// set past its staleness window refuses the issuer's tokens (`issuerKeysUnavailable`).
 public struct BearerTokenVerifier: Sendable {
     /// One trusted issuer and the audiences its tokens may name.
     public struct TrustedIssuer: Sendable {

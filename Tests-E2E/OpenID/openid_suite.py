@@ -157,13 +157,15 @@ database = {{
         poll(lambda: self.call("GET", "/config/")[0] == 200, "glewlwyd to answer over HTTPS")
 
     def stop(self):
-        if self.process and self.process.poll() is None:
+        if self.process is None:
+            return
+        if self.process.poll() is None:
             self.process.terminate()
             try:
                 self.process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 self.process.kill()
-            self.log.close()
+        self.log.close()
         self.process = None
 
     def call(self, method, path, body=None, form=None, headers=None):
@@ -300,24 +302,22 @@ class OpenIDProviderTests(unittest.TestCase):
             if not os.access(tool, os.X_OK):
                 raise RuntimeError(f"openid suite: {tool} is missing (make deps installs glewlwyd; make openid builds kas)")
         cls.work = tempfile.mkdtemp(prefix="kas-openid-")
+        # Class cleanups run even when setUpClass fails half-way (tearDownClass would not).
+        cls.addClassCleanup(shutil.rmtree, cls.work, ignore_errors=True)
         cls.kases = []
         cls.provider = Glewlwyd(cls.work)
+        cls.addClassCleanup(cls.provider.stop)
         cls.first_key, cls.first_jwk = private_jwk("key-1")
         cls.provider.start()
         cls.provider.configure([cls.first_jwk])
         for name in ("rotating", "outage"):
-            cls.kases.append(KASProcess(cls.work, name, cls.provider))
+            kas = KASProcess(cls.work, name, cls.provider)
+            cls.addClassCleanup(kas.stop)
+            cls.kases.append(kas)
         cls.rotating, cls.outage = cls.kases
         for kas in cls.kases:
             # Up once it listened: the first key set fetch happens before the server takes requests.
             poll(lambda kas=kas: kas.request("GET", "/healthz")[0] == 200, f"the {kas.name} KAS to answer /healthz")
-
-    @classmethod
-    def tearDownClass(cls):
-        for kas in cls.kases:
-            kas.stop()
-        cls.provider.stop()
-        shutil.rmtree(cls.work, ignore_errors=True)
 
     def forged_token(self, kid):
         """A token with the right issuer and audience, signed by a key glewlwyd never published."""

@@ -11,7 +11,7 @@ VENV      := $(ROOT)/.venv
 PACKAGES  := MediaCrypto Packager KAS Client
 APT_PACKAGES := libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev \
                 pkg-config ffmpeg python3-venv openssl unzip time linux-perf curl chromium firefox-esr nginx redis-server \
-                prometheus help2man
+                prometheus help2man glewlwyd
 CONFIG    ?= debug
 
 export PATH := /opt/swift/usr/bin:$(PATH)
@@ -24,14 +24,14 @@ export MEDIADRM_PYTHON := $(VENV)/bin/python
 # whose inputs did not change.
 DROP_PLAN := rm -f $(SCRATCH)/$(CONFIG).yaml $(SCRATCH)/$(CONFIG)/description.json
 
-.PHONY: help deps apt venv build test unit js-test consumer replay e2e monitoring install demo demo-cluster bench fuzz js-fuzz clean
+.PHONY: help deps apt venv build test unit js-test consumer replay e2e monitoring openid install demo demo-cluster bench fuzz js-fuzz clean
 
 help:
 	@echo "make demo    install what is missing, build, and run the demonstration"
 	@echo "make test    install what is missing, build, run every package's tests and the end-to-end suite"
 	@echo "make demo-cluster  two KAS nodes on one Redis store behind nginx, a playback through it (docs/kas.md)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=] [SYSCONFDIR=/etc]  the release tools, man pages, web player, systemd unit"
-	@echo "make deps | build | unit | js-test | consumer | replay | e2e | monitoring | bench | clean"
+	@echo "make deps | build | unit | js-test | consumer | replay | e2e | monitoring | openid | bench | clean"
 	@echo "make fuzz    libFuzzer + ASan on every parser, FUZZ_SECONDS each (default 60); FUZZ_TARGET=name for one"
 	@echo "make js-fuzz the web player's JavaScript parsers under Node, FUZZ_SECONDS each (part of make fuzz)"
 
@@ -47,7 +47,7 @@ apt:
 	  if [ ! -e $$policy ]; then printf '#!/bin/sh\nexit 101\n' > $$policy && chmod 755 $$policy && made=1; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; status=$$?; \
 	  if [ -n "$$made" ]; then rm -f $$policy; fi; \
-	  if command -v systemctl >/dev/null 2>&1; then systemctl disable --now nginx redis-server prometheus >/dev/null 2>&1 || true; fi; \
+	  if command -v systemctl >/dev/null 2>&1; then systemctl disable --now nginx redis-server prometheus glewlwyd >/dev/null 2>&1 || true; fi; \
 	  [ $$status -eq 0 ] || exit $$status; \
 	else echo "deps: Debian packages present"; fi
 	@command -v swift >/dev/null || { echo "deps: the Swift toolchain (/opt/swift) is missing" >&2; exit 1; }
@@ -75,7 +75,7 @@ unit: deps
 	  swift test --package-path Packages/$$p --scratch-path $(SCRATCH) -c $(CONFIG) || exit 1; \
 	done
 
-test: unit js-test consumer replay e2e monitoring
+test: unit js-test consumer replay e2e monitoring openid
 
 # The web player's Node tests (Packages/WebPlayer/tests/*.test.js, docs/web.md "Tests"): its
 # parsers on the fuzz corpora and the shared reader vectors, the ABR estimator, the reason codes.
@@ -122,6 +122,15 @@ monitoring: deps
 	@$(DROP_PLAN)
 	@swift build --package-path Packages/KAS --scratch-path $(SCRATCH) -c $(CONFIG) --product kas >/dev/null
 	@CONFIG=$(CONFIG) $(VENV)/bin/python Tests-E2E/Monitoring/prometheus_suite.py
+
+# An issuer trusted by its URL alone: Debian's glewlwyd (OpenID provider, HTTPS with a test CA)
+# issues the tokens, `kas serve` reads its keys by discovery, follows a key rotation and rides out
+# the provider's outage (docs/kas.md "Issuers by discovery"). About 70 s.
+openid: deps
+	@echo "test: OpenID provider (glewlwyd, discovery, key rotation, staleness)"
+	@$(DROP_PLAN)
+	@swift build --package-path Packages/KAS --scratch-path $(SCRATCH) -c $(CONFIG) --product kas >/dev/null
+	@CONFIG=$(CONFIG) $(VENV)/bin/python Tests-E2E/OpenID/openid_suite.py
 
 # The release tools (Swift runtime linked statically), man pages, the web player, the systemd
 # unit and an example configuration under $(DESTDIR)$(PREFIX) (docs/operations.md).

@@ -23,6 +23,9 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // libcurl for the OpenID provider fetches. Not `CCurl`: the Client package has a module of
+        // that name, and the end-to-end suite links both packages.
+        .systemLibrary(name: "CKASCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // Log lines and the metrics registry: written by the HTTP layer and by the domain alike.
         .target(name: "KASObservability", dependencies: mediaCrypto("MediaDRMJSON")),
         // The HTTP server, router and middleware: knows nothing of media, delivery or offline.
@@ -31,7 +34,7 @@ let package = Package(
         .target(name: "KASRedis", dependencies: mediaCrypto("MediaDRMCrypto", "MediaDRMEncoding")),
         // The domain: media, delivery, offline and OpenTDF services, stores, keys, configuration.
         // It never imports KASHTTP: services take and return domain values.
-        .target(name: "KASDomain", dependencies: ["CSQLite", "KASObservability", "KASRedis"] + mediaCrypto(
+        .target(name: "KASDomain", dependencies: ["CSQLite", "CKASCurl", "KASObservability", "KASRedis"] + mediaCrypto(
             "MediaDRMCrypto", "MediaDRMJOSE", "MediaDRMJSON", "MediaDRMEncoding", "MediaDRMTDF", "MediaDRMFPSv2",
             "MediaDRMMedia", "MediaDRMHLS", "MediaDRMMP4", "MediaDRMOffline", "MediaDRMProtobuf")),
         // The routes (one adapter per service, each with one status table) and the application

@@ -31,7 +31,14 @@ public final class Metrics: Sendable {
         let value: @Sendable () -> Int
     }
 
+    /// A family of gauges another component owns, read when the text is rendered.
+    private struct ObservedGauges {
+        let help: String
+        let values: @Sendable () -> [GaugeSample]
+    }
+
     private struct State {
+        var gauges: [String: ObservedGauges] = [:]
         var requests: [RequestKey: Int] = [:]
         var latency: [String: Histogram] = [:]
         var counters: [CounterKey: Int] = [:]
@@ -84,6 +91,26 @@ public final class Metrics: Sendable {
     public func observeCounter(_ name: String, help: String, value: @escaping @Sendable () -> Int) {
         precondition(Self.isValidName(name), "bad metric name")
         state.withLock { $0.observed[name] = ObservedCounter(help: help, value: value) }
+    }
+
+    /// One gauge of a family: its labels (a bounded set the server chose, such as the configured
+    /// issuers) and its value now.
+    public struct GaugeSample: Sendable {
+        public var labels: [(String, String)]
+        public var value: Double
+
+        public init(labels: [(String, String)], value: Double) {
+            self.labels = labels
+            self.value = value
+        }
+    }
+
+    /// Renders the gauges `<namespace>_<name>` from `values`, read at each render: for states
+    /// another component keeps (an issuer's key set age). A second call with the same name
+    /// replaces the first.
+    public func observeGauges(_ name: String, help: String, values: @escaping @Sendable () -> [GaugeSample]) {
+        precondition(Self.isValidName(name), "bad metric name")
+        state.withLock { $0.gauges[name] = ObservedGauges(help: help, values: values) }
     }
 
     /// The current value of a counter added with `increment` (0 when never incremented).
@@ -149,6 +176,14 @@ public final class Metrics: Sendable {
             guard let counter = snapshot.observed[name] else { continue }
             let full = "\(namespace)_\(name)"
             out += "# HELP \(full) \(Self.escapeHelp(counter.help))\n# TYPE \(full) counter\n\(full) \(counter.value())\n"
+        }
+        for name in snapshot.gauges.keys.sorted() {
+            guard let family = snapshot.gauges[name] else { continue }
+            let full = "\(namespace)_\(name)"
+            out += "# HELP \(full) \(Self.escapeHelp(family.help))\n# TYPE \(full) gauge\n"
+            for sample in family.values() {
+                out += "\(full)\(Self.labels(sample.labels)) \(Self.format(sample.value))\n"
+            }
         }
         return out
     }

@@ -28,6 +28,8 @@ public final class KASApplication: Sendable {
     package let delivery: DeliveryService
     /// The offline licences (docs/offline.md), in `stores.offline`.
     package let offline: OfflineLicenseService
+    /// Fetches the discovered issuers' key sets (`BearerTokenVerifier.keySetRefresher`).
+    let keySetRefresher: KeySetRefresher
     /// Every route, as the server runs them.
     public let responder: HTTPResponder<KASRequestContext>
 
@@ -99,6 +101,11 @@ public final class KASApplication: Sendable {
         self.responder = Self.makeRouter(configuration: configuration, keyRing: keyRing, verifier: verifier,
                                          metrics: metrics, sink: sink, media: media, delivery: delivery, offline: self.offline,
                                          webPlayer: webPlayer).responder()
+        // The issuers configured by discovery: their key sets read once before the first request
+        // (a provider that is down is logged and retried; its tokens are refused meanwhile), then
+        // kept fresh in the background (docs/kas.md "Issuers by discovery").
+        self.keySetRefresher = verifier.keySetRefresher
+        keySetRefresher.start(sink: sink, metrics: metrics)
     }
 
     /// Where requests' regions come from (`regionHeader`, believed from `trustedProxies` only);
@@ -109,6 +116,7 @@ public final class KASApplication: Sendable {
 
     /// Closes the stores (after the server stopped taking requests).
     public func close() {
+        keySetRefresher.stop()
         stores.close()
     }
 

@@ -8,8 +8,11 @@ extension KASConfiguration {
         "web", "cors", "delivery", "store", "node", "keyRingDir", "keyRing",
     ]
     static let fairPlayKeys: Set<String> = ["certificateFile", "sdkCommand", "sdkArguments", "sdkURL", "timeoutSeconds"]
-    static let issuerKeys: Set<String> = ["issuer", "audience", "jwksFile", "pemFile", "hs256SecretFile", "hs256SecretEnv"]
-    static let issuerKeySources = ["jwksFile", "pemFile", "hs256SecretFile", "hs256SecretEnv"]
+    static let issuerKeys: Set<String> = ["issuer", "audience", "jwksFile", "pemFile", "hs256SecretFile", "hs256SecretEnv",
+                                          "discovery", "caFile", "maxStaleSeconds"]
+    static let issuerKeySources = ["jwksFile", "pemFile", "hs256SecretFile", "hs256SecretEnv", "discovery"]
+    /// Members that only an issuer with `discovery: true` may have.
+    static let discoveryIssuerKeys = ["caFile", "maxStaleSeconds"]
     /// Largest configuration file read.
     static let maximumFileSize = 1 << 20
 
@@ -182,13 +185,17 @@ extension KASConfiguration {
             guard sources.count == 1, let sourceKey = sources.first, let sourceValue = object[sourceKey] else {
                 throw KASConfigurationError(
                     sources.isEmpty ? .missingValue : .conflict,
-                    "\(reader.source(prefix)) must have exactly one of jwksFile, pemFile, hs256SecretFile, hs256SecretEnv")
+                    "\(reader.source(prefix)) must have exactly one of jwksFile, pemFile, hs256SecretFile, hs256SecretEnv, discovery")
+            }
+            if sourceKey != "discovery", let stray = discoveryIssuerKeys.first(where: { object[$0] != nil }) {
+                throw KASConfigurationError(.conflict, "\(reader.source("\(prefix).\(stray)")) applies only with \"discovery\": true")
             }
             let keySource: IssuerConfiguration.KeySource
             switch sourceKey {
             case "jwksFile": keySource = .jwksFile(try reader.path(sourceValue, "\(prefix).jwksFile"))
             case "pemFile": keySource = .pemFile(try reader.path(sourceValue, "\(prefix).pemFile"))
             case "hs256SecretFile": keySource = .hs256SecretFile(try reader.path(sourceValue, "\(prefix).hs256SecretFile"))
+            case "discovery": keySource = .discovery(try discovery(object, issuer: issuer, prefix: prefix, reader))
             default:
                 keySource = .hs256SecretEnvironment(try ConfigValue.environmentName(
                     reader.string(sourceValue, "\(prefix).hs256SecretEnv"), reader.source("\(prefix).hs256SecretEnv")))
@@ -196,6 +203,33 @@ extension KASConfiguration {
             result.append(IssuerConfiguration(issuer: issuer, audiences: audiences, keySource: keySource))
         }
         return result
+    }
+}
+
+extension KASConfiguration {
+    /// An issuer's `discovery: true` with its `caFile` and `maxStaleSeconds`. The issuer must be
+    /// an `https://` URL: its discovery document is fetched from it (OpenID Connect Discovery 1.0 §4).
+    fileprivate static func discovery(_ object: JSONObject, issuer: String, prefix: String,
+                                      _ reader: FileReader) throws(KASConfigurationError) -> OpenIDDiscovery {
+        guard object["discovery"] == .bool(true) else {
+            throw ConfigValue.invalid(reader.source("\(prefix).discovery"), "true (or leave it out and name a key file)")
+        }
+        guard HTTPSOrigin(issuer) != nil, URLComponents(string: issuer)?.query == nil,
+              URLComponents(string: issuer)?.fragment == nil else {
+            throw ConfigValue.invalid(reader.source("\(prefix).issuer"),
+                                      "an https:// URL without user-info, query or fragment when discovery is true (plain http is refused)")
+        }
+        var settings = OpenIDDiscovery()
+        if let value = object["caFile"] { settings.caFile = try reader.path(value, "\(prefix).caFile") }
+        if let value = object["maxStaleSeconds"] {
+            let range = OpenIDDiscovery.maxStaleSecondsRange
+            guard case .number(let number) = value, let integer = number.int64, let exact = Int(exactly: integer) else {
+                throw ConfigValue.invalid(reader.source("\(prefix).maxStaleSeconds"),
+                                          "an integer from \(range.lowerBound) to \(range.upperBound)")
+            }
+            settings.maxStaleSeconds = try ConfigValue.checked(exact, reader.source("\(prefix).maxStaleSeconds"), range)
+        }
+        return settings
     }
 }
 

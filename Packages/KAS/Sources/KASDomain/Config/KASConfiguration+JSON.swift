@@ -23,17 +23,21 @@ extension KASConfiguration {
         }
         members.append(("devIssuer", .bool(devIssuer)))
         members.append(("issuers", .array(issuers.map { issuer in
-            let source: (String, String) = switch issuer.keySource {
-            case .jwksFile(let path): ("jwksFile", path)
-            case .pemFile(let path): ("pemFile", path)
-            case .hs256SecretFile(let path): ("hs256SecretFile", path)
-            case .hs256SecretEnvironment(let name): ("hs256SecretEnv", name)
-            }
-            return .object(JSONObject([
+            var members: [(String, JSONValue)] = [
                 ("issuer", .string(issuer.issuer)),
                 ("audience", .array(issuer.audiences.map(JSONValue.string))),
-                (source.0, .string(source.1)),
-            ]))
+            ]
+            switch issuer.keySource {
+            case .jwksFile(let path): members.append(("jwksFile", .string(path)))
+            case .pemFile(let path): members.append(("pemFile", .string(path)))
+            case .hs256SecretFile(let path): members.append(("hs256SecretFile", .string(path)))
+            case .hs256SecretEnvironment(let name): members.append(("hs256SecretEnv", .string(name)))
+            case .discovery(let discovery):
+                members.append(("discovery", .bool(true)))
+                if let caFile = discovery.caFile { members.append(("caFile", .string(caFile))) }
+                members.append(("maxStaleSeconds", number(discovery.maxStaleSeconds)))
+            }
+            return .object(JSONObject(members))
         })))
         var limitMembers: [(String, JSONValue)] = [
             ("maxBodyBytes", number(limits.maxBodyBytes)),

@@ -6,11 +6,19 @@ extension BearerTokenVerifier {
     /// The verifier `kas serve` uses: every configured issuer with its keys loaded now (JWKS
     /// file, PEM file, HS256 secret from a file or an environment variable), plus the key ring's
     /// dev issuer (`DevIssuer.issuer`, audience `DevIssuer.audience`) when the ring has one and
-    /// the configuration does not set `devIssuer` to false.
+    /// the configuration does not set `devIssuer` to false. Issuers with `discovery: true` get a
+    /// `DiscoveredKeySet`, first read when the application starts `keySetRefresher`.
     public init(configuration: KASConfiguration, keyRing: KeyRing?, environment: [String: String] = [:],
                 clock: @escaping @Sendable () -> Date = { Date() }) throws(KASConfigurationError) {
         var trusted: [TrustedIssuer] = []
         for (position, issuer) in configuration.issuers.enumerated() {
+            if case .discovery(let discovery) = issuer.keySource {
+                // Read by the refresher when the application starts, not here: loading a
+                // configuration never touches the network.
+                let keySet = DiscoveredKeySet(issuer: issuer.issuer, discovery: discovery, clock: clock)
+                trusted.append(TrustedIssuer(issuer: issuer.issuer, audiences: Set(issuer.audiences), keySet: keySet))
+                continue
+            }
             let keys = try Self.keys(for: issuer, position: position, environment: environment)
             trusted.append(TrustedIssuer(issuer: issuer.issuer, audiences: Set(issuer.audiences), keys: keys))
         }
@@ -51,6 +59,8 @@ extension BearerTokenVerifier {
                 throw KASConfigurationError(.missingValue, "\(name).hs256SecretEnv names '\(variable)', which is not set")
             }
             return [try hmacKey(Data(secret.utf8), "\(name).hs256SecretEnv '\(variable)'")]
+        case .discovery:
+            return []
         }
     }
 

@@ -10,6 +10,9 @@ public struct IdentityError: Error, Equatable, Sendable, CustomStringConvertible
         case malformedAuthorization
         /// The token failed verification (see `tokenError`).
         case invalidToken
+        /// The token's issuer is configured with `discovery: true` and its key set cannot be used:
+        /// never read yet, or stale beyond `maxStaleSeconds` (docs/kas.md "Issuers by discovery").
+        case issuerKeysUnavailable
     }
 
     public let code: Code

@@ -44,7 +44,9 @@ extension ConfigTests {
                {"issuer": "https://idp.example.com", "audience": "https://kas.example.com", "jwksFile": "idp.json"},
                {"issuer": "rs", "audience": ["a", "b"], "pemFile": "rs.pem"},
                {"issuer": "hs-file", "audience": "a", "hs256SecretFile": "hs.bin"},
-               {"issuer": "hs-env", "audience": "a", "hs256SecretEnv": "IDP_SECRET"}
+               {"issuer": "hs-env", "audience": "a", "hs256SecretEnv": "IDP_SECRET"},
+               {"issuer": "https://login.example.com", "audience": "kas", "discovery": true},
+               {"issuer": "https://sso.example.com/realm", "audience": "kas", "discovery": true, "caFile": "sso-ca.pem", "maxStaleSeconds": 600}
              ],
              "limits": {"maxBodyBytes": 65536, "maxConnections": 10, "maxConnectionsPerIP": 2, "requestTimeoutSeconds": 5},
              "leaseSeconds": 600, "rateLimits": {"keyRequestsPerMinute": 30, "sessionStartsPerMinute": 12, "playbackStartsPerMinute": 6},
@@ -64,6 +66,10 @@ extension ConfigTests {
                 IssuerConfiguration(issuer: "rs", audiences: ["a", "b"], keySource: .pemFile("/etc/kas/rs.pem")),
                 IssuerConfiguration(issuer: "hs-file", audiences: ["a"], keySource: .hs256SecretFile("/etc/kas/hs.bin")),
                 IssuerConfiguration(issuer: "hs-env", audiences: ["a"], keySource: .hs256SecretEnvironment("IDP_SECRET")),
+                IssuerConfiguration(issuer: "https://login.example.com", audiences: ["kas"],
+                                    keySource: .discovery(OpenIDDiscovery(caFile: nil, maxStaleSeconds: 21_600))),
+                IssuerConfiguration(issuer: "https://sso.example.com/realm", audiences: ["kas"],
+                                    keySource: .discovery(OpenIDDiscovery(caFile: "/etc/kas/sso-ca.pem", maxStaleSeconds: 600))),
             ])
             #expect(configuration.limits.maxBodyBytes == 65536)
             #expect(configuration.limits.maxConnections == 10)
@@ -251,6 +257,13 @@ extension ConfigTests {
             ("issuer audience number", #"{"issuers": [{"issuer": "i", "audience": 1, "pemFile": "p"}]}"#, .invalidValue, "issuers[0].audience"),
             ("issuer no key source", #"{"issuers": [{"issuer": "i", "audience": "a"}]}"#, .missingValue, "exactly one"),
             ("issuer two key sources", #"{"issuers": [{"issuer": "i", "audience": "a", "pemFile": "p", "jwksFile": "j"}]}"#, .conflict, "exactly one"),
+            ("discovery over plain http", #"{"issuers": [{"issuer": "http://idp.example", "audience": "a", "discovery": true}]}"#, .invalidValue, "plain http"),
+            ("discovery issuer with user-info", #"{"issuers": [{"issuer": "https://u:p@idp.example", "audience": "a", "discovery": true}]}"#, .invalidValue, "user-info"),
+            ("discovery issuer not a URL", #"{"issuers": [{"issuer": "idp", "audience": "a", "discovery": true}]}"#, .invalidValue, "issuers[0].issuer"),
+            ("discovery false", #"{"issuers": [{"issuer": "https://idp.example", "audience": "a", "discovery": false}]}"#, .invalidValue, "issuers[0].discovery"),
+            ("discovery and a key file", #"{"issuers": [{"issuer": "https://i.example", "audience": "a", "discovery": true, "pemFile": "p"}]}"#, .conflict, "exactly one"),
+            ("caFile without discovery", #"{"issuers": [{"issuer": "i", "audience": "a", "pemFile": "p", "caFile": "ca.pem"}]}"#, .conflict, "issuers[0].caFile"),
+            ("maxStaleSeconds too small", #"{"issuers": [{"issuer": "https://i.example", "audience": "a", "discovery": true, "maxStaleSeconds": 5}]}"#, .invalidValue, "issuers[0].maxStaleSeconds"),
             ("issuer bad env name", #"{"issuers": [{"issuer": "i", "audience": "a", "hs256SecretEnv": "1 BAD"}]}"#, .invalidValue, "hs256SecretEnv"),
             ("issuer duplicate", #"{"issuers": [{"issuer": "i", "audience": "a", "pemFile": "p"}, {"issuer": "i", "audience": "b", "pemFile": "q"}]}"#, .invalidValue, "issuers[1].issuer"),
             ("limits not object", #"{"limits": 5}"#, .invalidValue, "'limits'"),

@@ -206,7 +206,7 @@ extension IdentityTests {
             let identity = Identity(subject: "alice", issuer: "i", entitlements: [], rentals: [:], claims: JSONObject([]), expiresAt: nil)
             for index in 0..<10 { cache.insert(identity, window: 0..<100, for: Data([UInt8(index)]), at: 50) }
             #expect(cache.count <= 4)
-            #expect(cache.identity(for: Data([9]), at: 50) == identity)
+            #expect(cache.identity(for: Data([9]), at: 50)?.0 == identity)
             #expect(cache.identity(for: Data([9]), at: 100) == nil)
             #expect(cache.count <= 3)
             // An entry outside its window is never stored.

@@ -248,7 +248,7 @@ struct OpenTDFRouteHandlers: Sendable {
             switch error.code {
             case .missingToken: throw OpenTDFError(.unauthenticated, "a bearer token is required")
             case .malformedAuthorization: throw OpenTDFError(.unauthenticated, "the Authorization header is not one bearer token")
-            case .invalidToken: throw OpenTDFError(.unauthenticated, "the bearer token is not valid")
+            case .invalidToken, .issuerKeysUnavailable: throw OpenTDFError(.unauthenticated, "the bearer token is not valid")
             }
         }
         context.viewerHash = identity.viewerHash

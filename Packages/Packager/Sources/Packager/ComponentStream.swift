@@ -25,15 +25,15 @@ public final class ComponentStream {
     public static func video(_ movie: SourceMovie, track: SourceTrack, protected: Bool = true,
                              progress: ((Int, Int) -> Void)? = nil) throws(PackagerError) -> ComponentStream {
         if track.isHEVC { return try hevcVideo(movie, track: track, protected: protected, progress: progress) }
-        guard let avcC = track.avcConfiguration, track.format == "avc1" else {
+        guard let entry = track.videoEntry, let avcC = entry.avcConfiguration, track.format == "avc1" else {
             throw PackagerError(.unsupportedInput, "\(track.name) is not H.264 ('avc1' with 'avcC')")
         }
         guard avcC.nalUnitLengthSize == 4 else {
             throw PackagerError(.unsupportedInput,
                                 "\(track.name) uses \(avcC.nalUnitLengthSize)-byte NAL unit lengths; fps-v2 needs 4 (re-mux the input)")
         }
-        var generator: H264SubsampleGenerator
-        do { generator = try H264SubsampleGenerator(avcConfiguration: avcC) } catch {
+        var generator: VideoSubsampleGenerator
+        do { generator = try VideoSubsampleGenerator(sampleEntry: entry) } catch {
             throw PackagerError(.malformedInput, "\(track.name): the avcC parameter sets are invalid: \(error.reason)")
         }
         var maps: [[CENCSubsample]] = []
@@ -67,14 +67,14 @@ public final class ComponentStream {
     /// (`HEVCSubsampleGenerator`); tdf-hls's fragments are clear and need none.
     static func hevcVideo(_ movie: SourceMovie, track: SourceTrack, protected: Bool,
                           progress: ((Int, Int) -> Void)?) throws(PackagerError) -> ComponentStream {
-        guard let hvcC = track.hevcConfiguration else {
+        guard let entry = track.videoEntry, let hvcC = entry.hevcConfiguration else {
             throw PackagerError(.malformedInput, "\(track.name) is '\(track.format)' without an 'hvcC' box")
         }
         var analyzer: HEVCSampleAnalyzer
-        var generator: HEVCSubsampleGenerator?
+        var generator: VideoSubsampleGenerator?
         do {
             analyzer = try HEVCSampleAnalyzer(configuration: hvcC)
-            if protected { generator = try HEVCSubsampleGenerator(configuration: hvcC) }
+            if protected { generator = try VideoSubsampleGenerator(sampleEntry: entry) }
         } catch {
             throw PackagerError(.malformedInput, "\(track.name): the hvcC parameter sets are invalid: \(error.reason)")
         }

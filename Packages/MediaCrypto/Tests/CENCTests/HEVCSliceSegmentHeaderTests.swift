@@ -1,4 +1,5 @@
 import Foundation
+import MediaDRMMP4
 import Testing
 @testable import MediaDRMCENC
 
@@ -124,6 +125,31 @@ struct HEVCSliceSegmentHeaderTests {
             }
             #expect(map.map(\.bytesOfClearData) == expectedClear)
         }
+    }
+
+    /// The map the packager asks for follows the sample entry: `hvc1` and `hev1` with `hvcC` give
+    /// the HEVC map (the same as `HEVCSubsampleGenerator`'s), `avc1` without `avcC` and other
+    /// formats are refused.
+    @Test func videoSubsampleGeneratorFollowsTheSampleEntry() throws {
+        try #require(haveFFmpeg)
+        let stream = try GeneratedHEVCStream(HEVCStreamSpec.all[0])
+        defer { stream.remove() }
+        let sets = stream.nalUnits.filter { (32 ... 34).contains(($0[0] >> 1) & 0x3F) }
+        let samples = stream.samples().map { sample in
+            // The parameter sets travel in hvcC, not in the samples.
+            (try? HEVC.NALUnit.split(sample, lengthSize: 4).filter { !(32 ... 34).contains($0.typeCode) }
+                .flatMap { lengthPrefixed(Array(sample[$0.range])) }) ?? []
+        }
+        for format: FourCC in ["hvc1", "hev1"] {
+            let entry = VisualSampleEntry(format: format, width: 130, height: 74, children: [HEVCTests.configuration(sets: sets)])
+            var chosen = try VideoSubsampleGenerator(sampleEntry: entry)
+            guard case .hevc = chosen else { Issue.record("\(format) gave \(chosen)"); continue }
+            var direct = try HEVCSubsampleGenerator(configuration: HEVCTests.configuration(sets: sets))
+            for sample in samples { #expect(try chosen.subsamples(for: sample) == (try direct.subsamples(for: sample))) }
+        }
+        expectCENCError(.invalidValue) { _ = try VideoSubsampleGenerator(sampleEntry: VisualSampleEntry(format: "avc1", width: 16, height: 16, children: [])) }
+        expectCENCError(.invalidValue) { _ = try VideoSubsampleGenerator(sampleEntry: VisualSampleEntry(format: "hev1", width: 16, height: 16, children: [])) }
+        expectCENCError(.unsupported) { _ = try VideoSubsampleGenerator(sampleEntry: VisualSampleEntry(format: "vp09", width: 16, height: 16, children: [])) }
     }
 
     @Test("every prefix of a slice segment NAL unit fails cleanly or parses the same header")

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# The seeds of the `hevc` and `webvtt` fuzz targets (docs/fuzzing.md), from independent tools:
-# ffmpeg's libx265 (an `hvc1` file, whose hvcC record is paired with each of its first samples,
-# and an `hev1` stream repeating its parameter sets in band) and hand-written WebVTT files in
+# The seeds of the `hevc`, `hevc-slice` and `webvtt` fuzz targets (docs/fuzzing.md), from
+# independent tools: ffmpeg's libx265 (an `hvc1` file, whose hvcC record is paired with each of
+# its first samples, an `hev1` stream repeating its parameter sets in band, and for `hevc-slice`
+# an `hvc1` stream with weighted prediction, whose P and B slice headers carry the most fields)
+# and hand-written WebVTT files in
 # the forms the W3C syntax allows. make-seeds.sh runs it; it also runs alone:
 #   Tests/Fuzz/make-media-seeds.sh WORKDIR Tests/Fuzz/corpus
 set -euo pipefail
 WORK=$1 C=$2
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PY="$ROOT/.venv/bin/python"
-mkdir -p "$C/hevc" "$C/webvtt"
-for config in "hvc1:keyint=5:bframes=2" "hev1:keyint=5:bframes=0:repeat-headers=1"; do
-    name=${config%%:*}; params=${config#*:}
+mkdir -p "$C/hevc" "$C/hevc-slice" "$C/webvtt"
+for config in "hvc1:hvc1:keyint=5:bframes=2" "hev1:hev1:keyint=5:bframes=0:repeat-headers=1" \
+              "weighted:hvc1:keyint=8:bframes=3:weightp=1:weightb=1:ref=3"; do
+    name=${config%%:*}; rest=${config#*:}; tag=${rest%%:*}; params=${rest#*:}
     ffmpeg -nostdin -loglevel error -y -f lavfi -i testsrc2=size=64x48:rate=10 -t 1 -c:v libx265 -preset ultrafast \
-        -pix_fmt yuv420p -x265-params "$params:log-level=error" -tag:v "$name" "$WORK/$name.mp4"
+        -pix_fmt yuv420p -x265-params "$params:log-level=error" -tag:v "$tag" "$WORK/$name.mp4"
     ffmpeg -nostdin -loglevel error -y -i "$WORK/$name.mp4" -c:v copy -bsf:v hevc_mp4toannexb -f hevc "$WORK/$name.hevc"
 done
 "$PY" - "$WORK" "$C" <<'PY'
@@ -26,7 +29,7 @@ def put(target, name, data):
 def join(first, last):
     return struct.pack(">I", len(first)) + first + last
 
-for name in ("hvc1", "hev1"):
+for name in ("hvc1", "hev1", "weighted"):
     mp4 = open(os.path.join(work, name + ".mp4"), "rb").read()
     at = mp4.find(b"hvcC") - 4
     record = mp4[at + 8:at + struct.unpack(">I", mp4[at:at + 4])[0]]
@@ -41,8 +44,12 @@ for name in ("hvc1", "hev1"):
         if (nal[0] >> 1) & 0x3F < 32:  # a picture ends the sample (one slice per picture)
             samples.append(b"".join(struct.pack(">I", len(n)) + n for n in pending))
             pending = []
-    for idx, sample in enumerate(samples[:3]):
-        put("hevc", f"{name}-{idx}.bin", join(record, sample))
+    if name != "weighted":
+        for idx, sample in enumerate(samples[:3]):
+            put("hevc", f"{name}-{idx}.bin", join(record, sample))
+    # I, P and B pictures: the first five in decode order.
+    for idx, sample in enumerate(samples[:5]):
+        put("hevc-slice", f"{name}-{idx}.bin", join(record, sample))
 
 put("webvtt", "full.vtt", """WEBVTT - a talk
 Kind: captions

@@ -36,7 +36,7 @@ chmod 700 "$RING" "$RING/keys"; chmod 600 "$RING"/keys/*
 "$BIN/kas" keys export-public --data-dir "$RING" --algorithm ec:secp256r1 >"$WORK/kas-ec.pem"
 
 rm -rf "$FUZZ/corpus"
-mkdir -p "$FUZZ"/corpus/{json,zip,tdf-manifest,tdf-archive,jose,pem,mp4,demux,h264,hevc,webvtt,hls,fpsv2-admission,kas-proto,kas-manifest,kas-media-routes,resp,fmp4-stream}
+mkdir -p "$FUZZ"/corpus/{json,zip,tdf-manifest,tdf-archive,jose,pem,mp4,demux,h264,hevc,hevc-slice,webvtt,hls,fpsv2-admission,kas-proto,kas-manifest,kas-media-routes,resp,fmp4-stream}
 C="$FUZZ/corpus"
 
 # Clips: tiny, so that a package is a few tens of KB and fuzzing stays fast.

@@ -6,8 +6,7 @@ extension HEVC {
     public struct ParameterSets: Sendable, Equatable {
         public private(set) var videoParameterSetIDs: Set<Int> = []
         public private(set) var sequenceParameterSets: [Int: SequenceParameterSet] = [:]
-        /// `pps_pic_parameter_set_id` to `pps_seq_parameter_set_id`.
-        public private(set) var pictureParameterSets: [Int: Int] = [:]
+        public private(set) var pictureParameterSets: [Int: PictureParameterSet] = [:]
 
         public init() {}
 
@@ -37,17 +36,17 @@ extension HEVC {
                 let sps = try SequenceParameterSet(nalUnit: nalUnit)
                 sequenceParameterSets[sps.id] = sps
             case .pictureParameterSet:
-                var reader = H264.BitReader(H264.RBSP(escaped: Array(nalUnit).dropFirst(2), limit: 16).bytes)
-                let id = try reader.readUE("pps_pic_parameter_set_id", in: 0 ... 63)
-                let spsID = try reader.readUE("pps_seq_parameter_set_id", in: 0 ... 15)
-                guard sequenceParameterSets[spsID] != nil else {
-                    throw CENCError(.missingParameterSet, "PPS \(id) names SPS \(spsID), which was not given")
-                }
-                pictureParameterSets[id] = spsID
+                let pps = try PictureParameterSet(nalUnit: nalUnit, sequenceParameterSets: sequenceParameterSets)
+                pictureParameterSets[pps.id] = pps
             default:
                 return nil
             }
             return header.type
+        }
+
+        /// The slice segment header of a VCL NAL unit (header included, no length prefix).
+        public func sliceSegmentHeader(of nalUnit: some Collection<UInt8>) throws(CENCError) -> SliceSegmentHeader {
+            try SliceSegmentHeader(nalUnit: nalUnit, parameterSets: self)
         }
     }
 }

@@ -2,11 +2,12 @@ import Foundation
 import Testing
 @testable import MediaDRMCENC
 
-/// Escaped bytes of `nal` (header byte included) that carry its first `bitCount` RBSP bits (the
-/// header byte's 8 included), counted independently of `H264.RBSP`.
-func escapedPrefixLength(of nal: [UInt8], coveringRBSPBits bitCount: Int) -> Int {
+/// Escaped bytes of `nal` (its `headerBytes`-byte header included: 1 in H.264, 2 in HEVC) that
+/// carry its first `bitCount` RBSP bits (the header's included), counted independently of
+/// `H264.RBSP`.
+func escapedPrefixLength(of nal: [UInt8], coveringRBSPBits bitCount: Int, headerBytes: Int = 1) -> Int {
     let rbspBytesNeeded = (bitCount + 7) / 8
-    var produced = 1, zeros = 0, index = 1
+    var produced = headerBytes, zeros = 0, index = headerBytes
     while produced < rbspBytesNeeded, index < nal.count {
         let byte = nal[index]
         if zeros >= 2, byte == 3 { zeros = 0; index += 1; continue }

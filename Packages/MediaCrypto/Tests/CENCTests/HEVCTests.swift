@@ -80,7 +80,11 @@ import MediaDRMMP4
         bits += "00" + "0" + "00001" + String(repeating: "0", count: 32) + String(repeating: "0", count: 48) + "01011101"  // level 93
         bits += String(repeating: "11", count: 6) + "0000"  // profile and level present, reserved_zero_2bits
         bits += String(repeating: "00010001", count: 6 * 12)  // sub-layer profiles and levels
-        bits += "1" + "010" + "00000000101000001" + "0000000" + "10111001" + "1"  // id 0, 4:2:0, 320, 184, stop bit
+        bits += "1" + "010" + "00000000101000001" + "0000000" + "10111001"  // id 0, 4:2:0, 320, 184
+        bits += "0" + "1" + "1" + "00101" + "0" + "00100" + "1" + "1"  // no cropping, 8-bit, 8-bit POC LSB, sub-layer 6 ordering
+        bits += "1" + "011" + "1" + "00100" + "1" + "1"  // CB 8..32, TB 4..32, hierarchy depths 0
+        bits += "0" + "0" + "1" + "0" + "1" + "0" + "1" + "1"  // no scaling lists, AMP or PCM; SAO; no st/lt sets; TMVP, smoothing
+        bits += "0" + "0" + "1"  // no VUI, no extensions, stop bit
         bits += String(repeating: "0", count: (8 - bits.count % 8) % 8)
         let payload = stride(from: 0, to: bits.count, by: 8).map { i in
             UInt8(bits[bits.index(bits.startIndex, offsetBy: i) ..< bits.index(bits.startIndex, offsetBy: i + 8)], radix: 2) ?? 0
@@ -95,7 +99,7 @@ import MediaDRMMP4
         let sets = try HEVC.ParameterSets(configuration: Self.configuration())
         #expect(sets.isComplete)
         #expect(sets.videoParameterSetIDs == [0])
-        #expect(sets.pictureParameterSets == [0: 0])
+        #expect(sets.pictureParameterSets.mapValues(\.sequenceParameterSetID) == [0: 0])
         #expect(!(try HEVC.ParameterSets(configuration: Self.configuration(sets: [Self.vps, Self.sps]))).isComplete)
         // A PPS before its SPS names a parameter set that was never given.
         #expect(throws: CENCError(.missingParameterSet, "")) {

@@ -120,8 +120,9 @@ struct TracedSlice {
     var endBit = 0
 }
 
-/// The slice headers of a raw H.264 file in decode order, from `ffmpeg -bsf:v trace_headers`.
-func tracedSlices(of file: URL) throws -> [TracedSlice] {
+/// The slice headers of a raw H.264 (or, with `heading` "Slice Segment Header", HEVC) file in
+/// decode order, from `ffmpeg -bsf:v trace_headers`.
+func tracedSlices(of file: URL, heading: String = "Slice Header") throws -> [TracedSlice] {
     let result = try run(ffmpegPath, ["-hide_banner", "-loglevel", "trace", "-i", file.path, "-c", "copy",
                                       "-bsf:v", "trace_headers", "-f", "null", "-"])
     let text = String(decoding: result.stderr, as: UTF8.self)
@@ -132,7 +133,7 @@ func tracedSlices(of file: URL) throws -> [TracedSlice] {
         guard let marker = rawLine.range(of: "[trace_headers @ ") else { continue }
         guard let close = rawLine[marker.upperBound...].firstIndex(of: "]") else { continue }
         let body = rawLine[rawLine.index(after: close)...].trimmingCharacters(in: .whitespaces)
-        if body == "Slice Header" {
+        if body == heading {
             if let current { slices.append(current) }
             current = TracedSlice()
             ended = false
@@ -172,28 +173,31 @@ struct GeneratedStream {
 
     func remove() { try? FileManager.default.removeItem(at: directory) }
 
-    /// Access units in decode order as 4-byte length-prefixed samples; a picture starts at a
-    /// non-VCL NAL unit after a slice, or at a slice with first_mb_in_slice 0.
+    /// Access units in decode order as 4-byte length-prefixed samples.
     func samples() -> [[UInt8]] {
-        var samples: [[UInt8]] = []
-        var current: [UInt8] = []
-        var sawSlice = false
-        for nal in nalUnits {
-            let type = nal[0] & 0x1F
-            let isSlice = type == 1 || type == 5
-            // first_mb_in_slice is 0 exactly when the first payload bit is 1.
-            let startsPicture = isSlice ? (nal.count > 1 && nal[1] & 0x80 != 0) : true
-            if sawSlice, startsPicture {
-                samples.append(current)
-                current = []
-                sawSlice = false
-            }
-            current += lengthPrefixed(nal)
-            if isSlice { sawSlice = true }
-        }
-        if !current.isEmpty { samples.append(current) }
-        return samples
+        // first_mb_in_slice is 0 exactly when the first payload bit is 1.
+        accessUnits(nalUnits, isSlice: { [1, 5].contains($0[0] & 0x1F) }, startsPicture: { $0.count > 1 && $0[1] & 0x80 != 0 })
     }
+}
+
+/// NAL units in decode order grouped into 4-byte length-prefixed samples: a picture starts at a
+/// non-VCL NAL unit after a slice, or at a slice that `startsPicture` says opens one.
+func accessUnits(_ nalUnits: [[UInt8]], isSlice: ([UInt8]) -> Bool, startsPicture: ([UInt8]) -> Bool) -> [[UInt8]] {
+    var samples: [[UInt8]] = []
+    var current: [UInt8] = []
+    var sawSlice = false
+    for nal in nalUnits {
+        let slice = isSlice(nal)
+        if sawSlice, !slice || startsPicture(nal) {
+            samples.append(current)
+            current = []
+            sawSlice = false
+        }
+        current += lengthPrefixed(nal)
+        if slice { sawSlice = true }
+    }
+    if !current.isEmpty { samples.append(current) }
+    return samples
 }
 
 struct TestFailure: Error, CustomStringConvertible {

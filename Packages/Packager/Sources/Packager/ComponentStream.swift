@@ -25,15 +25,15 @@ public final class ComponentStream {
     public static func video(_ movie: SourceMovie, track: SourceTrack, protected: Bool = true,
                              progress: ((Int, Int) -> Void)? = nil) throws(PackagerError) -> ComponentStream {
         if track.isHEVC { return try hevcVideo(movie, track: track, protected: protected, progress: progress) }
-        guard let avcC = track.avcConfiguration, track.format == "avc1" else {
+        guard let entry = track.videoEntry, let avcC = entry.avcConfiguration, track.format == "avc1" else {
             throw PackagerError(.unsupportedInput, "\(track.name) is not H.264 ('avc1' with 'avcC')")
         }
         guard avcC.nalUnitLengthSize == 4 else {
             throw PackagerError(.unsupportedInput,
                                 "\(track.name) uses \(avcC.nalUnitLengthSize)-byte NAL unit lengths; fps-v2 needs 4 (re-mux the input)")
         }
-        var generator: H264SubsampleGenerator
-        do { generator = try H264SubsampleGenerator(avcConfiguration: avcC) } catch {
+        var generator: VideoSubsampleGenerator
+        do { generator = try VideoSubsampleGenerator(sampleEntry: entry) } catch {
             throw PackagerError(.malformedInput, "\(track.name): the avcC parameter sets are invalid: \(error.reason)")
         }
         var maps: [[CENCSubsample]] = []
@@ -45,10 +45,7 @@ public final class ComponentStream {
             let sample = try movie.readSample(track, i)
             do {
                 let map = try generator.subsamples(for: sample)
-                guard !protected || 2 + 6 * map.count <= 255 else {
-                    throw PackagerError(.limitExceeded,
-                                        "\(track.name): sample \(i + 1) has \(map.count) subsamples; its senc entry would exceed 255 bytes (more than 42 NAL units)")
-                }
+                if protected { try checkEntrySize(map, track: track, sample: i) }
                 maps.append(map)
                 let nals = try H264.NALUnit.split(sample, lengthSize: 4)
                 idr.append(nals.contains { $0.typeCode == 5 })
@@ -64,19 +61,21 @@ public final class ComponentStream {
         return ComponentStream(kind: .video, movie: movie, track: track, subsampleMaps: maps, isIDR: idr)
     }
 
-    /// An HEVC track (tdf-hls only: its fragments are clear, so no subsample map is made). A
-    /// segment may start at an IRAP picture (IDR, CRA, BLA) that decodes with nothing before it:
-    /// the parameter sets are in `hvcC` or, for `hev1`, in band in that sample.
+    /// An HEVC track. A segment may start at an IRAP picture (IDR, CRA, BLA) that decodes with
+    /// nothing before it: the parameter sets are in `hvcC` or, for `hev1`, in band in that
+    /// sample. `protected` (cmaf) also makes each sample's `cbcs` subsample map
+    /// (`HEVCSubsampleGenerator`); tdf-hls's fragments are clear and need none.
     static func hevcVideo(_ movie: SourceMovie, track: SourceTrack, protected: Bool,
                           progress: ((Int, Int) -> Void)?) throws(PackagerError) -> ComponentStream {
-        guard !protected else {
-            throw PackagerError(.unsupportedInput, "\(track.name) is HEVC; only tdf-hls packages HEVC (fps-v2 §3, §8 #8: H.264 only; the cmaf profile has no HEVC cbcs subsample map yet)")
-        }
-        guard let hvcC = track.hevcConfiguration else {
+        guard let entry = track.videoEntry, let hvcC = entry.hevcConfiguration else {
             throw PackagerError(.malformedInput, "\(track.name) is '\(track.format)' without an 'hvcC' box")
         }
         var analyzer: HEVCSampleAnalyzer
-        do { analyzer = try HEVCSampleAnalyzer(configuration: hvcC) } catch {
+        var generator: VideoSubsampleGenerator?
+        do {
+            analyzer = try HEVCSampleAnalyzer(configuration: hvcC)
+            if protected { generator = try VideoSubsampleGenerator(sampleEntry: entry) }
+        } catch {
             throw PackagerError(.malformedInput, "\(track.name): the hvcC parameter sets are invalid: \(error.reason)")
         }
         if track.format == "hvc1", !analyzer.parameterSets.isComplete {
@@ -84,18 +83,34 @@ public final class ComponentStream {
                                 "\(track.name) is 'hvc1' but its hvcC lacks a VPS, SPS or PPS (ISO/IEC 14496-15 §8.4.1 puts them all there; label it 'hev1' if they are in band)")
         }
         var starts: [Bool] = []
+        var maps: [[CENCSubsample]] = []
         let count = track.samples.count
         starts.reserveCapacity(count)
+        maps.reserveCapacity(count)
         for i in 0 ..< count {
             let sample = try movie.readSample(track, i)
-            do {
+            do throws(CENCError) {
                 starts.append(try analyzer.analyze(sample).startsIndependently)
+                maps.append(try generator?.subsamples(for: sample) ?? [])
             } catch {
+                if error.code == .unsupported {
+                    throw PackagerError(.unsupportedInput, "\(track.name): sample \(i + 1) uses HEVC the cbcs subsample map does not handle: \(error.reason)")
+                }
                 throw PackagerError(.malformedInput, "\(track.name): sample \(i + 1) is not valid HEVC: \(error.reason)")
             }
+            if protected { try checkEntrySize(maps[i], track: track, sample: i) }
             if i % 256 == 0 { progress?(i, count) }
         }
-        return ComponentStream(kind: .video, movie: movie, track: track, subsampleMaps: Array(repeating: [], count: count), isIDR: starts)
+        return ComponentStream(kind: .video, movie: movie, track: track, subsampleMaps: maps, isIDR: starts)
+    }
+
+    /// fps-v2 §8.1 #11 (and `saiz`'s one-byte sizes in any cbcs fragment): a sample's `senc`
+    /// entry, 2 bytes and 6 per subsample, fits 255 bytes.
+    static func checkEntrySize(_ map: [CENCSubsample], track: SourceTrack, sample i: Int) throws(PackagerError) {
+        guard 2 + 6 * map.count <= 255 else {
+            throw PackagerError(.limitExceeded,
+                                "\(track.name): sample \(i + 1) has \(map.count) subsamples; its senc entry would exceed 255 bytes (more than 42 NAL units)")
+        }
     }
 
     public static func audio(_ movie: SourceMovie, track: SourceTrack) -> ComponentStream {

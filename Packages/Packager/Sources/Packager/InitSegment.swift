@@ -2,8 +2,8 @@
 import MediaDRMMP4
 
 /// The one-track CMAF init segment of a component (fps-v2 §8): `ftyp`, and a `moov` whose only
-/// track carries the protected sample entry (`encv` with `tenc` version 1 and pattern 1:9 for
-/// video, `enca` with `tenc` version 0 and pattern byte 0 for audio), constant IV, no per-sample
+/// track carries the protected sample entry (`encv`, whose `frma` keeps `avc1`, `hvc1` or `hev1`
+/// and whose `avcC` or `hvcC` stays, with `tenc` version 1 and pattern 1:9 for video, `enca` with `tenc` version 0 and pattern byte 0 for audio), constant IV, no per-sample
 /// IV, empty sample tables and `mvex`/`trex`. No `pssh` in fps-v2: FairPlay finds its key by the
 /// `skd://` URI and the profile names no other system. The cmaf profile adds the W3C common
 /// `pssh` (`CommonProtectionSystem`) at the end of `moov`, as browsers' EME needs init data.
@@ -30,15 +30,15 @@ public enum InitSegment {
 
     static func video(_ track: SourceTrack, protection keys: (keyID: [UInt8], constantIV: [UInt8])?,
                       systems: [ProtectionSystemSpecificHeaderBox] = []) throws(PackagerError) -> [UInt8] {
-        let hevcAllowed = keys == nil && track.isHEVC
         guard var entry = track.videoEntry,
-              (entry.format == "avc1" && entry.avcConfiguration != nil) || (hevcAllowed && entry.hevcConfiguration != nil) else {
-            throw PackagerError(.unsupportedInput, "\(track.name) is not H.264 in an 'avc1' entry with 'avcC'")
+              (entry.format == "avc1" && entry.avcConfiguration != nil) || (track.isHEVC && entry.hevcConfiguration != nil) else {
+            throw PackagerError(.unsupportedInput, "\(track.name) is not H.264 in an 'avc1' entry with 'avcC' nor HEVC in 'hvc1'/'hev1' with 'hvcC'")
         }
         entry.children.removeAll(ProtectionSchemeInfoBox.self)
         if let keys {
+            let original = entry.format
             entry.format = "encv"
-            entry.children.append(protection(original: "avc1", tenc: TrackEncryptionBox(
+            entry.children.append(protection(original: original, tenc: TrackEncryptionBox(
                 defaultIsProtected: 1, defaultPerSampleIVSize: 0, defaultKID: keys.keyID, defaultConstantIV: keys.constantIV,
                 defaultCryptByteBlock: 1, defaultSkipByteBlock: 9)))
         }

@@ -15,7 +15,7 @@ public struct SourceSelection: Sendable {
     /// Why the sound must be mixed and re-encoded; nil when it is packaged as it is or absent.
     public let reencodeReason: String?
 
-    /// - Parameter allowsHEVC: tdf-hls takes HEVC video; fps-v2 carries H.264 only (§3, §8 #8)
+    /// - Parameter allowsHEVC: tdf-hls and cmaf take HEVC video; fps-v2 carries H.264 only (§3, §8 #8)
     ///   and refuses it, naming those sections.
     public init(movie: SourceMovie, allowsHEVC: Bool = false) throws(PackagerError) {
         let videos = movie.tracks.filter { $0.kind == .video }
@@ -23,7 +23,7 @@ public struct SourceSelection: Sendable {
         guard let video = videos.first(where: { isH264($0) || (allowsHEVC && $0.isHEVC) }) else {
             if let hevc = videos.first(where: \.isHEVC) {
                 throw PackagerError(.unsupportedInput,
-                                    "\(hevc.name) is HEVC ('\(hevc.format)'); fps-v2 carries H.264 'avc1' video only (fps-v2 §3, §8 #8); package HEVC with --profile tdf-hls")
+                                    "\(hevc.name) is HEVC ('\(hevc.format)'); fps-v2 carries H.264 'avc1' video only (fps-v2 §3, §8 #8); package HEVC with --profile tdf-hls or cmaf")
             }
             throw PackagerError(.unsupportedInput,
                                 videos.isEmpty ? "the input has no video track; fps-v2 needs H.264 video"

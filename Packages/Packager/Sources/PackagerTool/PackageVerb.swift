@@ -31,7 +31,7 @@ enum PackageVerb {
             one key for the video renditions and one for the audio, HLS (FairPlay and ClearKey \
             EXT-X-KEYs) and a static DASH manifest.mpd, and manifest.json with the keys wrapped to \
             the KAS RSA key under the policy (the fps-v2 manifest shape). Takes --ladder, several \
-            inputs, --audio and clear --subtitles as tdf-hls does; H.264 only.
+            inputs, --audio and clear --subtitles as tdf-hls does; H.264 or HEVC (hvc1/hev1) video.
             Audio that is not one AAC-LC track covering the video (several tracks, another codec, \
             late or short sound, channel configuration 0 or 8-15) is mixed and re-encoded once to \
             AAC-LC with ffmpeg (--ffmpeg, $MEDIADRM_FFMPEG or PATH). Nothing is left at the output \

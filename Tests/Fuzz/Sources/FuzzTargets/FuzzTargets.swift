@@ -12,6 +12,7 @@ public enum FuzzTargets {
         DemuxTarget.target,
         H264Target.target,
         HEVCTarget.target,
+        HEVCSliceTarget.target,
         WebVTTTarget.target,
         HLSTarget.target,
         FPSv2Target.target,

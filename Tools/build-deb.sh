@@ -81,7 +81,7 @@ dpkg-deb --root-owner-group --build "$root" "$OUT/$name.deb" >/dev/null
 rm -rf "$root"
 
 # Errors and warnings fail; overrides, if any, are shipped in the package (docs/operations.md).
-if ! lintian --fail-on error,warning --no-tag-display-limit "$OUT/$name.deb" > "$OUT/lintian.log" 2>&1; then
+if ! lintian --fail-on error,warning --tag-display-limit 0 "$OUT/$name.deb" > "$OUT/lintian.log" 2>&1; then
     cat "$OUT/lintian.log" >&2
     echo "build-deb: lintian reports errors or warnings on $OUT/$name.deb" >&2
     exit 1

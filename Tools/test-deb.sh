@@ -137,30 +137,35 @@ done
 grep -q '"event":"listening"' "$LOGS/deb-kas.log" || { cat "$LOGS/deb-kas.log" >&2; fail "the installed kas did not report listening"; }
 url="http://127.0.0.1:$port"
 curl -fsS "$url/healthz" >/dev/null || fail "the installed kas answers $url/healthz"
-curl -fsS "$url/player/" | grep -q "mediadrm-player" || fail "the installed kas serves the web player's page at /player/"
-curl -fsS "$url/player/mediadrm-player.js" | cmp -s - /usr/share/mediadrm/player/mediadrm-player.js \
-    || fail "the installed kas serves /usr/share/mediadrm/player at /player/"
+for file in index.html mediadrm-player.js; do
+    curl -fsS "$url/player/${file#index.html}" | cmp -s - "/usr/share/mediadrm/player/$file" \
+        || fail "the installed kas serves /usr/share/mediadrm/player/$file at /player/${file#index.html}"
+done
 [ "$(stat -c %U "/proc/$KAS_PID")" = kas ] || fail "the kas process runs as $(stat -c %U "/proc/$KAS_PID"), not kas"
-ring=$(find "$STATE" -maxdepth 1 -name '*.pem' | wc -l)
-[ "$ring" -gt 0 ] || fail "kas generated no key ring in $STATE"
+ring=$(find "$STATE/keys" -maxdepth 1 -name '*.pem' 2>/dev/null | wc -l)
+[ "$ring" -gt 0 ] || fail "kas generated no key ring in $STATE/keys"
 ! find "$STATE" ! -user kas | grep -q . || fail "a file in $STATE is not kas's: $(find "$STATE" ! -user kas | head -1)"
 ! find "$STATE" -type f -perm /077 | grep -q . || fail "a file in $STATE is readable by others: $(find "$STATE" -type f -perm /077 | head -1)"
-echo "   kas as $user$hidden from /: $exec_start; /healthz and /player/ answered; its key ring in $STATE ($ring PEM files, none readable by others)"
+echo "   kas as $user$hidden from /: $exec_start; /healthz and /player/ answered; its key ring in $STATE/keys ($ring key files, no file readable by others)"
 
 # ExecReload after a rotation (as docs/operations.md tells an operator): the new key is served.
+touch "$LOGS/deb-rotate.mark"
 setpriv "--reuid=$user" "--regid=$group" --init-groups -- env -i PATH=/usr/bin:/bin /usr/bin/kas keys rotate --data-dir "$STATE" \
     >"$LOGS/deb-rotate.log" 2>&1 || { cat "$LOGS/deb-rotate.log" >&2; fail "kas keys rotate as $user"; }
+rotated=$(find "$STATE/keys" -maxdepth 1 -name '*.pem' -newer "$LOGS/deb-rotate.mark" -printf '%f\n' | sed -n 's/\.pem$//p' | head -1)
+[ -n "$rotated" ] || fail "kas keys rotate wrote no new key in $STATE/keys"
 read -ra reload <<<"${exec_reload//\$MAINPID/$KAS_PID}"
 "${reload[@]}" || fail "the unit's ExecReload: $exec_reload"
-for _ in $(seq 100); do grep -q '"event":"keys_reloaded"' "$LOGS/deb-kas.log" && break; sleep 0.1; done
-grep -q '"event":"keys_reloaded"' "$LOGS/deb-kas.log" || { cat "$LOGS/deb-kas.log" >&2; fail "kas did not reload its key ring on ExecReload"; }
+reloaded() { grep '"event":"keys_reloaded"' "$LOGS/deb-kas.log" | grep -q "\"$rotated\""; }
+for _ in $(seq 100); do reloaded && break; sleep 0.1; done
+reloaded || { cat "$LOGS/deb-kas.log" >&2; fail "kas did not reload its key ring with the new key $rotated on ExecReload"; }
 curl -fsS "$url/healthz" >/dev/null || fail "kas stopped answering after the reload"
 kill -"${kill_signal#SIG}" "$KAS_PID"
 status=0
 wait "$KAS_PID" || status=$?
 KAS_PID=""
 [ "$status" = 0 ] || { cat "$LOGS/deb-kas.log" >&2; fail "kas exited $status on $kill_signal"; }
-echo "   ExecReload after kas keys rotate: keys_reloaded; $kill_signal: kas exited 0"
+echo "   ExecReload after kas keys rotate: keys_reloaded with the new key $rotated; $kill_signal: kas exited 0"
 
 # Upgrade: the package over itself runs prerm upgrade, the new postrm upgrade and postinst
 # configure with the old version, as a newer version would.
@@ -190,7 +195,7 @@ dpkg_step --purge mediadrm
 [ "$(package_status)" = not-installed ] || fail "dpkg --purge left the package $(package_status)"
 left=""
 while IFS= read -r path; do
-    [ -e "$path" ] || continue
+    [ "$path" != /. ] && [ -e "$path" ] || continue
     [ -d "$path" ] && [ -n "$(dpkg-query -S "$path" 2>/dev/null)" ] && continue   # a directory other packages share
     left="$left $path"
 done < "$LOGS/deb-files.txt"

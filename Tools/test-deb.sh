@@ -127,9 +127,10 @@ if unshare -m true 2>/dev/null; then
 else
     hidden=""
 fi
-(cd / && umask "$umask_value" && exec "${as_unit[@]}") >"$LOGS/deb-kas.log" 2>&1 &
+: >"$LOGS/deb-kas.log"
+(cd / && umask "$umask_value" && exec "${as_unit[@]}") >>"$LOGS/deb-kas.log" 2>&1 &
 KAS_PID=$!
-for _ in $(seq 300); do
+for _ in $(seq 600); do
     grep -q '"event":"listening"' "$LOGS/deb-kas.log" && break
     kill -0 "$KAS_PID" 2>/dev/null || break
     sleep 0.1
@@ -157,7 +158,7 @@ rotated=$(find "$STATE/keys" -maxdepth 1 -name '*.pem' -newer "$LOGS/deb-rotate.
 read -ra reload <<<"${exec_reload//\$MAINPID/$KAS_PID}"
 "${reload[@]}" || fail "the unit's ExecReload: $exec_reload"
 reloaded() { grep '"event":"keys_reloaded"' "$LOGS/deb-kas.log" | grep -q "\"$rotated\""; }
-for _ in $(seq 100); do reloaded && break; sleep 0.1; done
+for _ in $(seq 300); do reloaded && break; sleep 0.1; done
 reloaded || { cat "$LOGS/deb-kas.log" >&2; fail "kas did not reload its key ring with the new key $rotated on ExecReload"; }
 curl -fsS "$url/healthz" >/dev/null || fail "kas stopped answering after the reload"
 kill -"${kill_signal#SIG}" "$KAS_PID"

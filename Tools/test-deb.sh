@@ -36,6 +36,7 @@ package_status() { dpkg-query -W -f='${db:Status-Status}' mediadrm 2>/dev/null |
 [ ! -e /etc/mediadrm ] || fail "/etc/mediadrm already exists: the test would remove it on purge"
 [ ! -e "$STATE" ] || fail "$STATE already exists: the test would remove it on purge"
 
+# Set only now: from here on any mediadrm package on the machine is this script's.
 KAS_PID=""
 cleanup() {
     local status=$?

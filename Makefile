@@ -11,7 +11,7 @@ VENV      := $(ROOT)/.venv
 PACKAGES  := MediaCrypto Packager KAS Client
 APT_PACKAGES := libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev \
                 pkg-config ffmpeg python3-venv openssl unzip time linux-perf curl chromium firefox-esr nginx redis-server \
-                prometheus help2man glewlwyd
+                prometheus help2man glewlwyd lintian
 CONFIG    ?= debug
 
 export PATH := /opt/swift/usr/bin:$(PATH)
@@ -24,13 +24,14 @@ export MEDIADRM_PYTHON := $(VENV)/bin/python
 # whose inputs did not change.
 DROP_PLAN := rm -f $(SCRATCH)/$(CONFIG).yaml $(SCRATCH)/$(CONFIG)/description.json
 
-.PHONY: help deps apt venv build test unit js-test consumer replay e2e monitoring openid install demo demo-cluster bench fuzz js-fuzz clean
+.PHONY: help deps apt venv build test unit js-test consumer replay e2e monitoring openid install deb demo demo-cluster bench fuzz js-fuzz clean
 
 help:
 	@echo "make demo    install what is missing, build, and run the demonstration"
 	@echo "make test    install what is missing, build, run every package's tests and the end-to-end suite"
 	@echo "make demo-cluster  two KAS nodes on one Redis store behind nginx, a playback through it (docs/kas.md)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=] [SYSCONFDIR=/etc]  the release tools, man pages, web player, systemd unit"
+	@echo "make deb     the Debian package mediadrm_<version>_<arch>.deb in out/deb/, checked by lintian"
 	@echo "make deps | build | unit | js-test | consumer | replay | e2e | monitoring | openid | bench | clean"
 	@echo "make fuzz    libFuzzer + ASan on every parser, FUZZ_SECONDS each (default 60); FUZZ_TARGET=name for one"
 	@echo "make js-fuzz the web player's JavaScript parsers under Node, FUZZ_SECONDS each (part of make fuzz)"
@@ -138,6 +139,11 @@ PREFIX ?= /usr/local
 SYSCONFDIR ?= /etc
 install: apt
 	@PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" SYSCONFDIR="$(SYSCONFDIR)" Tools/install.sh
+
+# The same files as a Debian package (dpkg-deb, maintainer scripts and templates in deploy/debian/),
+# lintian-clean, in out/deb/ (docs/operations.md, "The Debian package").
+deb: apt
+	@Tools/build-deb.sh $(ROOT)/out/deb
 
 demo: deps
 	@Tools/demo.sh

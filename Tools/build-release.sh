@@ -15,8 +15,11 @@ for pair in MediaCrypto:tdf Packager:packager KAS:kas Client:player; do
     # One scratch path for every package (MediaCrypto compiled once); the build plan is per
     # root package, so it is dropped before each (the objects are kept).
     rm -f "$SCRATCH/release.yaml" "$SCRATCH/release/description.json"
+    # -z now: every symbol bound at start, so the whole GOT is read-only after relocation (full
+    # RELRO with the linker's default relro), the hardening Debian's packages use (lintian's
+    # hardening-no-bindnow otherwise).
     if ! swift build --package-path "$ROOT/Packages/$package" --scratch-path "$SCRATCH" -c release \
-            --static-swift-stdlib --product "$product" >"$LOGS/build-$product.log" 2>&1; then
+            --static-swift-stdlib -Xlinker -z -Xlinker now --product "$product" >"$LOGS/build-$product.log" 2>&1; then
         tail -30 "$LOGS/build-$product.log" >&2
         echo "build-release: swift build $product failed (log: $LOGS/build-$product.log)" >&2
         exit 1

@@ -5,6 +5,8 @@
 #          signed URLs -> `player play --asset` -> the clear stream checked against the source
 #          with ffmpeg; then the clip as a tdf-hls bitrate ladder (--ladder), catalogued, and one
 #          of its variants played
+# Before the acts: the release tools installed into a staging root (make install), then as the
+# Debian package on this machine, installed, run, upgraded and purged (Tools/test-deb.sh).
 # Everything listens on 127.0.0.1 only. What the demo made stays in out/demo/ so you can watch it
 # afterwards (the last lines say how). Any failing step stops the demo with its message.
 set -euo pipefail
@@ -92,6 +94,15 @@ if command -v systemd-analyze >/dev/null; then
         || { cat "$DEMO/logs/systemd-analyze.log" >&2; fail "systemd-analyze verify kas.service"; }
     echo "   systemd-analyze verify accepts kas.service"
 fi
+
+step "the Debian package (make deb, from the same release tools): lintian, then installed, run as its unit runs kas, upgraded, removed and purged"
+t0=$(now_ms)
+NO_BUILD=1 "$ROOT/Tools/build-deb.sh" "$DEMO/deb" >"$DEMO/logs/build-deb.log" 2>&1 \
+    || { cat "$DEMO/logs/build-deb.log" >&2; fail "Tools/build-deb.sh"; }
+DEB=$(tail -1 "$DEMO/logs/build-deb.log")
+tail -2 "$DEMO/logs/build-deb.log" | head -1 | sed 's/^/   /'
+"$ROOT/Tools/test-deb.sh" "$DEB" "$DEMO/logs" || fail "Tools/test-deb.sh"
+echo "   ($(( $(now_ms) - t0 )) ms)"
 
 # ---------------------------------------------------------------------------------------------
 printf '\n#### act 1: a Standard TDF round trip, offline\n'

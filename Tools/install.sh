@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # `make install [PREFIX=/usr/local] [DESTDIR=] [SYSCONFDIR=/etc]`: the release tools (built by
 # Tools/build-release.sh unless NO_BUILD=1), their man pages (help2man, from each tool's --help),
-# the web player where `kas` looks for it (<prefix>/share/mediadrm/player), the systemd unit and
-# an example configuration (docs/operations.md). An existing <sysconfdir>/mediadrm/kas.json is
-# never overwritten.
+# the web player where `kas` looks for it (<prefix>/share/mediadrm/player), the systemd unit
+# (in UNITDIR, default <prefix>/lib/systemd/system) and an example configuration
+# (docs/operations.md). An existing <sysconfdir>/mediadrm/kas.json is never overwritten.
+# Tools/build-deb.sh stages the Debian package with it.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PREFIX="${PREFIX:-/usr/local}"
 DESTDIR="${DESTDIR:-}"
 SYSCONFDIR="${SYSCONFDIR:-/etc}"
+UNITDIR="${UNITDIR:-$PREFIX/lib/systemd/system}"
 BIN="$ROOT/.build/release"
 TOOLS=(tdf packager kas player)
 
 case "$PREFIX" in /*) ;; *) echo "install: PREFIX must be an absolute path (got '$PREFIX')" >&2; exit 64 ;; esac
 case "$SYSCONFDIR" in /*) ;; *) echo "install: SYSCONFDIR must be an absolute path (got '$SYSCONFDIR')" >&2; exit 64 ;; esac
+case "$UNITDIR" in /*) ;; *) echo "install: UNITDIR must be an absolute path (got '$UNITDIR')" >&2; exit 64 ;; esac
 command -v help2man >/dev/null || { echo "install: help2man is missing (make deps installs it)" >&2; exit 1; }
 
 if [ "${NO_BUILD:-}" != 1 ]; then
@@ -24,9 +27,9 @@ for tool in "${TOOLS[@]}"; do
     [ -x "$BIN/$tool" ] || { echo "install: $BIN/$tool is missing; run without NO_BUILD=1" >&2; exit 1; }
 done
 
-version="$(git -C "$ROOT" describe --tags --always --dirty 2>/dev/null || echo unknown)"
+version="$("$ROOT/Tools/version.sh")"
 stage="$DESTDIR$PREFIX"
-install -d -m 0755 "$stage/bin" "$stage/share/man/man1" "$stage/share/mediadrm" "$stage/lib/systemd/system"
+install -d -m 0755 "$stage/bin" "$stage/share/man/man1" "$stage/share/mediadrm" "$DESTDIR$UNITDIR"
 for tool in "${TOOLS[@]}"; do
     install -m 0755 "$BIN/$tool" "$stage/bin/$tool"
     # The page is made from the installed binary's own --help, so it says what that binary does.
@@ -45,8 +48,8 @@ install -d -m 0755 "$stage/share/mediadrm/player"
 find "$ROOT/Packages/WebPlayer/player" -maxdepth 1 -type f -exec install -m 0644 {} "$stage/share/mediadrm/player/" \;
 
 sed -e "s#@bindir@#$PREFIX/bin#g" -e "s#@sysconfdir@#$SYSCONFDIR#g" "$ROOT/deploy/systemd/kas.service" \
-    > "$stage/lib/systemd/system/kas.service"
-chmod 0644 "$stage/lib/systemd/system/kas.service"
+    > "$DESTDIR$UNITDIR/kas.service"
+chmod 0644 "$DESTDIR$UNITDIR/kas.service"
 install -m 0644 "$ROOT/deploy/kas.example.json" "$stage/share/mediadrm/kas.example.json"
 install -d -m 0755 "$DESTDIR$SYSCONFDIR/mediadrm"
 if [ ! -e "$DESTDIR$SYSCONFDIR/mediadrm/kas.json" ]; then

@@ -31,6 +31,9 @@ extension KASConfiguration {
         public var heartbeatSeconds: Int?
         public var sessionTimeoutSeconds: Int?
         public var maxLiveSessionsPerViewer: Int?
+        public var liveKeyPeriodSeconds: Int?
+        public var livePeriodLeadSeconds: Int?
+        public var liveDVRSeconds: Int?
         public var auditMaxBytes: Int?
         public var auditKeepFiles: Int?
         public var fairPlayCertificateFile: String?
@@ -119,6 +122,9 @@ extension KASConfiguration {
         if let value = merged.heartbeatSeconds { configuration.media.heartbeatSeconds = value }
         if let value = merged.sessionTimeoutSeconds { configuration.media.sessionTimeoutSeconds = value }
         if let value = merged.maxLiveSessionsPerViewer { configuration.media.maxLiveSessionsPerViewer = value }
+        if let value = merged.liveKeyPeriodSeconds { configuration.media.liveKeyPeriodSeconds = value }
+        if let value = merged.livePeriodLeadSeconds { configuration.media.livePeriodLeadSeconds = value }
+        if let value = merged.liveDVRSeconds { configuration.media.liveDVRSeconds = value }
         if let value = merged.auditMaxBytes { configuration.media.auditMaxBytes = value }
         if let value = merged.auditKeepFiles { configuration.media.auditKeepFiles = value }
         guard (configuration.limits.reservedConnections ?? 0) < configuration.limits.maxConnections else {
@@ -330,6 +336,9 @@ extension KASConfiguration.Overrides {
         if let value = other.heartbeatSeconds { heartbeatSeconds = value }
         if let value = other.sessionTimeoutSeconds { sessionTimeoutSeconds = value }
         if let value = other.maxLiveSessionsPerViewer { maxLiveSessionsPerViewer = value }
+        if let value = other.liveKeyPeriodSeconds { liveKeyPeriodSeconds = value }
+        if let value = other.livePeriodLeadSeconds { livePeriodLeadSeconds = value }
+        if let value = other.liveDVRSeconds { liveDVRSeconds = value }
         if let value = other.auditMaxBytes { auditMaxBytes = value }
         if let value = other.auditKeepFiles { auditKeepFiles = value }
         if let value = other.fairPlayCertificateFile { fairPlayCertificateFile = value }

@@ -70,6 +70,15 @@ import Testing
             return try Curl.run(arguments + ["--data-binary", "@-", kas.url("/media/v1/rewrap")],
                                 stdin: JSONWriter.write(body, options: [.sortedKeys]))
         }
+        func startPlayback(region: String) throws -> CurlResult {
+            let body = JSONValue.object(JSONObject([
+                ("assetId", .string(asset)), ("drmSystem", .string("tdf")), ("manifestTypes", .array([.string("hls")])),
+                ("clientPlatform", .string("linux")),
+            ]))
+            return try Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(token)",
+                                 "-H", "\(Self.regionHeader): \(region)", "--data-binary", "@-", kas.url("/media/v1/playback")],
+                                stdin: JSONWriter.write(body))
+        }
         func refused(_ result: CurlResult) -> Refused {
             Refused(status: result.status, reason: (try? JSONParser.parse(result.body))?.object?["reason"]?.string)
         }
@@ -83,7 +92,8 @@ import Testing
             #expect(delivered == SecretKey(data: try Self.opensslKey(segment, kas: kas, work: work)))
         }
 
-        // Before the event: period 0 is within the lead, the event has not started.
+        // Before the event: no playback starts; period 0 is within the lead, but the event has not started.
+        #expect(refused(try startPlayback(region: "FR")) == Refused(status: 403, reason: "live_event_not_started"))
         #expect(refused(try rewrap(period0)) == Refused(status: 403, reason: "live_event_not_started"))
         // 1 s in: period 1 starts 5 s ahead, more than the 2 s lead.
         at(1)
@@ -92,6 +102,16 @@ import Testing
         at(7)
         try expectKey(try rewrap(period1), of: period1)
         try expectKey(try rewrap(period0), of: period0)
+        // A playback starts, says it is live and names the stream's master playlist; not in DE.
+        let started = try startPlayback(region: "FR")
+        #expect(started.status == 200, "\(started.text)")
+        let playback = try #require(try JSONParser.parse(started.body).object)
+        #expect(playback["mediaUrl"]?.string?.hasSuffix("/match/master.m3u8") == true, "\(started.text)")
+        #expect(playback["live"] == .object(JSONObject([
+            ("startsAt", .string(RFC3339Timestamp.string(seconds: start))),
+            ("endsAt", .string(RFC3339Timestamp.string(seconds: start + 8))), ("blackoutRegions", .array([.string("DE")])),
+        ])))
+        #expect(refused(try startPlayback(region: "DE")) == Refused(status: 403, reason: "region_blocked"))
         // The blackout: DE refused, no region refused (fail closed).
         #expect(refused(try rewrap(period1, region: "DE")) == Refused(status: 403, reason: "region_blocked"))
         #expect(refused(try rewrap(period1, region: nil)) == Refused(status: 403, reason: "region_unknown"))
@@ -109,6 +129,40 @@ import Testing
             #expect(audit.contains(#""reason":"\#(reason)""#), "\(reason)")
         }
         for secret in [session, token] { #expect(!audit.contains(secret)) }
+    }
+
+    /// `kas assets add` tells a live directory from a VOD one and refuses a malformed event, each
+    /// with a sentence saying what to do; nothing is catalogued.
+    @Test func assetsAddRefusesAMismatchedOrMalformedLiveEvent() throws {
+        let kas = try KASTestHarness()
+        defer { kas.stop() }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("kas-live-add-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let stream = try LiveStreamFixture(kas: kas, in: work)
+        try ProjectTools.check(runProcess(try ProjectTools.packager(), [
+            "package", try ProjectTools.clip(), "--profile", "tdf-hls", "-o", work + "/vod/", "--kas-url", kas.publicURL,
+            "--kas-public-key", work + "/kas.pub.pem", "--policy", work + "/policy.json", "--segment-duration", "2", "--quiet",
+        ]), "packager")
+        func add(_ directory: String, _ extra: [String]) throws -> KASToolHarness.Result {
+            try KASToolHarness.run(["assets", "add", directory + "/", "--path", "/x/", "--data-dir", kas.dataDirectory,
+                                    "--public-url", kas.publicURL] + extra)
+        }
+        let cases: [(String, [String], String)] = [
+            (stream.directory, [], "is a live stream (its segments carry livePeriod): add it with --live"),
+            (work + "/vod", ["--live"], "is not a live stream"),
+            (stream.directory, ["--live", "--starts-at", "2026-12-05 19:00"], "expected an RFC 3339 UTC time"),
+            (stream.directory, ["--live", "--starts-at", "2026-12-05T19:00:00Z", "--ends-at", "2026-12-05T18:00:00Z"],
+             "'--ends-at' must be after '--starts-at'"),
+            (stream.directory, ["--live", "--blackout-regions", "de"], "expected ISO 3166-1 alpha-2 codes in upper case"),
+            (stream.directory, ["--live", "--blackout-regions", "DE,"], "invalid region ''"),
+            (stream.directory, ["--ends-at", "2026-12-05T18:00:00Z"], "'--ends-at' goes with '--live' only"),
+        ]
+        for (directory, extra, message) in cases {
+            let result = try add(directory, extra)
+            #expect(result.status != 0 && result.stderr.contains(message), "\(extra): \(result.stderr)")
+        }
+        #expect(try kas.application.delivery.catalog.entries().isEmpty)
     }
 
     /// The segment's content key as the openssl CLI unwraps its key access object with the ring's

@@ -6,7 +6,7 @@
 /// without their query string: a signed URL's `md5` and `expires` let whoever holds them read the
 /// title until it expires, so they stay out of the access log like any other credential.
 ///
-/// With `live` (`kas origin-config --live`, docs/live.md "The live origin") a live tdf-hls
+/// With `liveSegmentDuration` (`kas origin-config --live`, docs/live.md "The live origin") a live tdf-hls
 /// directory is served: its playlists change every segment, so they are cached at most half a
 /// segment duration, while its segments and inits never change once written and are cached long;
 /// `live-state.json` (the packager's restart state) is not served.

@@ -29,7 +29,8 @@ enum AssetsCommand {
                  --config, KAS_* variables or --public-url, as for 'kas serve'). --path is where the origin \
                  serves it, one entry directly under its root: /NAME for an fps-v2 file, /NAME/ for a directory; \
                  one signed URL covers that prefix. Adding an asset again replaces its entry. Prints the \
-                 asset id.
+                 asset id. A live tdf-hls directory (packager live) is added with --live and its event: keys \
+                 only from --starts-at until --ends-at plus media.liveDVRSeconds, none in --blackout-regions.
                  """,
                  options: [
                     ToolOption.single("path", valueName: "/name", help: "Where the origin serves the package.", required: true),
@@ -37,7 +38,7 @@ enum AssetsCommand {
                     configOption,
                     ToolOption.single("public-url", valueName: "url", help: "The KAS's public URL (the accepted key service)."),
                     CommonOptions.dataDirectory,
-                 ],
+                 ] + LiveEventOptions.options,
                  arguments: [ToolArgument("package", help: "The package file, directory or URL.")]) { parsed, console in
             let package = try parsed.requiredArgument("package")
             let pathText = try parsed.requiredValue("path")
@@ -50,12 +51,13 @@ enum AssetsCommand {
             if let title = parsed.value("title"), title.isEmpty || title.utf8.count > 256 {
                 throw UsageError("invalid value for '--title': expected 1 to 256 bytes of text")
             }
+            let live = try LiveEventOptions.event(parsed)
             let configuration = try loadConfiguration(parsed)
             let entry: CatalogEntry
             do throws(CatalogError) {
                 entry = try CatalogPackageReader.read(location: package, title: parsed.value("title"), mediaPath: mediaPath,
                                                       acceptedKASURLs: configuration.acceptedKASURLs,
-                                                      admission: keyAdmission(configuration))
+                                                      admission: keyAdmission(configuration), live: live)
             } catch {
                 throw ToolFailure(error.reason)
             }
@@ -68,7 +70,7 @@ enum AssetsCommand {
                     ? "another asset is already served at '\(mediaPath)'; remove it first ('kas assets remove') or choose another --path"
                     : "cannot write the catalog: \(error.reason)")
             }
-            console.progress("catalogued \(entry.profile.rawValue) '\(entry.title)' (\(entry.components.joined(separator: ", ")), "
+            console.progress("catalogued \(entry.live == nil ? "" : "live ")\(entry.profile.rawValue) '\(entry.title)' (\(entry.components.joined(separator: ", ")), "
                              + "\(Int(entry.duration.rounded())) s) at \(mediaPath)")
             console.print(entry.assetID)
         }
@@ -91,7 +93,7 @@ enum AssetsCommand {
                         ("assetId", .string(entry.assetID)), ("title", .string(entry.title)),
                         ("duration", .number(JSONNumber(entry.duration))), ("profile", .string(entry.profile.rawValue)),
                         ("components", .array(entry.components.map(JSONValue.string))), ("path", .string(entry.mediaPath.prefix)),
-                    ]))
+                    ] + (entry.live.map { [("live", $0.jsonValue)] } ?? [])))
                 }
                 console.write(JSONWriter.write(.array(items), options: [.prettyPrinted]) + Data("\n".utf8))
                 return

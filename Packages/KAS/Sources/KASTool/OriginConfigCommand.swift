@@ -6,8 +6,9 @@ import KASObservability
 import KASRedis
 import MediaDRMToolSupport
 
-/// `kas origin-config --root DIR --secret-file F --listen HOST:PORT [--access-log FILE]`: the
-/// nginx block for signed media URLs (docs/delivery.md#nginx).
+/// `kas origin-config --root DIR --secret-file F --listen HOST:PORT [--access-log FILE]
+/// [--live [--segment-duration S]]`: the nginx block for signed media URLs (docs/delivery.md#nginx;
+/// live: docs/live.md "The live origin").
 enum OriginConfigCommand {
     static var verb: ToolVerb {
         ToolVerb("origin-config", summary: "Print the nginx server block that serves the catalog with signed URLs.",
@@ -18,7 +19,10 @@ enum OriginConfigCommand {
                  the two origin secrets; when the file does not exist it is created (0600) with fresh ones. \
                  --rotate puts a fresh secret into the slot not signing and makes it the signing slot: \
                  reload nginx first, then restart 'kas serve'; URLs signed before stay valid until the next \
-                 rotation. The secrets are never printed. Give the same file to 'kas serve --origin-secret-file'.
+                 rotation. The secrets are never printed. Give the same file to 'kas serve --origin-secret-file'. \
+                 --live writes the block for live tdf-hls directories: playlists cached at most half of \
+                 --segment-duration (the packager's, default 6), segments and inits cached a day, \
+                 live-state.json not served.
                  """,
                  options: [
                     ToolOption.single("root", valueName: "dir", help: "The directory the catalogued packages are in.", required: true),
@@ -28,6 +32,9 @@ enum OriginConfigCommand {
                     ToolOption.single("access-log", valueName: "file",
                                       help: "The block's access log (default \(OriginConfig.defaultAccessLog))."),
                     ToolOption.flag("rotate", help: "Rotate the origin secret (see above)."),
+                    ToolOption.flag("live", help: "Serve live tdf-hls directories (see above)."),
+                    ToolOption.single("segment-duration", valueName: "seconds",
+                                      help: "With --live: the packager's --segment-duration (default 6)."),
                  ]) { parsed, console in
             let root = try parsed.requiredValue("root")
             let secretFile = try parsed.requiredValue("secret-file")
@@ -42,6 +49,12 @@ enum OriginConfigCommand {
                 throw UsageError("'--root', '--secret-file' and '--access-log' must be absolute paths (nginx resolves relative ones against its prefix)")
             }
             guard ListenAddress(listen) != nil else { throw UsageError("invalid value '\(listen)' for '--listen': expected host:port") }
+            let live = parsed.flag("live")
+            guard live || parsed.value("segment-duration") == nil else {
+                throw UsageError("'--segment-duration' goes with '--live' only: a VOD origin caches every file alike")
+            }
+            var segmentDuration: Int?
+            if live { segmentDuration = try parsed.integer("segment-duration", in: 1...3600) ?? 6 }
             let origins = parsed.values("cors-origin")
             for origin in origins where !OriginConfig.isQuotable(origin) || origin.contains(" ") || origin == "*" {
                 throw UsageError("invalid value '\(origin.prefix(64))' for '--cors-origin': expected scheme://host[:port]")
@@ -57,7 +70,7 @@ enum OriginConfigCommand {
                 throw ToolFailure(error.reason)
             }
             console.write(Data(OriginConfig(root: root, secretFile: secretFile, listen: listen, corsOrigins: origins,
-                                                   accessLog: accessLog).serverBlock.utf8))
+                                                   accessLog: accessLog, liveSegmentDuration: segmentDuration).serverBlock.utf8))
         }
     }
 }

@@ -29,4 +29,12 @@ public enum MediaDenial: String, Sendable, Equatable, Hashable, CaseIterable {
     case offlineProfileUnsupported = "offline_profile_unsupported"
     /// The viewer holds live offline licences of this asset on `maxOfflineDevices` other devices.
     case offlineDeviceLimit = "offline_device_limit"
+    /// A live event's catalog window has not opened yet (docs/live.md "Live on the KAS").
+    case liveEventNotStarted = "live_event_not_started"
+    /// A live event's catalog window, with its DVR range, has closed.
+    case liveEventEnded = "live_event_ended"
+    /// The key's live period starts further ahead of the KAS clock than the period lead.
+    case livePeriodNotStarted = "live_period_not_started"
+    /// The key's live period ended longer ago than the DVR range.
+    case livePeriodExpired = "live_period_expired"
 }

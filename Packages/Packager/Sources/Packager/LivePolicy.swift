@@ -30,7 +30,10 @@ struct LivePolicy {
         self.policyJSON = JSONWriter.write(.object(policy), options: [])
         self.rules = rules
         self.uuid = uuid
+        // The policy file is checked once up front; that trial policy (start 0) is not kept, or
+        // period 0's segments would carry it instead of their period's real start.
         _ = try self.policy(period: 0, start: 0)
+        made = [:]
     }
 
     /// The policy of the segments of key period `period`, which began at `start` (Unix seconds).

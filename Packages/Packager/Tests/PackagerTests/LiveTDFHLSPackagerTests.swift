@@ -154,6 +154,15 @@ import Testing
         // The periods go on from the stream's clock: 10 s is inside period 1.
         // The second run continues where the first ended (about 9.9 s), inside period 1.
         #expect(b["periods"] as? [Int] == [1, 2])
+        // Every period's start is the stream's clock plus p key periods, period 0's too (it is
+        // the stream's start, never the policy check's placeholder).
+        let opened = try Self.open(dir, "video", Array(0 ..< 10))
+        var periodStarts: [Int64: Int64] = [:]
+        for n in 0 ..< 10 {
+            if let period = opened.policies[n]?["livePeriod"]?.int64 { periodStarts[period] = opened.policies[n]?["livePeriodStart"]?.int64 }
+        }
+        let start0 = try #require(periodStarts[0])
+        #expect(start0 > 1_700_000_000 && periodStarts == [0: start0, 1: start0 + 6, 2: start0 + 12], "\(periodStarts)")
 
         let playlists = try Self.playlists(dir)
         let parsed = try IndependentTools.m3u8(playlists)

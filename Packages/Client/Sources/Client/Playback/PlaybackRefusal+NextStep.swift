@@ -21,6 +21,9 @@ extension PlaybackError.Refusal {
             case .offlineNotAllowed: return "Watch it online instead."
             case .offlineProfileUnsupported: return "Watch it online instead."
             case .offlineDeviceLimit: return "Remove the download from another device, then try again."
+            case .liveEventNotStarted: return "Come back when the event starts."
+            case .liveEventEnded: return "Choose another title; this event is over."
+            case .livePeriodNotStarted, .livePeriodExpired: return "Return to the live edge, then try again."
             }
         }
     }

@@ -57,6 +57,10 @@ extension PlaybackError {
                     return "this package's profile (tdf-hls) has no offline licences: package it as fps-v2 to download it"
                 case .offlineDeviceLimit:
                     return "this title is downloaded on as many devices as allowed: release it on another device first"
+                case .liveEventNotStarted: return "this live event has not started yet"
+                case .liveEventEnded: return "this live event has ended"
+                case .livePeriodNotStarted: return "this part of the live stream has not been broadcast yet"
+                case .livePeriodExpired: return "this part of the live stream is older than the replay window"
                 }
             }
         }

@@ -149,8 +149,8 @@ public final class KASApplication: Sendable {
         if let media {
             let authentication = AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics)
             registerMediaRoutes(on: router, service: media, regions: regions, authentication: authentication)
-            registerMediaRewrapRoute(on: router, service: MediaRewrapService(media: media, keys: keyRing), regions: regions,
-                                     authentication: authentication)
+            registerMediaRewrapRoute(on: router, service: MediaRewrapService(media: media, keys: keyRing, catalog: delivery?.catalog),
+                                     regions: regions, authentication: authentication)
         }
         if let delivery {
             registerDeliveryRoutes(on: router, service: delivery, regions: regions,

@@ -62,6 +62,9 @@ extension KASConfiguration {
             ("heartbeatSeconds", number(media.heartbeatSeconds)),
             ("sessionTimeoutSeconds", number(media.sessionTimeoutSeconds)),
             ("maxLiveSessionsPerViewer", number(media.maxLiveSessionsPerViewer)),
+            ("liveKeyPeriodSeconds", number(media.liveKeyPeriodSeconds)),
+            ("livePeriodLeadSeconds", number(media.livePeriodLeadSeconds)),
+            ("liveDVRSeconds", number(media.liveDVRSeconds)),
             ("auditMaxBytes", number(media.auditMaxBytes)),
             ("auditKeepFiles", number(media.auditKeepFiles)),
         ]))))

@@ -31,6 +31,9 @@ extension KASConfiguration {
         public var heartbeatSeconds: Int?
         public var sessionTimeoutSeconds: Int?
         public var maxLiveSessionsPerViewer: Int?
+        public var liveKeyPeriodSeconds: Int?
+        public var livePeriodLeadSeconds: Int?
+        public var liveDVRSeconds: Int?
         public var auditMaxBytes: Int?
         public var auditKeepFiles: Int?
         public var fairPlayCertificateFile: String?
@@ -68,6 +71,7 @@ extension KASConfiguration {
         "KAS_KEY_REQUESTS_PER_MINUTE", "KAS_SESSION_STARTS_PER_MINUTE", "KAS_PLAYBACK_STARTS_PER_MINUTE",
         "KAS_TRUSTED_PROXIES", "KAS_REGION_HEADER",
         "KAS_HEARTBEAT_SECONDS", "KAS_SESSION_TIMEOUT_SECONDS", "KAS_MAX_LIVE_SESSIONS_PER_VIEWER",
+        "KAS_LIVE_KEY_PERIOD_SECONDS", "KAS_LIVE_PERIOD_LEAD_SECONDS", "KAS_LIVE_DVR_SECONDS",
         "KAS_AUDIT_MAX_BYTES", "KAS_AUDIT_KEEP_FILES", "KAS_FAIRPLAY_CERTIFICATE_FILE", "KAS_FAIRPLAY_SDK_COMMAND",
         "KAS_FAIRPLAY_SDK_ARGUMENTS", "KAS_FAIRPLAY_SDK_URL", "KAS_FAIRPLAY_TIMEOUT_SECONDS",
         "KAS_ORIGIN_URL", "KAS_ORIGIN_SECRET_FILE", "KAS_DELIVERY_SECRET_FILE", "KAS_MEDIA_URL_MARGIN_SECONDS",
@@ -119,6 +123,9 @@ extension KASConfiguration {
         if let value = merged.heartbeatSeconds { configuration.media.heartbeatSeconds = value }
         if let value = merged.sessionTimeoutSeconds { configuration.media.sessionTimeoutSeconds = value }
         if let value = merged.maxLiveSessionsPerViewer { configuration.media.maxLiveSessionsPerViewer = value }
+        if let value = merged.liveKeyPeriodSeconds { configuration.media.liveKeyPeriodSeconds = value }
+        if let value = merged.livePeriodLeadSeconds { configuration.media.livePeriodLeadSeconds = value }
+        if let value = merged.liveDVRSeconds { configuration.media.liveDVRSeconds = value }
         if let value = merged.auditMaxBytes { configuration.media.auditMaxBytes = value }
         if let value = merged.auditKeepFiles { configuration.media.auditKeepFiles = value }
         guard (configuration.limits.reservedConnections ?? 0) < configuration.limits.maxConnections else {
@@ -330,6 +337,9 @@ extension KASConfiguration.Overrides {
         if let value = other.heartbeatSeconds { heartbeatSeconds = value }
         if let value = other.sessionTimeoutSeconds { sessionTimeoutSeconds = value }
         if let value = other.maxLiveSessionsPerViewer { maxLiveSessionsPerViewer = value }
+        if let value = other.liveKeyPeriodSeconds { liveKeyPeriodSeconds = value }
+        if let value = other.livePeriodLeadSeconds { livePeriodLeadSeconds = value }
+        if let value = other.liveDVRSeconds { liveDVRSeconds = value }
         if let value = other.auditMaxBytes { auditMaxBytes = value }
         if let value = other.auditKeepFiles { auditKeepFiles = value }
         if let value = other.fairPlayCertificateFile { fairPlayCertificateFile = value }

@@ -31,6 +31,9 @@ import Foundation
 /// | `media.heartbeatSeconds` | `KAS_HEARTBEAT_SECONDS` | | 60 (1 ... 86400) |
 /// | `media.sessionTimeoutSeconds` (at least the heartbeat) | `KAS_SESSION_TIMEOUT_SECONDS` | | 180 (1 ... 604800) |
 /// | `media.maxLiveSessionsPerViewer` | `KAS_MAX_LIVE_SESSIONS_PER_VIEWER` | | 32 (1 ... 100000) |
+/// | `media.liveKeyPeriodSeconds` (the packager's `--key-period`) | `KAS_LIVE_KEY_PERIOD_SECONDS` | | 600 (1 ... 31536000) |
+/// | `media.livePeriodLeadSeconds` | `KAS_LIVE_PERIOD_LEAD_SECONDS` | | 600 (1 ... 31536000) |
+/// | `media.liveDVRSeconds` | `KAS_LIVE_DVR_SECONDS` | | 600 (0 ... 31536000) |
 /// | `media.auditMaxBytes` (rotation size) | `KAS_AUDIT_MAX_BYTES` | | 64 MiB (1024 ... 1 TiB) |
 /// | `media.auditKeepFiles` (rotated files kept) | `KAS_AUDIT_KEEP_FILES` | | 5 (1 ... 1000) |
 /// | `fairplay.certificateFile` (DER application certificate bundle) | `KAS_FAIRPLAY_CERTIFICATE_FILE` | | none: FairPlay off |
@@ -167,6 +170,12 @@ public struct KASConfiguration: Sendable, Equatable {
         public var sessionTimeoutSeconds: Int = 180
         /// Live sessions one viewer may hold over all assets.
         public var maxLiveSessionsPerViewer: Int = 32
+        /// A live key period's length: the packager's `--key-period` (docs/live.md).
+        public var liveKeyPeriodSeconds: Int = 600
+        /// A live key period may start at most this long after the clock.
+        public var livePeriodLeadSeconds: Int = 600
+        /// A live key period (and an event) is served this long after it ended.
+        public var liveDVRSeconds: Int = 600
         /// `audit.log` is rotated when a line would take it past this size.
         public var auditMaxBytes: Int = 64 << 20
         /// Rotated audit files kept (`audit.log.1` ... `audit.log.N`).

@@ -28,10 +28,13 @@ public struct CatalogEntry: Sendable, Equatable {
     /// `<rendition>.m3u8`), each strictly read and bounded when it was added: the KAS serves each
     /// playback its own copy with signed URIs (`PlaybackManifests`).
     public var manifests: [String: Data]
+    /// A live tdf-hls stream's event (`--live`); nil for a VOD title. `duration` is then what the
+    /// playlists listed when it was added.
+    public var live: CatalogLiveEvent?
 
     package init(assetID: String, title: String, duration: Double, profile: CatalogProfile, components: [String],
                 mediaPath: TitlePath, policyJSON: Data, manifest: Data?, keyIDs: [CatalogKeyID] = [],
-                manifests: [String: Data] = [:]) {
+                manifests: [String: Data] = [:], live: CatalogLiveEvent? = nil) {
         self.assetID = assetID
         self.title = title
         self.duration = duration
@@ -42,6 +45,7 @@ public struct CatalogEntry: Sendable, Equatable {
         self.manifest = manifest
         self.keyIDs = keyIDs
         self.manifests = manifests
+        self.live = live
     }
 
     /// The stores' text of `keyIDs`: `video=<32 hex>,audio=<32 hex>`; nil when there are none.

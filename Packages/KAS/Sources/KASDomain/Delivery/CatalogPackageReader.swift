@@ -2,21 +2,25 @@ import Foundation
 import MediaDRMFPSv2
 import MediaDRMHLS
 import MediaDRMJSON
+import MediaDRMMedia
 import MediaDRMTDF
 
 /// Reads a package the way players do, to catalog it: an fps-v2 archive or directory through
 /// the fps-v2 reader (every admission check, for the key services this KAS accepts), a tdf-hls
 /// directory through its master and media playlists and its first segment's TDF manifest, a cmaf
 /// directory through `CatalogCMAFReader` (its keys unwrapped by `admission`, this KAS's ring).
+/// A live tdf-hls directory (`packager live`, its segments' policies carrying `livePeriod`) is
+/// read the same way and catalogued only with its event (`live`, `kas assets add --live`).
 package enum CatalogPackageReader {
     /// The catalog entry for the package at `location`: a local file or directory, or an
     /// http(s) URL (`CatalogPackageDownload` fetches what is read into a temporary directory).
     public static func read(location: String, title: String?, mediaPath: TitlePath,
-                            acceptedKASURLs: [String], admission: ManifestAdmission? = nil) throws(CatalogError) -> CatalogEntry {
+                            acceptedKASURLs: [String], admission: ManifestAdmission? = nil,
+                            live: CatalogLiveEvent? = nil) throws(CatalogError) -> CatalogEntry {
         let lowered = location.lowercased()
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
             return try read(path: location, title: title, mediaPath: mediaPath, acceptedKASURLs: acceptedKASURLs,
-                            admission: admission)
+                            admission: admission, live: live)
         }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("kas-assets-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: scratch) }
@@ -26,12 +30,13 @@ package enum CatalogPackageReader {
         if path.hasSuffix("/master.m3u8") { path = (path as NSString).deletingLastPathComponent }
         let name = (path as NSString).lastPathComponent
         return try read(path: local, title: title ?? (name.isEmpty || name == "/" ? nil : defaultName(name)),
-                        mediaPath: mediaPath, acceptedKASURLs: acceptedKASURLs)
+                        mediaPath: mediaPath, acceptedKASURLs: acceptedKASURLs, live: live)
     }
 
     /// The catalog entry for the package at `path` (a local file or directory).
     public static func read(path: String, title: String?, mediaPath: TitlePath,
-                            acceptedKASURLs: [String], admission: ManifestAdmission? = nil) throws(CatalogError) -> CatalogEntry {
+                            acceptedKASURLs: [String], admission: ManifestAdmission? = nil,
+                            live: CatalogLiveEvent? = nil) throws(CatalogError) -> CatalogEntry {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw CatalogError("the package '\(path)' does not exist")
@@ -46,10 +51,25 @@ package enum CatalogPackageReader {
                 ? "'\(path)' is a \(profile.rawValue) directory: its --path must end with '/' (for example /\(defaultName(path))/)"
                 : "'\(path)' is an fps-v2 package: its --path names a file, without a trailing '/' (for example /\(defaultName(path)))")
         }
+        guard live == nil || profile == .tdfHLS else {
+            throw CatalogError("'\(path)' is a \(profile.rawValue) package: --live takes a live tdf-hls directory (packager live)")
+        }
         let name = title ?? defaultName(path)
         switch profile {
         case .fpsV2: return try readFPSv2(path: path, title: name, mediaPath: mediaPath, acceptedKASURLs: acceptedKASURLs)
-        case .tdfHLS: return try readTDFHLS(path: path, title: name, mediaPath: mediaPath, acceptedKASURLs: acceptedKASURLs)
+        case .tdfHLS:
+            var entry = try readTDFHLS(path: path, title: name, mediaPath: mediaPath, acceptedKASURLs: acceptedKASURLs)
+            let isLive = (try? TDFPolicy(parsing: entry.policyJSON))?.media
+                .flatMap { try? MediaRules(json: $0) }?.livePeriod != nil
+            switch (isLive, live) {
+            case (true, nil):
+                throw CatalogError("'\(path)' is a live stream (its segments carry livePeriod): add it with --live")
+            case (false, .some):
+                throw CatalogError("'\(path)' is not a live stream (its segments carry no livePeriod): package it with 'packager live', or add it without --live")
+            default:
+                entry.live = live
+                return entry
+            }
         case .cmaf: return try CatalogCMAFReader.read(path: path, title: name, mediaPath: mediaPath, admission: admission)
         }
     }

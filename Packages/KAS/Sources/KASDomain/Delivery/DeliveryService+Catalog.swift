@@ -37,7 +37,7 @@ extension DeliveryService {
         var next: String?
         for entry in entries[start...] {
             guard let policy = try? policy(of: entry),
-                  try refusal(for: policy, viewer: viewer, region: region, now: now) == nil else { continue }
+                  try refusal(for: policy, of: entry, viewer: viewer, region: region, now: now) == nil else { continue }
             if titles.count == pageSize {
                 // One more title this viewer may watch exists: the page ends at the last one listed.
                 next = titles.last?.object?["assetId"]?.string

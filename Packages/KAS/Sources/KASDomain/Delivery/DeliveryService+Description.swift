@@ -9,7 +9,7 @@ extension DeliveryService {
     package func describe(assetID: String?, viewer: Identity, region: String?) throws(DeliveryFailure) -> JSONValue {
         let entry = try entry(assetID)
         let now = clock()
-        if let denial = try refusal(for: try policy(of: entry), viewer: viewer, region: region, now: now) {
+        if let denial = try refusal(for: try policy(of: entry), of: entry, viewer: viewer, region: region, now: now) {
             audit("delivery_describe", viewer: viewer, asset: entry.assetID, decision: .deny, reason: denial.rawValue, now: now)
             media.countDenial(denial.rawValue)
             throw .denied(denial)

@@ -20,7 +20,7 @@ extension DeliveryService {
         let entry = try entry(request.assetID)
         try Self.checkServed(request, entry: entry)
         let policy = try policy(of: entry)
-        if let denial = try refusal(for: policy, viewer: viewer, region: region, now: now) {
+        if let denial = try refusal(for: policy, of: entry, viewer: viewer, region: region, now: now) {
             audit("playback_start", viewer: viewer, asset: entry.assetID, decision: .deny, reason: denial.rawValue, now: now)
             media.countDenial(denial.rawValue)
             throw .denied(denial)
@@ -66,6 +66,7 @@ extension DeliveryService {
             ("mediaUrl", .string(signed.url)),
             ("mediaUrlExpiresAt", .string(Self.timestamp(signed.expires))),
         ]
+        if let live = entry.live { members.append(("live", live.jsonValue)) }
         switch system {
         case .fairplay:
             let urls = entry.components.map { ($0, licenseURL(playbackID: playbackID, component: $0, now: now)) }
@@ -154,7 +155,7 @@ extension DeliveryService {
               playback.viewer.storeKey == viewer.storeKey
         else { throw .noSuchPlayback }
         let entry = try entry(playback.assetID)
-        if let denial = try refusal(for: try policy(of: entry), viewer: viewer, region: region, now: now) {
+        if let denial = try refusal(for: try policy(of: entry), of: entry, viewer: viewer, region: region, now: now) {
             audit("playback_renewal", viewer: viewer, asset: entry.assetID, decision: .deny, reason: denial.rawValue, now: now)
             media.countDenial(denial.rawValue)
             throw .denied(denial)

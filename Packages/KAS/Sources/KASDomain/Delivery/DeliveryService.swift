@@ -105,16 +105,26 @@ package final class DeliveryService: Sendable {
 
     /// The title's policy for this viewer as far as it is known before a key request: the media
     /// authorizer's answer to whether this viewer may start a playback of it now
-    /// (`MediaAuthorizer.playbackStartRefusal`).
-    func refusal(for policy: AdmittedManifest, viewer: Identity, region: String?, now: Date) throws(DeliveryFailure) -> MediaDenial? {
-        try storeCall { () throws(StoreError) in
+    /// (`MediaAuthorizer.playbackStartRefusal`), then, for a live title, its event's window and
+    /// blackouts (`CatalogLiveEvent`).
+    func refusal(for policy: AdmittedManifest, of entry: CatalogEntry, viewer: Identity, region: String?,
+                 now: Date) throws(DeliveryFailure) -> MediaDenial? {
+        let denial = try storeCall { () throws(StoreError) in
             try media.authorizer.playbackStartRefusal(viewer: viewer, asset: policy.policy, region: region, now: now)
         }
+        return denial ?? entry.live?.refusal(region: region, now: now, dvrSeconds: media.configuration.livePeriods.dvrSeconds)
     }
 
-    /// The media URL of a title and when it stops working: the title's duration plus the margin.
+    /// The media URL of a title and when it stops working: the title's duration plus the margin;
+    /// for a live title, the DVR range plus the margin, or until its end when that is later (a
+    /// viewer of an open-ended stream renews the URL, `renewMediaURL`).
     func mediaURL(_ entry: CatalogEntry, now: Date) -> (url: String, expires: Date) {
-        let expires = now.addingTimeInterval(entry.duration.rounded(.up) + TimeInterval(settings.mediaURLMarginSeconds))
+        var lifetime = entry.duration.rounded(.up)
+        if let live = entry.live {
+            lifetime = TimeInterval(media.configuration.livePeriods.dvrSeconds)
+                + max(0, (live.endsAt?.timeIntervalSince(now) ?? 0).rounded(.up))
+        }
+        let expires = now.addingTimeInterval(lifetime + TimeInterval(settings.mediaURLMarginSeconds))
         if let origin { return (origin.signedURL(for: entry.mediaPath, expires: expires), expires) }
         return ((originURL ?? "") + entry.mediaPath.entryPath, expires)
     }

@@ -61,6 +61,8 @@ struct MediaGrant: Sendable, Equatable {
 struct MediaAuthorizer: Sendable {
     let store: any MediaStore
     let audit: MediaAuditLog?
+    /// The bounds of live key periods (`MediaServiceConfiguration.livePeriods`).
+    var livePeriods = LivePeriodSettings()
 
     func authorize(_ request: MediaAuthorizationRequest) throws(StoreError) -> MediaAuthorization {
         let viewer = request.viewer, asset = request.asset, session = request.session, now = request.now
@@ -73,7 +75,8 @@ struct MediaAuthorizer: Sendable {
         }
         let input = MediaPolicyInput(
             policyUUID: asset.policyUUID, dataAttributes: asset.dataAttributes, dissem: asset.dissem, rules: asset.rules,
-            viewer: viewer, region: request.region, device: request.device, firstPlay: firstPlay, playbackRank: rank, now: now)
+            viewer: viewer, region: request.region, device: request.device, firstPlay: firstPlay, playbackRank: rank, now: now,
+            livePeriods: livePeriods)
         guard let denial = MediaRuleEvaluator.evaluate(input) else {
             return .granted(MediaGrant(viewer: viewer.storeKey, firstPlayKey: playKey, time: now))
         }
@@ -87,6 +90,7 @@ struct MediaAuthorizer: Sendable {
 
     /// May this viewer start a playback of this asset now? The rules that can be decided before a
     /// device or a playback exists: entitlement, dissemination, the rental windows and regions.
+    /// A live key period is a segment's, not the stream's, so it waits for the key request too.
     /// The device rules (`minSecurityLevel`, `hdcp`, `allowVirtualMachines`) wait for the key
     /// request, which knows the device, and the stream limit for the session start and the key
     /// request, which know the playback. Nil allows; otherwise the denial a key request would give
@@ -98,6 +102,8 @@ struct MediaAuthorizer: Sendable {
         rules?.hdcp = nil
         rules?.allowVirtualMachines = nil
         rules?.maxConcurrentStreams = nil
+        rules?.livePeriod = nil
+        rules?.livePeriodStart = nil
         return MediaRuleEvaluator.evaluate(MediaPolicyInput(
             policyUUID: asset.policyUUID, dataAttributes: asset.dataAttributes, dissem: asset.dissem, rules: rules,
             viewer: viewer, region: region, device: .software(reportedVirtualMachine: nil), firstPlay: firstPlay,

@@ -14,7 +14,9 @@ import MediaDRMTDF
 /// session (live, this viewer's, open path); each policy parsed strictly, its uuid the session's
 /// asset, its `arkavo:media` well formed; every key access object unwrapped and its policy
 /// binding verified by the OpenTDF rewrap code (`OpenTDFRewrapService.unwrapAndVerify`); then
-/// the media policy of each policy by the key request's own authorize step (`MediaAuthorizer`). A request is answered whole:
+/// the media policy of each policy by the key request's own authorize step (`MediaAuthorizer`,
+/// which bounds a live key period); for a live catalog title, its event's window and blackouts
+/// (`CatalogLiveEvent`). A request is answered whole:
 /// one refused object refuses it, so a key access object of another stream costs the request,
 /// never leaks a key. Refusals are the key request's `MediaFailure`s (answered 403 `manifest
 /// refused` with the cause in the audit log, 403 `platform refused` + `MediaDenial` code, 429,
@@ -22,12 +24,15 @@ import MediaDRMTDF
 package final class MediaRewrapService: Sendable {
     let media: MediaService
     let rewrap: OpenTDFRewrapService
+    let catalog: (any CatalogStore)?
 
     /// `keys`: the KAS key ring (RSA `wrapped` and P-256 `ec-wrapped` objects, by kid or the
-    /// active key then retired ones, as on the OpenTDF routes).
-    public init(media: MediaService, keys: any OpenTDFKeyProvider) {
+    /// active key then retired ones, as on the OpenTDF routes). `catalog`: where live titles'
+    /// events are; nil (or an asset not catalogued) leaves only the policy's rules.
+    public init(media: MediaService, keys: any OpenTDFKeyProvider, catalog: (any CatalogStore)? = nil) {
         self.media = media
         self.rewrap = OpenTDFRewrapService(keys: keys, clock: media.clock)
+        self.catalog = catalog
     }
 
     /// One request, audited and counted whatever its outcome. `decoded` is the body as the route
@@ -95,6 +100,7 @@ package final class MediaRewrapService: Sendable {
             case .denied(let denial): throw .denied(denial)
             }
         }
+        if let denial = try liveEventRefusal(asset: session.asset, region: region, now: now) { throw .denied(denial) }
 
         // The keys leave, each wrapped to the client key with one KAS ephemeral key per response.
         let ephemeral: ECP256.KeyAgreement.PrivateKey
@@ -123,6 +129,18 @@ package final class MediaRewrapService: Sendable {
             throw .unavailable(.store)
         }
         return (response, delivered)
+    }
+
+    /// The catalog's live event of the asset, if it is a live title: its refusal of this viewer now.
+    private func liveEventRefusal(asset: String, region: String?, now: Date) throws(MediaFailure) -> MediaDenial? {
+        guard let catalog else { return nil }
+        let entry: CatalogEntry?
+        do {
+            entry = try catalog.entry(assetID: asset)
+        } catch {
+            throw .unavailable(.store)
+        }
+        return entry?.live?.refusal(region: region, now: now, dvrSeconds: media.configuration.livePeriods.dvrSeconds)
     }
 
     /// One policy of the request: parsed strictly, of the session's asset, with well-formed media

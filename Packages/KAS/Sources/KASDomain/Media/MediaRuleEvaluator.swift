@@ -40,9 +40,12 @@ struct MediaPolicyInput: Sendable {
     /// The position of the session's playback among the viewer's live playbacks of the asset.
     var playbackRank: Int?
     var now: Date
+    /// The bounds of a live key period (`livePeriod` in the rules) around `now`.
+    var livePeriods: LivePeriodSettings
 
     init(policyUUID: String, dataAttributes: [String], dissem: [String], rules: MediaRules?, viewer: Identity,
-                region: String?, device: DeviceCapabilities, firstPlay: Date?, playbackRank: Int?, now: Date) {
+                region: String?, device: DeviceCapabilities, firstPlay: Date?, playbackRank: Int?, now: Date,
+                livePeriods: LivePeriodSettings = LivePeriodSettings()) {
         self.policyUUID = policyUUID
         self.dataAttributes = dataAttributes
         self.dissem = dissem
@@ -53,6 +56,7 @@ struct MediaPolicyInput: Sendable {
         self.firstPlay = firstPlay
         self.playbackRank = playbackRank
         self.now = now
+        self.livePeriods = livePeriods
     }
 }
 
@@ -66,6 +70,8 @@ struct MediaPolicyInput: Sendable {
 ///   `purchaseWindowSeconds` of it; keys come for `playbackWindowSeconds` after the first one.
 /// - Regions: with either list, an unknown region is refused (fail closed); a region outside
 ///   `allowedRegions` or inside `blockedRegions` is refused.
+/// - Live key period (`livePeriod`): not further ahead than the lead, not ended longer ago than
+///   the DVR range (`LivePeriodRule`).
 /// - Device: the level at least `minSecurityLevel` (ordered); HDCP at least `hdcp`;
 ///   `allowVirtualMachines: false` refuses a virtual machine and a device that cannot show it is
 ///   not one.
@@ -105,6 +111,8 @@ enum MediaRuleEvaluator {
             if let allowed = rules.allowedRegions, !allowed.contains(region) { return .regionNotAllowed }
             if let blocked = rules.blockedRegions, blocked.contains(region) { return .regionBlocked }
         }
+
+        if let denial = LivePeriodRule.refusal(rules, settings: input.livePeriods, now: input.now) { return denial }
 
         if let minimum = rules.minSecurityLevel, input.device.securityLevel < minimum {
             return .securityLevelInsufficient

@@ -54,7 +54,7 @@ package final class MediaService: Sendable {
         self.audit = audit
         self.metrics = metrics
         self.clock = clock
-        self.authorizer = MediaAuthorizer(store: store, audit: audit)
+        self.authorizer = MediaAuthorizer(store: store, audit: audit, livePeriods: configuration.livePeriods)
     }
 
     // MARK: Sessions

@@ -33,6 +33,9 @@ package struct MediaServiceConfiguration: Sendable {
     public var keyCacheTimeToLive: TimeInterval = 300
     /// Ended and expired sessions are deleted this long after they stopped.
     public var sessionRetention: TimeInterval = 86_400
+    /// The bounds of live key periods around the clock (`media.liveKeyPeriodSeconds`,
+    /// `media.livePeriodLeadSeconds`, `media.liveDVRSeconds`).
+    package var livePeriods = LivePeriodSettings()
 
     public init(acceptedKASURLs: [String]) {
         self.acceptedKASURLs = acceptedKASURLs
@@ -52,5 +55,8 @@ extension MediaServiceConfiguration {
         heartbeatSeconds = configuration.media.heartbeatSeconds
         sessionTimeoutSeconds = configuration.media.sessionTimeoutSeconds
         maxLiveSessionsPerViewer = configuration.media.maxLiveSessionsPerViewer
+        livePeriods.keyPeriodSeconds = configuration.media.liveKeyPeriodSeconds
+        livePeriods.leadSeconds = configuration.media.livePeriodLeadSeconds
+        livePeriods.dvrSeconds = configuration.media.liveDVRSeconds
     }
 }

@@ -164,6 +164,7 @@ extension ConfigTests {
                 "KAS_MAX_LIVE_PLAYBACKS_PER_VIEWER": "2", "KAS_STORE_MAX_ENDED_RECORDS_PER_VIEWER": "9",
                 "KAS_STORE_MAX_SESSIONS": "900", "KAS_STORE_MAX_PLAYBACKS": "450",
                 "KAS_KEY_RING_SEAL_KEY_FILE": "/seal.key",
+                "KAS_LIVE_KEY_PERIOD_SECONDS": "6", "KAS_LIVE_PERIOD_LEAD_SECONDS": "2", "KAS_LIVE_DVR_SECONDS": "0",
             ])
             // KAS_FAIRPLAY_SDK_URL excludes KAS_FAIRPLAY_SDK_COMMAND: FairPlayConfigurationTests reads it.
             #expect(configuration.fairPlay == .init(certificateFile: "/fps.der",
@@ -173,6 +174,8 @@ extension ConfigTests {
             #expect(configuration.media.maxLiveSessionsPerViewer == 4)
             #expect(configuration.media.auditMaxBytes == 4096)
             #expect(configuration.media.auditKeepFiles == 2)
+            #expect(configuration.media.liveKeyPeriodSeconds == 6 && configuration.media.livePeriodLeadSeconds == 2)
+            #expect(configuration.media.liveDVRSeconds == 0)
             #expect(configuration.limits.requestDeadlineSeconds == 4)
             #expect(configuration.limits.reservedConnections == 3)
             #expect(configuration.limits.rewrapRequestsPerMinute == 9)
@@ -187,7 +190,7 @@ extension ConfigTests {
             #expect(configuration.store.maxEndedRecordsPerViewer == 9)
             #expect(configuration.store.maxSessions == 900 && configuration.store.maxPlaybacks == 450)
             // KAS_KEY_RING_SEAL_KEY is known but read by KeyRingSealKey, never kept in the configuration.
-            #expect(KASConfiguration.environmentVariables.count == 48)
+            #expect(KASConfiguration.environmentVariables.count == 51)
             #expect(configuration.keyRingSealKeyFile == "/seal.key")
             #expect(configuration.keyRingDirectory == "/shared" && configuration.keyRingHome == "/shared")
             #expect(try KASConfiguration.load().keyRingHome == KASConfiguration.defaultDataDirectory)
@@ -235,6 +238,9 @@ extension ConfigTests {
             ("duplicate key", #"{"listen": "127.0.0.1:1", "listen": "127.0.0.1:2"}"#, .malformedJSON, "kas.json"),
             ("array root", "[]", .malformedJSON, "kas.json"),
             ("listen without port", #"{"listen": "127.0.0.1"}"#, .invalidValue, "'listen'"),
+            ("live key period zero", #"{"media": {"liveKeyPeriodSeconds": 0}}"#, .invalidValue, "media.liveKeyPeriodSeconds"),
+            ("live lead negative", #"{"media": {"livePeriodLeadSeconds": -1}}"#, .invalidValue, "media.livePeriodLeadSeconds"),
+            ("live DVR fraction", #"{"media": {"liveDVRSeconds": 1.5}}"#, .invalidValue, "media.liveDVRSeconds"),
             ("listen port too big", #"{"listen": "127.0.0.1:65536"}"#, .invalidValue, "'listen'"),
             ("listen unbracketed IPv6", #"{"listen": "::1:80"}"#, .invalidValue, "'listen'"),
             ("listen number", #"{"listen": 8443}"#, .invalidValue, "'listen'"),

@@ -144,7 +144,12 @@ final class DeliveryFixture: @unchecked Sendable {
 
     /// The origin secret of `slot`, read from the file as nginx does (for signing URLs in tests).
     func originSecret(slot: Int) throws -> String {
-        let text = try String(contentsOfFile: originSecretFile, encoding: .utf8)
+        try Self.originSecret(file: originSecretFile, slot: slot)
+    }
+
+    /// One slot's secret from an origin secret file (`kas origin-config` writes it).
+    static func originSecret(file: String, slot: Int) throws -> String {
+        let text = try String(contentsOfFile: file, encoding: .utf8)
         for line in text.split(separator: "\n") where line.hasPrefix("set $origin_secret_\(slot) ") {
             return String(line.split(separator: "\"")[1])
         }

@@ -57,6 +57,31 @@ import Testing
                 == .rentalPlaybackWindowClosed)
     }
 
+    /// A live key period's bounds are inclusive: a period starting exactly the lead ahead, or
+    /// ended exactly the DVR range ago, still gets its key; one second more does not. Extreme
+    /// `livePeriodStart` values (hostile policies) are refused, never trapped on.
+    @Test func liveKeyPeriodBounds() {
+        var settings = LivePeriodSettings()
+        settings.keyPeriodSeconds = 600
+        settings.leadSeconds = 6
+        settings.dvrSeconds = 60
+        let now = Int64(Self.now.timeIntervalSince1970)
+        func decide(_ start: Int64) -> MediaDenial? {
+            var policy = input(rules: MediaRules(livePeriod: 3, livePeriodStart: start))
+            policy.livePeriods = settings
+            return MediaRuleEvaluator.evaluate(policy)
+        }
+        #expect(decide(now) == nil)
+        #expect(decide(now + 6) == nil)
+        #expect(decide(now + 7) == .livePeriodNotStarted)
+        #expect(decide(now - 660) == nil)
+        #expect(decide(now - 661) == .livePeriodExpired)
+        #expect(decide(Int64.max) == .livePeriodNotStarted)
+        #expect(decide(0) == .livePeriodExpired)
+        // Without livePeriod the rule does not apply.
+        #expect(MediaRuleEvaluator.evaluate(input(rules: MediaRules(maxConcurrentStreams: 2))) == nil)
+    }
+
     @Test func regions() {
         let allowed = MediaRules(allowedRegions: ["US", "CA"])
         #expect(MediaRuleEvaluator.evaluate(input(rules: allowed, region: "CA")) == nil)

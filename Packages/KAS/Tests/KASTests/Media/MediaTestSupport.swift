@@ -293,4 +293,5 @@ final class TestClock: Sendable {
     init() {}
     var now: Date { current.withLock { $0 } }
     func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+    func set(_ date: Date) { current.withLock { $0 = date } }
 }

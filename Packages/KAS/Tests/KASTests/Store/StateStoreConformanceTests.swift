@@ -49,6 +49,26 @@ import Testing
         }
     }
 
+    /// A live title's event is kept with its entry, an open end included, and a VOD title has none.
+    @Test(arguments: StateBackend.allCases)
+    func aLiveEntryKeepsItsEvent(_ backend: StateBackend) throws {
+        try StateStoreFixture.with(backend) { fixture throws in
+            let catalog = fixture.stores.catalog
+            let live = "dddddddd-0000-4000-8000-000000000004", open = "eeeeeeee-0000-4000-8000-000000000005"
+            var entry = try Self.entry(live, title: "Final", path: "/final/", manifest: nil)
+            entry.live = CatalogLiveEvent(startsAt: t0, endsAt: t0.addingTimeInterval(9000), blackoutRegions: ["DE", "AT"])
+            var openEnded = try Self.entry(open, title: "Channel", path: "/channel/", manifest: nil)
+            openEnded.live = CatalogLiveEvent()
+            try catalog.put(entry, now: t0)
+            try catalog.put(openEnded, now: t0)
+            #expect(try catalog.entry(assetID: live) == entry)
+            #expect(try catalog.entry(assetID: open)?.live == CatalogLiveEvent())
+            #expect(try catalog.entries().map(\.live) == [openEnded.live, entry.live])
+            try catalog.put(try Self.entry(live, title: "Final", path: "/final/", manifest: nil), now: t0)
+            #expect(try catalog.entry(assetID: live)?.live == nil)
+        }
+    }
+
     // MARK: Offline licences
 
     func licenseRecord(_ id: String, viewer: String = "viewer-1", device: String, expires: TimeInterval = 3600,

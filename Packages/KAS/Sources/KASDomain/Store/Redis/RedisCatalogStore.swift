@@ -10,7 +10,7 @@ import MediaDRMEncoding
 /// Data model (every key starts with `keyPrefix`, `kas:` by default):
 /// - `catalog:asset:<asset id>` — hash: `title`, `duration_ms`, `profile`, `components` (comma
 ///   separated), `media_path`, `policy` (base64), `manifest`? (base64), `added_ms`, `key_ids`? and `manifests`? (`CatalogEntry.keyIDsText`,
-///   `manifestsText`).
+///   `manifestsText`), `live`? (`CatalogLiveEvent.text`).
 /// - `catalog:path:<media path>` — string: the asset id served there.
 /// - `catalog:assets` — set of every catalogued asset id (`entries`).
 ///
@@ -65,6 +65,7 @@ final class RedisCatalogStore: CatalogStore {
         if let manifest = entry.manifest { fields += ["manifest", Base64.encode(manifest)] }
         if let keyIDs = entry.keyIDsText { fields += ["key_ids", keyIDs] }
         if let manifests = entry.manifestsText { fields += ["manifests", manifests] }
+        if let live = entry.live { fields += ["live", live.text] }
         let stored = try RedisStoreCalls.evaluate(client, Self.putScript,
                                                   keys: [assetKey(entry.assetID), pathPrefix + entry.mediaPath.prefix, assetsKey],
                                                   arguments: [entry.assetID, pathPrefix, entry.mediaPath.prefix] + fields)
@@ -103,9 +104,15 @@ final class RedisCatalogStore: CatalogStore {
               let policy = fields["policy"].flatMap({ try? Base64.decode($0) })
         else { return nil }
         let manifest = fields["manifest"].flatMap { try? Base64.decode($0) }
+        // An unreadable event makes the entry unreadable: a live title never turns into an unbounded one.
+        var live: CatalogLiveEvent?
+        if let liveText = fields["live"] {
+            guard let event = CatalogLiveEvent(text: liveText) else { return nil }
+            live = event
+        }
         return CatalogEntry(assetID: asset, title: title, duration: Double(durationMs) / 1000, profile: profile,
                             components: components.split(separator: ",").map(String.init), mediaPath: path,
                             policyJSON: Data(policy), manifest: manifest.map { Data($0) },
-                            keyIDs: CatalogEntry.keyIDs(text: fields["key_ids"]), manifests: CatalogEntry.manifests(text: fields["manifests"]))
+                            keyIDs: CatalogEntry.keyIDs(text: fields["key_ids"]), manifests: CatalogEntry.manifests(text: fields["manifests"]), live: live)
     }
 }

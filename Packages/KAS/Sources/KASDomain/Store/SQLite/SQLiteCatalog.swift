@@ -31,6 +31,8 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
             "ALTER TABLE catalog_assets ADD COLUMN key_ids TEXT",
             "ALTER TABLE catalog_assets ADD COLUMN manifests TEXT",
         ],
+        // A live stream's event (`CatalogLiveEvent.text`); NULL for VOD.
+        ["ALTER TABLE catalog_assets ADD COLUMN live TEXT"],
     ]
 
     private let lock = NSLock()
@@ -61,14 +63,15 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
                 _ = try database.query(
                     """
                     INSERT INTO catalog_assets (asset, title, duration_ms, profile, components, media_path, policy, manifest, added_ms,
-                                                key_ids, manifests)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                                key_ids, manifests, live)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [.text(entry.assetID), .text(entry.title), .integer(Int64((entry.duration * 1000).rounded())),
                      .text(entry.profile.rawValue), .text(entry.components.joined(separator: ",")),
                      .text(entry.mediaPath.prefix), .text(Base64.encode(entry.policyJSON)),
                      entry.manifest.map { .text(Base64.encode($0)) } ?? .null, .integer(SQLiteMediaStore.ms(now)),
-                     entry.keyIDsText.map { .text($0) } ?? .null, entry.manifestsText.map { .text($0) } ?? .null])
+                     entry.keyIDsText.map { .text($0) } ?? .null, entry.manifestsText.map { .text($0) } ?? .null,
+                     entry.live.map { .text($0.text) } ?? .null])
             }
         }
     }
@@ -95,10 +98,10 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
         }
     }
 
-    private static let columns = "asset, title, duration_ms, profile, components, media_path, policy, manifest, key_ids, manifests"
+    private static let columns = "asset, title, duration_ms, profile, components, media_path, policy, manifest, key_ids, manifests, live"
 
     private static func entry(_ row: [SQLiteValue]) -> CatalogEntry? {
-        guard row.count == 10, case .text(let asset) = row[0], case .text(let title) = row[1],
+        guard row.count == 11, case .text(let asset) = row[0], case .text(let title) = row[1],
               case .integer(let durationMs) = row[2], case .text(let profileText) = row[3],
               let profile = CatalogProfile(rawValue: profileText), case .text(let components) = row[4],
               case .text(let pathText) = row[5], let path = try? TitlePath(pathText),
@@ -107,9 +110,15 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
         var manifest: Data?
         if case .text(let text) = row[7] { manifest = try? Base64.decode(text) }
         func text(_ value: SQLiteValue) -> String? { if case .text(let text) = value { text } else { nil } }
+        // An unreadable event makes the row unreadable: a live title never turns into an unbounded one.
+        var live: CatalogLiveEvent?
+        if let liveText = text(row[10]) {
+            guard let event = CatalogLiveEvent(text: liveText) else { return nil }
+            live = event
+        }
         return CatalogEntry(assetID: asset, title: title, duration: Double(durationMs) / 1000, profile: profile,
                             components: components.split(separator: ",").map(String.init), mediaPath: path,
                             policyJSON: Data(policy), manifest: manifest.map { Data($0) },
-                            keyIDs: CatalogEntry.keyIDs(text: text(row[8])), manifests: CatalogEntry.manifests(text: text(row[9])))
+                            keyIDs: CatalogEntry.keyIDs(text: text(row[8])), manifests: CatalogEntry.manifests(text: text(row[9])), live: live)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MediaDRMEncoding
 import MediaDRMHLS
+import MediaDRMMedia
 import Testing
 @testable import Packager
 
@@ -100,5 +101,20 @@ import Testing
         let theirSets = try #require(theirMPD["sets"] as? [[String: Any]])
         #expect(theirSets.count == sets.count)
         #expect(layout(theirSets) == ours, "Shaka's sets per key \(layout(theirSets)), ours \(ours)")
+    }
+}
+
+/// The class boundaries, inclusive, by pixel count as Shaka Packager draws them, and the
+/// component ids the KAS admits (`MediaComponentList.videoClassIDs`).
+@Suite struct VideoResolutionClassTests {
+    @Test func pixelBoundaries() {
+        let cases: [(Int, Int, VideoResolutionClass)] = [
+            (160, 90, .sd), (768, 576, .sd), (720, 614, .sd), (720, 615, .hd), (769, 576, .hd), (1280, 720, .hd), (1920, 1080, .hd),
+            (1921, 1080, .uhd1), (3840, 2160, .uhd1), (4096, 2160, .uhd1), (4097, 2160, .uhd2), (7680, 4320, .uhd2),
+        ]
+        for (width, height, expected) in cases {
+            #expect(VideoResolutionClass(width: width, height: height) == expected, "\(width)x\(height)")
+        }
+        #expect(VideoResolutionClass.allCases.map(\.componentID) == MediaComponentList.videoClassIDs)
     }
 }

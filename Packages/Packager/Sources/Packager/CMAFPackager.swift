@@ -112,7 +112,7 @@ public enum CMAFPackager {
                 let rate = HLSBitRate(sizes: sizes, durations: stream.mediaDurations(plan),
                                       targetDuration: HLSFPSv2.targetDuration(for: plan.durations))
                 let playlist = try playlists.media(id: id, uris: plan.segments.indices.map { segmentName(id, $0) }, durations: plan.durations,
-                                                   map: initName(id), keys: hlsKeys(componentID: componentID, uuid: uuid, keyID: component.keyID, iv: keys.iv))
+                                                   map: initName(id), keys: try hlsKeys(componentID: componentID, uuid: uuid, keyID: component.keyID, iv: keys.iv))
                 try add("\(id).m3u8", Array(playlist))
                 out.components.append(PackageSummary.Component(id: id, codec: "", segments: sizes.count, bytes: sizes.reduce(initBytes.count, +),
                                                            peakBitRate: rate.peak, averageBitRate: rate.average))
@@ -154,9 +154,12 @@ public enum CMAFPackager {
     /// like under `--key-per-resolution`) and ClearKey's,
     /// whose URI is the key ID as a `data:` URI (hls.js takes the key ID from its bytes). Both
     /// carry the constant IV of the `tenc`.
-    static func hlsKeys(componentID: String, uuid: String, keyID: [UInt8], iv: [UInt8]) -> [HLSKey] {
-        [
-            HLSKey(method: .sampleAES, uri: SKDKeyURI.scheme + uuid + "/" + componentID, iv: Data(iv),
+    static func hlsKeys(componentID: String, uuid: String, keyID: [UInt8], iv: [UInt8]) throws(PackagerError) -> [HLSKey] {
+        guard let fairPlayURI = SKDKeyURI(policyUUID: uuid, componentID: componentID) else {
+            throw PackagerError(.invalidArgument, "'\(componentID)' is not a component a key URI can name")
+        }
+        return [
+            HLSKey(method: .sampleAES, uri: fairPlayURI.text, iv: Data(iv),
                    keyFormat: fairPlayKeyFormat, keyFormatVersions: "1"),
             HLSKey(method: .sampleAES, uri: "data:text/plain;base64,\(Base64.encode(keyID))", iv: Data(iv),
                    keyFormat: clearKeyKeyFormat, keyFormatVersions: "1"),

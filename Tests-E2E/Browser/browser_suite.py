@@ -383,6 +383,12 @@ class CMAFDelivery:
                 "-c:a", "aac", "-ac", "2", rung)
             self.rungs[(width, height)] = rung
         self.ladder = self.add("ladder", list(self.rungs.values()))
+        # An SD and an HD rendition keyed per resolution class (--key-per-resolution): a key each, and audio's.
+        self.hd_rung = os.path.join(self.dir, "rung-1280x720.mp4")
+        run("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25", "-t", "4",
+            "-c:v", "libx264", "-preset", "ultrafast", "-bf", "0", "-g", "25", "-keyint_min", "25", "-sc_threshold", "0",
+            "-pix_fmt", "yuv420p", self.hd_rung)
+        self.per_class = self.add("classes", [self.rungs[(160, 90)], self.hd_rung], "--key-per-resolution")
         # One rung, playable in the US only.
         self.regional = self.add("regional", [self.rungs[(160, 90)]], "--allowed-regions", "US")
 
@@ -1017,13 +1023,13 @@ class VideoJSTests(BrowserCase):
         delivery = fixture.cmaf()
         return page.evaluate("args => window.startVideojs(args)", {"kas": delivery.kas.url, "assetId": asset, "token": token})
 
-    def plays_to_the_end(self, asset, viewer, capture_keys=False):
+    def plays_to_the_end(self, asset, viewer, capture_keys=False, components=("audio", "video")):
         """Plays `asset` to `ended` with the entitled `viewer`; the page, once ended."""
         delivery = fixture.cmaf()
         page = self.open_videojs(capture_keys)
         result = self.start_videojs(page, asset, delivery.kas.token(viewer))
         self.assertTrue(result["ok"], result)
-        self.assertEqual(result["keyIds"], ["audio", "video"])
+        self.assertEqual(result["keyIds"], list(components))
         try:
             keys = self.wait_event(page, "keysdelivered")
             ended = self.wait_event(page, "ended", after=keys)
@@ -1045,16 +1051,16 @@ class VideoJSTests(BrowserCase):
         self.assertAlmostEqual(quality["duration"], 4.0, delta=0.1)
         return page
 
-    def licence_was_called(self, viewer):
-        """The KAS answered the playback's ClearKey licence route for `viewer` and delivered both
-        keys by it (its request log and audit)."""
+    def licence_was_called(self, viewer, keys=2):
+        """The KAS answered the playback's ClearKey licence route for `viewer` and delivered
+        `keys` keys by it, the video and the audio key by default (its request log and audit)."""
         kas = fixture.cmaf().kas
         mine = viewer_hash(viewer)
         licences = [(r["method"], r["route"], r["status"]) for r in kas.requests()
                     if r.get("viewer") == mine and r["route"].endswith("/clearkey")]
         self.assertIn(("POST", "/media/v1/playback/{id}/clearkey", 200), licences, kas.requests()[-10:])
         delivered = [e for e in kas.audit() if e.get("viewer") == mine and e["event"] == "key_request" and e["decision"] == "allow"]
-        self.assertEqual(len(delivered), 2, "the video and the audio key, each through the licence")
+        self.assertEqual(len(delivered), keys, "each component's key through the licence")
 
     def test_a_cmaf_h264_ladder_plays_to_the_end_with_keys_from_the_licence_url_and_the_sources_frames(self):
         delivery = fixture.cmaf()
@@ -1090,6 +1096,25 @@ class VideoJSTests(BrowserCase):
             expected = packet_hashes(source, stream)
             self.assertTrue(expected)
             self.assertEqual(decrypted, expected, f"{rendition} decrypted with the key the licence gave")
+
+    def test_a_title_keyed_per_resolution_plays_with_every_class_key_from_one_licence(self):
+        """`--key-per-resolution`: the common pssh names the SD, HD and audio key ids, so the CDM's
+        licence request names all three and the KAS answers each class's key (docs/delivery.md)."""
+        delivery = fixture.cmaf()
+        viewer = "viewer-videojs-classes"
+        page = self.plays_to_the_end(delivery.per_class, viewer, capture_keys=True, components=("audio", "video-hd", "video-sd"))
+        self.licence_was_called(viewer, keys=3)
+        licences = [json.loads(text) for text in page.evaluate("window.__capturedLicenses")]
+        keys = {k["kid"]: k["k"] for licence in licences for k in licence["keys"]}
+        self.assertEqual(len(keys), 3, "the SD, HD and audio keys")
+        self.assertEqual(len(set(keys.values())), 3, "three different keys")
+        # Each rendition's init names (tenc) a key id the licence answered: the SD, the HD, the audio one.
+        named = set()
+        for rendition in ("video-1", "video-2", "audio"):
+            with open(os.path.join(delivery.root, "classes", rendition, "init.mp4"), "rb") as f:
+                init = f.read()
+            named.add(base64.urlsafe_b64encode(init[init.index(b"tenc") + 12: init.index(b"tenc") + 28]).decode().rstrip("="))
+        self.assertEqual(named, set(keys))
 
     def test_a_viewer_without_the_entitlement_gets_not_entitled_in_the_page_and_no_key(self):
         """The KAS decides entitlement when the playback starts: the refused viewer gets 403

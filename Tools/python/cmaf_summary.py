@@ -145,7 +145,9 @@ def mpd_summary(path):
                     timeline.append(s.d)
             representations.append({"id": r.id, "bandwidth": r.bandwidth, "codecs": r.codecs, "media": template.media,
                                     "initialization": template.initialization, "timescale": template.timescale,
-                                    "startNumber": template.start_number, "durations": timeline})
+                                    "startNumber": template.start_number, "durations": timeline,
+                                    # DASH lets the AdaptationSet carry what all its Representations share.
+                                    "width": r.width or adaptation.width, "height": r.height or adaptation.height})
         sets.append({"contentType": adaptation.content_type, "lang": adaptation.lang, "mimeType": adaptation.mime_type,
                      "protections": protections, "laurls": laurls, "representations": representations})
     return {"type": mpd.type, "duration": mpd.media_presentation_duration, "sets": sets}

@@ -109,6 +109,41 @@ public struct MediaComponentList: Sendable, Equatable {
         self = list
     }
 
+    /// The video component ids of a cmaf package keyed per resolution class (docs/formats.md,
+    /// "cmaf"), in the order a list names them: SD, HD, UHD1, UHD2.
+    public static let videoClassIDs = ["video-sd", "video-hd", "video-uhd1", "video-uhd2"]
+
+    /// Reads a list a KAS serves keys for: the version 2 shape (`init(version2:)`), or a cmaf
+    /// package's keyed per resolution class: one to four video entries of kind `video` whose ids
+    /// are `videoClassIDs` in that order (each at most once), then optionally
+    /// `{id:"audio", kind:"audio"}`, each entry exactly the string members `id`, `kind` and
+    /// `keyBinding`. Media admission of fps-v2 packages keeps `init(version2:)`.
+    public init(servedKeys value: JSONValue?) throws(MediaComponentListError) {
+        guard let value else { throw MediaComponentListError(.missing, "the policy has no \(Self.policyKey)") }
+        if let version2 = try? MediaComponentList(version2: value) {
+            self = version2
+            return
+        }
+        let list = try MediaComponentList(json: value)
+        let videos = list.entries.prefix { $0.kind == MediaComponentKind.video.rawValue }
+        let rest = list.entries.dropFirst(videos.count)
+        var classes = Self.videoClassIDs[...]
+        for entry in videos {
+            guard let position = classes.firstIndex(of: entry.id) else {
+                throw MediaComponentListError(.malformed, "\(Self.policyKey) names video components other than \(Self.videoClassIDs.joined(separator: ", ")) in that order")
+            }
+            classes = classes[(position + 1)...]
+        }
+        guard !videos.isEmpty, rest.count <= 1,
+              rest.allSatisfy({ $0.id == MediaComponentKind.audio.id && $0.kind == MediaComponentKind.audio.rawValue }) else {
+            throw MediaComponentListError(.malformed, "\(Self.policyKey) must list video components, then optionally audio")
+        }
+        guard list.entries.allSatisfy({ $0.additionalMembers.isEmpty }) else {
+            throw MediaComponentListError(.malformed, "\(Self.policyKey) has entries with members other than id, kind and keyBinding")
+        }
+        self = list
+    }
+
     /// §5.3: every `keyBinding` is canonical standard base64 of 32 bytes (an HMAC-SHA256).
     public func checkKeyBindingForms() throws(MediaComponentListError) {
         for entry in entries {

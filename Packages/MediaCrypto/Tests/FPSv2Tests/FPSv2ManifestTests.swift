@@ -2,6 +2,7 @@ import MediaDRMCrypto
 import MediaDRMEncoding
 import Foundation
 import MediaDRMJSON
+import MediaDRMMedia
 import MediaDRMTDF
 import Testing
 @testable import MediaDRMFPSv2
@@ -90,6 +91,61 @@ struct FPSv2ManifestTests {
         for (name, body) in refusals {
             #expect(throws: FPSv2Error.self, "\(name)") { try body() }
         }
+    }
+
+    /// A cmaf package keyed per resolution class: several video components, each bound under its
+    /// own id; version 2's layout refuses them, so the fps-v2 profile is unchanged.
+    @Test func videoClassLayout() throws {
+        let hdKey = SecretKey(data: Data(repeating: 0x5a, count: 16))
+        let classes = [FPSv2Manifest.ComponentKey(id: "video-sd", kind: .video, key: Vectors.videoKey, wrappedKey: Data([1])),
+                       FPSv2Manifest.ComponentKey(id: "video-hd", kind: .video, key: hdKey, wrappedKey: Data([2])),
+                       FPSv2Manifest.ComponentKey(kind: .audio, key: Vectors.audioKey, wrappedKey: Data([3]))]
+        let before = Data(Vectors.policyBefore.utf8)
+        let manifest = try FPSv2Manifest.make(policy: before, components: classes, iv: Vectors.iv, keyServiceURL: KeyServiceURL.platform,
+                                              layout: .videoClasses)
+        #expect(manifest.keyAccess.count == 3)
+        let policy = try #require(try JSONParser.parse(Array(try Base64.decode(manifest.policy))).object)
+        let list = try MediaComponentList(json: try #require(policy[MediaComponentList.policyKey]))
+        #expect(list.entries.map(\.id) == ["video-sd", "video-hd", "audio"] && list.entries.map(\.kind) == ["video", "video", "audio"])
+        #expect(list.entries[1].keyBinding == TDFBinding.keyBinding(componentID: "video-hd", key: hdKey))
+        #expect(throws: MediaComponentListError.self) { _ = try MediaComponentList(version2: list.jsonValue) }
+        #expect(try MediaComponentList(servedKeys: list.jsonValue) == list)
+
+        let refusals: [(String, [FPSv2Manifest.ComponentKey], FPSv2Manifest.ComponentLayout)] = [
+            ("classes under version 2", classes, .version2),
+            ("audio first", Array(classes.reversed()), .videoClasses),
+            ("two components with one id", [classes[0], FPSv2Manifest.ComponentKey(id: "video-sd", kind: .video, key: hdKey, wrappedKey: Data([2]))],
+             .videoClasses),
+            ("a shared key", [classes[0], FPSv2Manifest.ComponentKey(id: "video-hd", kind: .video, key: Vectors.videoKey, wrappedKey: Data([2]))],
+             .videoClasses),
+        ]
+        for (name, keys, layout) in refusals {
+            #expect(throws: FPSv2Error.self, "\(name)") {
+                _ = try FPSv2Manifest.make(policy: before, components: keys, iv: Vectors.iv, keyServiceURL: KeyServiceURL.platform, layout: layout)
+            }
+        }
+    }
+
+    /// What a KAS serves keys for: version 2 lists, and video classes in order, then audio.
+    @Test func servedKeysListReader() throws {
+        func list(_ entries: [(String, String)]) -> JSONValue {
+            .array(entries.map { id, kind in
+                .object(JSONObject([("id", .string(id)), ("kind", .string(kind)), ("keyBinding", .string(Vectors.videoKeyBinding))]))
+            })
+        }
+        let accepted: [[(String, String)]] = [
+            [("video", "video")], [("video", "video"), ("audio", "audio")], [("video-hd", "video")],
+            [("video-sd", "video"), ("video-uhd2", "video"), ("audio", "audio")],
+            [("video-sd", "video"), ("video-hd", "video"), ("video-uhd1", "video"), ("video-uhd2", "video")],
+        ]
+        for entries in accepted { #expect(throws: Never.self, "\(entries)") { _ = try MediaComponentList(servedKeys: list(entries)) } }
+        let refused: [[(String, String)]] = [
+            [], [("video-hd", "video"), ("video-sd", "video")], [("video-sd", "video"), ("video-sd", "video")],
+            [("video-4k", "video")], [("video", "video"), ("video-sd", "video")], [("audio", "audio"), ("video-sd", "video")],
+            [("video-sd", "video"), ("audio", "audio"), ("audio", "audio")], [("video-sd", "audio")], [("video-sd", "video"), ("sound", "audio")],
+        ]
+        for entries in refused { #expect(throws: MediaComponentListError.self, "\(entries)") { _ = try MediaComponentList(servedKeys: list(entries)) } }
+        #expect(throws: MediaComponentListError.self) { _ = try MediaComponentList(servedKeys: nil) }
     }
 
     static var valid: Data {

@@ -98,6 +98,15 @@ import Testing
         for text in ["skd://\(uuid)/subtitles", "skd://\(uuid.uppercased())/video", "https://\(uuid)/video", "skd://\(uuid)/video/1"] {
             #expect(SKDKeyURI(text) == nil, "\(text)")
         }
+        // A cmaf package keyed per resolution class: its video classes are served keys, not fps-v2's.
+        #expect(SKDKeyURI("skd://\(uuid)/video-hd") == nil)
+        let hd = SKDKeyURI(servedKey: "skd://\(uuid)/video-hd")
+        #expect(hd?.component == .video && hd?.componentID == "video-hd" && hd?.text == "skd://\(uuid)/video-hd")
+        #expect(SKDKeyURI(servedKey: "skd://\(uuid)/audio") == SKDKeyURI(policyUUID: uuid, component: .audio))
+        #expect(SKDKeyURI(policyUUID: uuid, componentID: "video-uhd2")?.text == "skd://\(uuid)/video-uhd2")
+        for text in ["skd://\(uuid)/video-4k", "skd://\(uuid)/subtitles", "skd://\(uuid.uppercased())/video-sd", "skd://\(uuid)/video-sd/1"] {
+            #expect(SKDKeyURI(servedKey: text) == nil, "\(text)")
+        }
     }
 
     @Test func componentListVersion2Shape() throws {

@@ -12,7 +12,8 @@ import MediaDRMTDF
 /// `--protection_scheme cbcs` for the same renditions, so any CMAF player can play it with a key
 /// system's help. Per rendition a CMAF init (`sinf`/`schm cbcs`/`tenc` with the key ID and the
 /// constant IV, and the W3C common `pssh` of every key ID) and media segments in `<id>/`, one
-/// content key for every video rendition and one for every audio rendition, encrypted with the
+/// content key for every video rendition (or, with `keyPerResolution`, one per resolution class:
+/// `VideoResolutionClass`) and one for every audio rendition, encrypted with the
 /// one `cbcs` sample walk fps-v2 uses; HLS (FairPlay and ClearKey `EXT-X-KEY`s), a static DASH
 /// MPD, and `manifest.json`: the keys wrapped to the KAS under the package's policy, in the
 /// fps-v2 manifest's shape so the KAS's media key requests serve either.
@@ -39,8 +40,11 @@ public enum CMAFPackager {
 
     /// Several video renditions (each input a variant, or `ladder`'s rungs), the sound of the
     /// inputs and of `audio` as audio renditions, `subtitles` as clear WebVTT renditions.
+    /// - Parameter keyPerResolution: key the video renditions per resolution class (SD, HD, UHD1,
+    ///   UHD2) instead of with one key; each class present is a video component `video-<class>`.
     public static func package(inputs: [String], audio audioInputs: [AudioInput] = [], ladder: BitrateLadder? = nil,
-                               subtitles: [SubtitleInput] = [], output: String, options: PackageOptions) throws(PackagerError) -> PackageSummary {
+                               subtitles: [SubtitleInput] = [], keyPerResolution: Bool = false, output: String,
+                               options: PackageOptions) throws(PackagerError) -> PackageSummary {
         let say = options.progress ?? { _ in }
         let rsaKey = try options.fpsV2KeyService(profile: profile)
         let policyJSON = try options.requiredPolicy(profile: profile)
@@ -60,12 +64,22 @@ public enum CMAFPackager {
                                         maximumSegments: maximumSegments, protected: true, say: say)
         defer { sources.removeScratch() }
 
-        // One key for every video rendition, one for every audio rendition: the fps-v2 components.
-        let kinds: [MediaComponentKind] = [.video] + (sources.audio.isEmpty ? [] : [.audio])
+        // One key for every video rendition (the fps-v2 components), or one per resolution class
+        // present; one for every audio rendition.
+        let videoComponent: [String: String] = Dictionary(uniqueKeysWithValues: sources.variants.map { variant in
+            let size = variant.attributes.resolution
+            return (variant.id, keyPerResolution ? VideoResolutionClass(width: size.width, height: size.height).componentID
+                                                 : MediaComponentKind.video.id)
+        })
+        let videoIDs = keyPerResolution
+            ? VideoResolutionClass.allCases.map(\.componentID).filter { Set(videoComponent.values).contains($0) }
+            : [MediaComponentKind.video.id]
+        let kinds: [(id: String, kind: MediaComponentKind)] = videoIDs.map { ($0, .video) }
+            + (sources.audio.isEmpty ? [] : [(MediaComponentKind.audio.id, .audio)])
         let keys = try PackageKeys(componentIDs: kinds.map(\.id))
         var componentKeys: [FPSv2Manifest.ComponentKey] = []
         for (kind, component) in zip(kinds, keys.components) {
-            do { componentKeys.append(try FPSv2Manifest.ComponentKey(kind: kind, key: component.key, wrappingTo: rsaKey)) } catch {
+            do { componentKeys.append(try FPSv2Manifest.ComponentKey(id: kind.id, kind: kind.kind, key: component.key, wrappingTo: rsaKey)) } catch {
                 throw PackagerError(.cryptoFailure, "wrapping the \(component.id) key failed: \(error.reason)")
             }
         }
@@ -77,8 +91,8 @@ public enum CMAFPackager {
         do throws(PackagerError) {
             let add = out.add
             /// Writes one rendition's init, segments and media playlist; returns its bit rates.
-            func write(_ id: String, _ stream: ComponentStream, _ plan: SegmentPlan, _ kind: MediaComponentKind) throws(PackagerError) -> HLSBitRate {
-                guard let component = keys[kind.id] else { throw PackagerError(.cryptoFailure, "the \(kind.id) key is missing") }
+            func write(_ id: String, _ stream: ComponentStream, _ plan: SegmentPlan, _ componentID: String) throws(PackagerError) -> HLSBitRate {
+                guard let component = keys[componentID] else { throw PackagerError(.cryptoFailure, "the \(componentID) key is missing") }
                 let isVideo = stream.kind == .video
                 let initBytes = isVideo
                     ? try InitSegment.video(stream.track, keyID: component.keyID, constantIV: keys.iv, systems: [pssh])
@@ -98,7 +112,7 @@ public enum CMAFPackager {
                 let rate = HLSBitRate(sizes: sizes, durations: stream.mediaDurations(plan),
                                       targetDuration: HLSFPSv2.targetDuration(for: plan.durations))
                 let playlist = try playlists.media(id: id, uris: plan.segments.indices.map { segmentName(id, $0) }, durations: plan.durations,
-                                                   map: initName(id), keys: hlsKeys(kind: kind, uuid: uuid, keyID: component.keyID, iv: keys.iv))
+                                                   map: initName(id), keys: try hlsKeys(componentID: componentID, uuid: uuid, keyID: component.keyID, iv: keys.iv))
                 try add("\(id).m3u8", Array(playlist))
                 out.components.append(PackageSummary.Component(id: id, codec: "", segments: sizes.count, bytes: sizes.reduce(initBytes.count, +),
                                                            peakBitRate: rate.peak, averageBitRate: rate.average))
@@ -106,12 +120,12 @@ public enum CMAFPackager {
             }
             var videoRates: [HLSBitRate] = []
             for variant in sources.variants {
-                videoRates.append(try write(variant.id, variant.stream, variant.plan, .video))
+                videoRates.append(try write(variant.id, variant.stream, variant.plan, videoComponent[variant.id] ?? MediaComponentKind.video.id))
                 out.components[out.components.count - 1].codec = variant.attributes.codec
             }
             var audioRates: [HLSBitRate] = []
             for rendition in sources.audio {
-                audioRates.append(try write(rendition.id, rendition.stream, rendition.plan, .audio))
+                audioRates.append(try write(rendition.id, rendition.stream, rendition.plan, MediaComponentKind.audio.id))
                 out.components[out.components.count - 1].codec = StreamPlaylists.audioCodec
             }
             let timeline = sources.variants[0].plan
@@ -122,10 +136,10 @@ public enum CMAFPackager {
             try add(masterName, Array(try playlists.master(sources: sources, videoRates: videoRates, audioRates: audioRates,
                                                             subtitles: subtitleRenditions)))
             let sets = adaptationSets(sources: sources, videoRates: videoRates, audioRates: audioRates, subtitles: subtitleRenditions,
-                                      keys: keys)
+                                      keys: keys, videoComponent: videoComponent, videoIDs: videoIDs)
             try add(mpdName, Array(try DASHManifest.document(duration: timeline.totalDuration, sets: sets, pssh: psshBytes)))
             try add(manifestName, Array(try manifest(policy: prepared, keys: componentKeys, packageKeys: keys, sources: sources,
-                                                     options: options)))
+                                                     videoComponent: videoComponent, options: options)))
             try out.commit()
         } catch {
             out.discard()
@@ -135,23 +149,29 @@ public enum CMAFPackager {
         return out.summary(profile: profile, policyUUID: uuid, sources: sources, renditions: renditions, packagingStarted: packagingStarted)
     }
 
-    /// The `EXT-X-KEY`s of a media playlist: FairPlay's `skd://<policy uuid>/<component>` (the
-    /// fps-v2 URI, so a FairPlay key delegate asks the KAS for that component) and ClearKey's,
+    /// The `EXT-X-KEY`s of a media playlist: FairPlay's `skd://<policy uuid>/<component id>` (the
+    /// fps-v2 URI, so a FairPlay key delegate asks the KAS for that component; `video-hd` and the
+    /// like under `--key-per-resolution`) and ClearKey's,
     /// whose URI is the key ID as a `data:` URI (hls.js takes the key ID from its bytes). Both
     /// carry the constant IV of the `tenc`.
-    static func hlsKeys(kind: MediaComponentKind, uuid: String, keyID: [UInt8], iv: [UInt8]) -> [HLSKey] {
-        [
-            HLSKey(method: .sampleAES, uri: SKDKeyURI(policyUUID: uuid, component: kind).text, iv: Data(iv),
+    static func hlsKeys(componentID: String, uuid: String, keyID: [UInt8], iv: [UInt8]) throws(PackagerError) -> [HLSKey] {
+        guard let fairPlayURI = SKDKeyURI(policyUUID: uuid, componentID: componentID) else {
+            throw PackagerError(.invalidArgument, "'\(componentID)' is not a component a key URI can name")
+        }
+        return [
+            HLSKey(method: .sampleAES, uri: fairPlayURI.text, iv: Data(iv),
                    keyFormat: fairPlayKeyFormat, keyFormatVersions: "1"),
             HLSKey(method: .sampleAES, uri: "data:text/plain;base64,\(Base64.encode(keyID))", iv: Data(iv),
                    keyFormat: clearKeyKeyFormat, keyFormatVersions: "1"),
         ]
     }
 
-    /// The MPD's adaptation sets: the video variants in one (one key), each audio language in
+    /// The MPD's adaptation sets: the video variants of each key in one (one `cenc:default_KID`
+    /// per set, as DASH-IF IOP 4.3 requires), each audio language in
     /// its own, each subtitle language in its own (clear `text/vtt` segments, the video's timeline).
     static func adaptationSets(sources: TDFHLSSources, videoRates: [HLSBitRate], audioRates: [HLSBitRate],
-                               subtitles: [HLSRendition], keys: PackageKeys) -> [DASHManifest.AdaptationSet] {
+                               subtitles: [HLSRendition], keys: PackageKeys, videoComponent: [String: String],
+                               videoIDs: [String]) -> [DASHManifest.AdaptationSet] {
         func timeline(_ plan: SegmentPlan, _ stream: ComponentStream) -> [(start: Int64, duration: Int64)] {
             plan.segments.map { segment in
                 if stream.kind == .video { return (segment.start, segment.end - segment.start) }
@@ -167,8 +187,11 @@ public enum CMAFPackager {
                 initialization: initName(variant.id), media: segmentTemplate(variant.id), timescale: variant.stream.track.timescale,
                 timeline: timeline(variant.plan, variant.stream), channels: nil)
         }
-        sets.append(DASHManifest.AdaptationSet(contentType: "video", mimeType: "video/mp4", language: nil, keyID: keys[MediaComponentKind.video.id]?.keyID,
-                                               representations: video))
+        for componentID in videoIDs {
+            let members = zip(sources.variants, video).filter { videoComponent[$0.0.id] == componentID }.map(\.1)
+            sets.append(DASHManifest.AdaptationSet(contentType: "video", mimeType: "video/mp4", language: nil, keyID: keys[componentID]?.keyID,
+                                                   representations: members))
+        }
         var languages: [String] = []
         for audio in sources.audio where !languages.contains(audio.language) { languages.append(audio.language) }
         for language in languages {
@@ -214,21 +237,24 @@ public enum CMAFPackager {
     /// IV) with `meta` naming the profile, each component's key ID and its renditions, and
     /// `payload` the master playlist.
     static func manifest(policy: Data, keys componentKeys: [FPSv2Manifest.ComponentKey], packageKeys: PackageKeys,
-                         sources: TDFHLSSources, options: PackageOptions) throws(PackagerError) -> Data {
+                         sources: TDFHLSSources, videoComponent: [String: String], options: PackageOptions) throws(PackagerError) -> Data {
         var manifest: FPSv2Manifest
         do {
             manifest = try FPSv2Manifest.make(policy: policy, components: componentKeys, iv: packageKeys.iv,
-                                              keyServiceURL: options.kasURL, kid: options.kasKID)
+                                              keyServiceURL: options.kasURL, kid: options.kasKID, layout: .videoClasses)
         } catch {
             throw PackagerError(.invalidPolicy, "the manifest could not be made: \(error.reason)")
         }
         manifest.payload = JSONObject([("type", .string("reference")), ("url", .string(masterName)), ("protocol", .string("directory")),
                                        ("mimeType", .string("application/vnd.apple.mpegurl")), ("isEncrypted", .bool(true))])
-        let renditionIDs: [MediaComponentKind: [String]] = [.video: sources.variants.map(\.id), .audio: sources.audio.map(\.id)]
+        func renditionIDs(_ componentID: String) -> [String] {
+            componentID == MediaComponentKind.audio.id ? sources.audio.map(\.id)
+                : sources.variants.map(\.id).filter { videoComponent[$0] == componentID }
+        }
         let keyList: [JSONValue] = componentKeys.compactMap { component in
-            guard let keyID = packageKeys[component.kind.id]?.keyID else { return nil }
-            return .object(JSONObject([("component", .string(component.kind.id)), ("kid", .string(CanonicalUUID.text(keyID) ?? "")),
-                                       ("renditions", .array((renditionIDs[component.kind] ?? []).map { .string($0) }))]))
+            guard let keyID = packageKeys[component.id]?.keyID else { return nil }
+            return .object(JSONObject([("component", .string(component.id)), ("kid", .string(CanonicalUUID.text(keyID) ?? "")),
+                                       ("renditions", .array(renditionIDs(component.id).map { .string($0) }))]))
         }
         manifest.meta = .object(JSONObject([
             ("profile", .string(profile)), ("profileVersion", .number(JSONNumber(profileVersion))), ("scheme", .string("cbcs")),

@@ -31,7 +31,10 @@ enum PackageVerb {
             one key for the video renditions and one for the audio, HLS (FairPlay and ClearKey \
             EXT-X-KEYs) and a static DASH manifest.mpd, and manifest.json with the keys wrapped to \
             the KAS RSA key under the policy (the fps-v2 manifest shape). Takes --ladder, several \
-            inputs, --audio and clear --subtitles as tdf-hls does; H.264 or HEVC (hvc1/hev1) video.
+            inputs, --audio and clear --subtitles as tdf-hls does; H.264 or HEVC (hvc1/hev1) video. \
+            --key-per-resolution keys the video renditions per resolution class instead (SD up to \
+            768x576 pixels, HD up to 1920x1080, UHD1 up to 4096x2160, UHD2 above), each class a \
+            component video-sd, video-hd, video-uhd1 or video-uhd2 with its own key.
             Audio that is not one AAC-LC track covering the video (several tracks, another codec, \
             late or short sound, channel configuration 0 or 8-15) is mixed and re-encoded once to \
             AAC-LC with ffmpeg (--ffmpeg, $MEDIADRM_FFMPEG or PATH). Nothing is left at the output \
@@ -51,6 +54,7 @@ enum PackageVerb {
                       help: "tdf-hls: an audio file whose tracks become audio renditions, in BCP 47 language tag (e.g. talk.es.m4a:lang=es)."),
             .repeated("subtitles", valueName: "file:lang=tag",
                       help: "tdf-hls: a WebVTT file that becomes a subtitle rendition in that BCP 47 language (e.g. talk.en.vtt:lang=en)."),
+            .flag("key-per-resolution", help: "cmaf: one video key per resolution class (SD, HD, UHD1, UHD2) instead of one for all."),
             .flag("protect-subtitles", help: "tdf-hls: write every subtitle segment as a Standard TDF (default: clear WebVTT)."),
             .single("ladder", valueName: "rungs", help: "tdf-hls: make these video rungs from the one input with ffmpeg (e.g. 1080p,720p,480p,360p)."),
             .single("segment-duration", valueName: "seconds", help: "Target segment duration (default 6)."),
@@ -85,6 +89,9 @@ enum PackageVerb {
         }
         if profile == CMAFPackager.profile, arguments.flag("protect-subtitles") {
             throw UsageError("--protect-subtitles makes Standard TDF segments, which cmaf players cannot read; cmaf subtitles are clear WebVTT")
+        }
+        if profile != CMAFPackager.profile, arguments.flag("key-per-resolution") {
+            throw UsageError("--key-per-resolution keys cmaf video renditions per resolution class; \(profile) has its own key rules; use --profile cmaf")
         }
         let audioInputs: [AudioInput]
         let ladder: BitrateLadder?
@@ -167,7 +174,7 @@ enum PackageVerb {
                                                      protectSubtitles: arguments.flag("protect-subtitles"), output: output, options: options)
             case CMAFPackager.profile:
                 summary = try CMAFPackager.package(inputs: inputs, audio: audioInputs, ladder: ladder, subtitles: subtitles,
-                                                   output: output, options: options)
+                                                   keyPerResolution: arguments.flag("key-per-resolution"), output: output, options: options)
             default:
                 summary = try FPSv2Packager.package(input: input, output: output, options: options)
             }

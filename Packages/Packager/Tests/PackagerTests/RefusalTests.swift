@@ -116,6 +116,13 @@ enum PackagerBinary {
         let noKeyOutput = try PackagerBinary.package(try TestMedia.standard(), output: TestMedia.temporaryDirectory("u") + "/o.tdf",
                                                      extra: ["--key-output", "/tmp/keys"])
         #expect(noKeyOutput.status == 64, "keys never leave in clear: --key-output does not exist")
+        // Keys per resolution class are cmaf's: fps-v2 and tdf-hls refuse the flag with a sentence naming it.
+        for (profile, output) in [("fps-v2", "/o.tdf"), ("tdf-hls", "/o/")] {
+            let perResolution = try PackagerBinary.package(try TestMedia.standard(), output: TestMedia.temporaryDirectory("u") + output,
+                                                           extra: ["--key-per-resolution", "--profile", profile])
+            #expect(perResolution.status == 64 && perResolution.stderr.contains("--key-per-resolution keys cmaf video renditions")
+                    && perResolution.stderr.contains("use --profile cmaf"), "\(profile): \(perResolution.stderr)")
+        }
     }
 
     /// An output in a directory that does not exist: the path and the OS's reason, exit 1, and

@@ -85,9 +85,9 @@ public final class FairPlayKeySession: @unchecked Sendable {
 
     /// The component of this asset the request's key URI names, when it has a media session.
     func component(of request: any FairPlayKeyRequest) -> String? {
-        guard let text = request.keyIdentifier, let uri = SKDKeyURI(text), uri.policyUUID == assetID,
-              sessionIDs[uri.component.id] != nil else { return nil }
-        return uri.component.id
+        guard let text = request.keyIdentifier, let uri = SKDKeyURI(servedKey: text), uri.policyUUID == assetID,
+              sessionIDs[uri.componentID] != nil else { return nil }
+        return uri.componentID
     }
 
     private func refuse(_ request: any FairPlayKeyRequest, _ error: PlaybackError, renewal: Bool) {

@@ -33,10 +33,10 @@ public struct KASLicenseProfile: FairPlayLicenseProfile {
     }
 
     public func licenseRequest(keyURI: String, spc: Data) throws(PlaybackError) -> TransportRequest {
-        guard let uri = SKDKeyURI(keyURI), uri.policyUUID == assetID, let sessionID = sessionIDs[uri.component.id] else {
+        guard let uri = SKDKeyURI(servedKey: keyURI), uri.policyUUID == assetID, let sessionID = sessionIDs[uri.componentID] else {
             throw PlaybackError(.invalidSource, "the key URI names no component of this asset with a media session")
         }
-        let body = MediaKeyRequestBody(assetID: assetID, component: uri.component.id, sessionID: sessionID, manifest: manifest,
+        let body = MediaKeyRequestBody(assetID: assetID, component: uri.componentID, sessionID: sessionID, manifest: manifest,
                                        delivery: .spc(spc)).jsonValue
         return TransportRequest(method: .post, url: "\(baseURL)/media/v1/key-request", headers: ["Content-Type": "application/json"],
                                 body: JSONWriter.write(body, options: [.sortedKeys]), credential: credential,

@@ -146,6 +146,22 @@ import Testing
         }
     }
 
+    /// A cmaf package keyed per resolution class: `skd://<asset>/video-hd` asks for the HD
+    /// component's key under its own media session.
+    @Test func aVideoClassKeyURINamesItsComponent() async throws {
+        let gate = CKCGate()
+        let session = FairPlayKeySession(source: GatedCKCSource(gate: gate, refused: []), assetID: Self.asset, manifest: Self.manifest,
+                                         sessionIDs: ["video-sd": "session-sd", "video-hd": "session-hd", "audio": "session-audio"],
+                                         certificate: Self.certificate, delegate: ReportRecorder())
+        let hd = FakeKeyRequest(name: "h", keyIdentifier: "skd://\(Self.asset)/video-hd")
+        await gate.release("h")
+        await session.provide(hd, renewal: false)
+        #expect(hd.spcRequests.first?.contentIdentifier == Data("\(Self.asset)/video-hd".utf8))
+        let sent = await gate.sent
+        #expect(sent.count == 1 && sent.first?.component == "video-hd" && sent.first?.sessionID == "session-hd")
+        #expect(hd.responses == [.ckc(Data("ckc-h".utf8))])
+    }
+
     @Test func theSPCAndTheCKCRequestCarryWhatTheRulesSay() async throws {
         let gate = CKCGate()
         let recorder = ReportRecorder()

@@ -41,7 +41,8 @@ package struct AdmittedManifest: Sendable {
 /// 2. the closed manifest schema exactly as fps-v2 readers apply it (`FPSv2Manifest`: known
 ///    members only, required ones present, right JSON types, no `null`); then `arkavo:components`
 ///    with the version 2 shape (entries of exactly `id`, `kind`, `keyBinding`; first
-///    `video`/`video`, optionally then `audio`/`audio`; `keyBinding` canonical base64 of 32
+///    `video`/`video`, optionally then `audio`/`audio`; or a cmaf package's video components per
+///    resolution class, `MediaComponentList(servedKeys:)`; `keyBinding` canonical base64 of 32
 ///    bytes), a canonical lower-case policy `uuid`, a non-empty `body.dataAttributes`,
 ///    `method.iv` canonical base64 of 16 bytes, a well-formed `arkavo:media` when present, and
 ///    exactly one `wrapped` key access per component, all naming the same `url` text;
@@ -145,10 +146,11 @@ package struct ManifestAdmission: Sendable {
         }
     }
 
-    /// The version 2 component list (fps-v2 §5.3), read by the shared `MediaComponentList`.
+    /// The version 2 component list (fps-v2 §5.3), or a cmaf package's keyed per resolution
+    /// class (`video-sd` … then `audio`), read by the shared `MediaComponentList`.
     static func components(_ value: JSONValue?) throws(ManifestRefusal) -> [(MediaComponentList.Entry, MediaComponentKind)] {
         do throws(MediaComponentListError) {
-            let list = try MediaComponentList(version2: value)
+            let list = try MediaComponentList(servedKeys: value)
             try list.checkKeyBindingForms()
             return Array(zip(list.entries, list.kinds))
         } catch {

@@ -14,7 +14,8 @@ import Testing
 /// nginx on loopback, a delivery secret, a real `kas serve` with `--origin-url`,
 /// `--origin-secret-file` and `--delivery-secret-file`, a real fps-v2 package (or, with `cmaf`, a
 /// `--profile cmaf` directory at `/talk/`; at most one stream) made by the project's packager for
-/// that KAS and catalogued by `kas assets add`.
+/// that KAS and catalogued by `kas assets add`; with `keyPerResolution` the cmaf package has
+/// an SD rendition (the clip, 160x90) and an HD one (1280x720) packaged with `--key-per-resolution`.
 /// `stop()` ends both servers and removes the directory.
 final class DeliveryFixture: @unchecked Sendable {
     static let gold = "https://example.com/attr/tier/value/gold"
@@ -33,7 +34,7 @@ final class DeliveryFixture: @unchecked Sendable {
     var publicKeyFile: String { work + "/kas.pub.pem" }
     var policyFile: String { work + "/policy.json" }
 
-    init(serveArguments: [String] = [], cmaf: Bool = false) throws {
+    init(serveArguments: [String] = [], cmaf: Bool = false, keyPerResolution: Bool = false) throws {
         work = FileManager.default.temporaryDirectory.appendingPathComponent("kas-delivery-\(UUID().uuidString.prefix(8))").path
         dataDirectory = work + "/data"
         root = work + "/origin"
@@ -62,9 +63,19 @@ final class DeliveryFixture: @unchecked Sendable {
             let policy = work + "/policy.json"
             try Data(#"{"arkavo:classification":{"filter":"passed","flagged":[],"v":1},"body":{"dataAttributes":[{"attribute":"\#(Self.gold)"}],"dissem":[]}}"#.utf8)
                 .write(to: URL(fileURLWithPath: policy))
-            if cmaf {
-                try ProjectTools.check(runProcess(try ProjectTools.packager(), [
-                    "package", try ProjectTools.clip(), "--profile", "cmaf", "-o", root + "/talk/", "--kas-url", kas.address,
+            if cmaf || keyPerResolution {
+                var inputs = [try ProjectTools.clip()]
+                if keyPerResolution {
+                    // The clip's timing (25 fps, an IDR every second, 4 s) at 1280x720, so the renditions line up.
+                    let hd = work + "/hd.mp4"
+                    try ProjectTools.check(runProcess("/usr/bin/ffmpeg", [
+                        "-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25",
+                        "-t", "4", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-y", hd,
+                    ]), "ffmpeg")
+                    inputs += [hd, "--key-per-resolution"]
+                }
+                try ProjectTools.check(runProcess(try ProjectTools.packager(), ["package"] + inputs + [
+                    "--profile", "cmaf", "-o", root + "/talk/", "--kas-url", kas.address,
                     "--kas-public-key", publicKey, "--policy", policy, "--segment-duration", "2", "--max-streams", "1", "--quiet",
                 ]), "packager")
                 packageBytes = Data()

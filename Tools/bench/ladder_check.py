@@ -33,7 +33,8 @@ ours, shaka = ladder(options.ours), ladder(options.shaka)
 same = len(ours) == len(shaka) and \
     all(o["resolution"][1] == s["resolution"][1] and abs(o["resolution"][0] - s["resolution"][0]) <= 1 for o, s in zip(ours, shaka)) and \
     all(o["durations"] == s["durations"] for o, s in zip(ours, shaka))
-codec_set = lambda text: sorted(c.strip() for c in text.split(",") if c.strip())
+# RFC 6381 codec parameters are hexadecimal: letter case carries no meaning (Shaka writes lower case).
+codec_set = lambda text: sorted(c.strip().lower() for c in text.split(",") if c.strip())
 print(json.dumps({"kind": options.name, "same": same, "variants": len(ours),
                   "segments": len(ours[0]["durations"]) if ours else 0,
                   "ours_bandwidth": [o["bandwidth"] for o in ours], "shaka_bandwidth": [s["bandwidth"] for s in shaka],

@@ -72,6 +72,15 @@ def render(records, partial=False):
     return out, target
 
 
+def codecs_verdict(check):
+    """Whether the two ladders' CODECS agree; RFC 6381's hexadecimal parameters compared without
+    letter case (Shaka writes lower case, we write upper)."""
+    fold = lambda codecs: [sorted(c.strip().lower() for c in text.split(",")) for text in codecs]
+    if fold(check["ours_codecs"]) != fold(check["shaka_codecs"]):
+        return "different"
+    return "the same" if check["ours_codecs"] == check["shaka_codecs"] else "the same (hexadecimal digits' letter case aside, RFC 6381)"
+
+
 def cmaf_lines(records, code, med):
     """The same rungs as a cmaf package against Shaka Packager's cbcs ladder (issue 29): both
     encrypt every sample, so here the work compared is the same."""
@@ -93,7 +102,7 @@ def cmaf_lines(records, code, med):
     ratio = med(ours, "wall_s") / med(shaka, "wall_s")
     out += ["", f"Wall-time ratio ours / Shaka (medians): **{ratio:.2f}**. Variants and video segment boundaries "
             f"({check['variants']} variants, {check['segments']} segments): {'the same' if check['same'] else 'DIFFERENT'}; "
-            f"CODECS {'the same' if check['codecs_same'] else 'different'} (ours {'; '.join(check['ours_codecs'])}; "
+            f"CODECS {codecs_verdict(check)} (ours {'; '.join(check['ours_codecs'])}; "
             f"Shaka's {'; '.join(check['shaka_codecs'])}); BANDWIDTH ours {', '.join(f'{b:,}' for b in check['ours_bandwidth'])}, "
             f"Shaka's {', '.join(f'{b:,}' for b in check['shaka_bandwidth'])} (largest difference "
             f"{check['bandwidth_max_diff_pct']:.2f} %).", ""]

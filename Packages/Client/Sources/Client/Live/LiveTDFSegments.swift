@@ -15,6 +15,7 @@ final class LiveTDFSegments: ComponentSegments, @unchecked Sendable {
     private let progress: (@Sendable (PlaybackEvent) -> Void)?
     private let lock = NSLock()
     private var firstKeys: TDFSegmentKeys?
+    private var mediaSessionID: String?
     private var latencies = LiveLatency()
     private var written = (segments: 0, seconds: 0.0)
 
@@ -40,6 +41,11 @@ final class LiveTDFSegments: ComponentSegments, @unchecked Sendable {
         return try keys.firstPolicy()
     }
 
+    /// Sends every rewrap from now on, the first segment's included, through this media session.
+    func useMediaSession(_ sessionID: String) {
+        lock.withLock { mediaSessionID = sessionID }
+    }
+
     /// Segments written so far, the media seconds they hold and their latencies.
     var summary: (segments: Int, seconds: Double, latency: LiveLatency) {
         lock.withLock { (written.segments, written.seconds, latencies) }
@@ -48,12 +54,14 @@ final class LiveTDFSegments: ComponentSegments, @unchecked Sendable {
     func segment(component: Int, index: Int) throws(PlaybackError) -> [UInt8]? {
         guard componentIDs.indices.contains(component),
               let segment = try follower.segment(component: component, index: index) else { return nil }
-        let kept = lock.withLock { () -> TDFSegmentKeys? in
-            guard component == 0, index == 0 else { return nil }
+        let (kept, sessionID) = lock.withLock { () -> (TDFSegmentKeys?, String?) in
+            guard component == 0, index == 0 else { return (nil, mediaSessionID) }
             defer { firstKeys = nil }
-            return firstKeys
+            return (firstKeys, mediaSessionID)
         }
-        let clear = try (kept ?? keysFor(componentIDs[component], segment)).clearSegment(component: 0, index: 0)
+        let keys = kept ?? keysFor(componentIDs[component], segment)
+        if let sessionID { keys.useMediaSession(sessionID) }
+        let clear = try keys.clearSegment(component: 0, index: 0)
         if component == 0 {
             let latency = segment.programDate.map { clock.unixTime() - $0 }
             lock.withLock {

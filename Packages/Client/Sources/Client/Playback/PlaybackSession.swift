@@ -334,13 +334,9 @@ public final class PlaybackSession: @unchecked Sendable {
             loader: stream.loader,
             playlists: stream.components.map { (name: $0.playlistURI, component: $0.id, initURI: $0.initURI) },
             options: live, stopped: { [weak self] in self?.isStopRequested ?? true })
-        let routing = StartedMediaSession(session: nil)
         let segments = LiveTDFSegments(follower: follower, componentIDs: stream.components.map(\.id), clock: live.clock,
                                        progress: progress) { [self] component, segment in
-            let keys = segmentKeys(stream, [.init(id: "\(component)-\(segment.sequence)", segments: [segment.uri])],
-                                   lookahead: 1, progress: nil)
-            if let id = routing.sessionID { keys.useMediaSession(id) }
-            return keys
+            segmentKeys(stream, [.init(id: "\(component)-\(segment.sequence)", segments: [segment.uri])], lookahead: 1, progress: nil)
         }
         var media: StartedMediaSession?
         let decryptors: [FragmentDecryptor]
@@ -349,7 +345,7 @@ public final class PlaybackSession: @unchecked Sendable {
             progress?(.liveStarted(sequence: start, fromStart: live.fromStart))
             let policyText = try await Blocking.run { () throws(PlaybackError) in try segments.firstPolicy() }
             media = try await startMediaSession(policyText: policyText)
-            routing.sessionID = media?.sessionID
+            if let id = media?.sessionID { segments.useMediaSession(id) }
             decryptors = try self.decryptors(stream)
         } catch {
             await media?.session?.stop()

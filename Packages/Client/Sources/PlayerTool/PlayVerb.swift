@@ -50,7 +50,7 @@ enum PlayVerb {
             A live tdf-hls stream (media playlists without EXT-X-ENDLIST, docs/live.md) is followed: \
             playing starts three target durations behind the live edge (--from-start: the oldest \
             listed segment), the media playlists are reloaded on the RFC 8216 schedule (the target \
-            duration after a change, half of it when unchanged; 8 unchanged reloads in a row end it \
+            duration after a change, half of it when unchanged; \(LivePlayOptions().maximumUnchangedReloads) unchanged reloads in a row end it \
             with an error), each segment in media-sequence order (one that left the playlist before \
             it was fetched ends it with an error), until EXT-X-ENDLIST or --duration seconds of \
             media; each segment's latency (the wall clock less its EXT-X-PROGRAM-DATE-TIME) is a \

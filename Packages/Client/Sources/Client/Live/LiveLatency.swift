@@ -2,6 +2,7 @@
 /// clock when its clear fragment goes to the output less its `EXT-X-PROGRAM-DATE-TIME`;
 /// summarised as the median and the maximum.
 public struct LiveLatency: Sendable, Equatable {
+    /// Each segment's latency in seconds, in output order.
     public private(set) var samples: [Double] = []
 
     public init() {}
@@ -16,5 +17,6 @@ public struct LiveLatency: Sendable, Equatable {
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
+    /// The largest sample; nil without samples.
     public var maximum: Double? { samples.max() }
 }

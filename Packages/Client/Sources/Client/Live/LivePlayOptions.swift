@@ -10,6 +10,7 @@ public struct LivePlayOptions: Sendable {
     /// (the stream stalled). With half a target duration between them (RFC 8216 §6.3.4), the
     /// default waits four target durations for a new segment.
     public var maximumUnchangedReloads = 8
+    /// The wall clock for latency and the clock the reload schedule sleeps on.
     public var clock: any LiveClock
 
     public init(fromStart: Bool = false, duration: Double? = nil, clock: any LiveClock = SystemLiveClock()) {

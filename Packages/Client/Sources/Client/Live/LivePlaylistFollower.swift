@@ -27,6 +27,10 @@ final class LivePlaylistFollower: @unchecked Sendable {
         var unchanged = 0
     }
 
+    /// The largest `EXT-X-MEDIA-SEQUENCE` followed: sequence arithmetic never overflows, and a
+    /// stream of 1-s segments would take 285 million years to reach it.
+    static let maximumSequence = 1 << 53
+
     private let loader: any ResourceLoader
     private let options: LivePlayOptions
     private let stopped: @Sendable () -> Bool
@@ -152,9 +156,10 @@ final class LivePlaylistFollower: @unchecked Sendable {
             throw PlaybackError(.invalidSource, "the \(playlist.component) live playlist is not a valid HLS media playlist")
         }
         guard media.targetDuration > 0, media.segments.count <= TDFHLSStream.maximumSegments,
+              (0...Self.maximumSequence).contains(media.mediaSequence ?? 0),
               media.segments.allSatisfy({ $0.byteRange == nil && $0.uri.hasSuffix(".tdf") }) else {
             throw PlaybackError(.invalidSource, "the \(playlist.component) live playlist is not a tdf-hls media playlist "
-                                + "(a target duration and whole .tdf segments)")
+                                + "(a target duration, a media sequence number up to \(Self.maximumSequence) and whole .tdf segments)")
         }
         let segments = LiveSegment.listed(in: media)
         if playlist.lastBytes != nil, let first = segments.first, first.sequence < playlist.oldest {

@@ -157,6 +157,23 @@ import Testing
         #expect(zip(loads.dropFirst(), loads).map { $0 - $1 } == [2.0] + Array(repeating: 1.0, count: 7))
     }
 
+    /// A playlist served as given, whatever the time.
+    struct FixedPlaylist: ResourceLoader {
+        let text: String
+        func load(_ name: String, maxBytes: Int) throws(PlaybackError) -> Data { Data(text.utf8) }
+    }
+
+    @Test(arguments: ["9223372036854775807", "9007199254740993", "-1"])
+    func aHostileMediaSequenceIsRefusedByName(_ sequence: String) {
+        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(sequence)\n#EXT-X-MAP:URI=\"video-init.mp4\"\n"
+            + "#EXTINF:2.0,\nvideo-segment1.tdf\n#EXTINF:2.0,\nvideo-segment2.tdf\n"
+        let follower = LivePlaylistFollower(loader: FixedPlaylist(text: text), playlists: [Self.components[0]],
+                                            options: LivePlayOptions(clock: SteppedLiveClock()))
+        let error = #expect(throws: PlaybackError.self) { try follower.start() }
+        #expect(error?.code == .invalidSource)
+        #expect(error?.reason.contains("video live playlist") == true)
+    }
+
     @Test func programDateTimeIsReadWithAndWithoutFractions() {
         #expect(LiveSegment.programDate("2027-01-15T08:00:00.250Z") == LiveSegment.programDate("2027-01-15T08:00:00Z").map { $0 + 0.25 })
         #expect(LiveSegment.programDate("2027-01-15T08:00:00+01:00") == LiveSegment.programDate("2027-01-15T07:00:00Z"))

@@ -58,7 +58,12 @@ import Testing
         let playlistAtStart = try String(contentsOfFile: directory + "/video.m3u8", encoding: .utf8)
         #expect(!playlistAtStart.contains("#EXT-X-ENDLIST"), "the player must start while the stream is live")
 
-        let played = try await PlayerRun.play(origin.url("live/master.m3u8"), kas: kas.address, token: token, json: true)
+        // Two viewers at once: one from near the edge to the end, one from the oldest listed
+        // segment for 8 s of media.
+        async let edgeRun = PlayerRun.play(origin.url("live/master.m3u8"), kas: kas.address, token: token, json: true)
+        async let startRun = PlayerRun.play(origin.url("live/master.m3u8"), kas: kas.address, token: token,
+                                            ["--from-start", "--duration", "8"], json: true)
+        let (played, fromStart) = try await (edgeRun, startRun)
         pipeline.waitUntilExit()
         #expect(pipeline.terminationStatus == 0, "\((try? String(contentsOfFile: pipelineErrors, encoding: .utf8)) ?? "")")
         #expect(played.output.status == 0,
@@ -68,9 +73,7 @@ import Testing
 
         // The events, in order: started near the edge, every segment to the last once and in
         // order, then the end with the latency summary.
-        let events = played.stderr.split(separator: "\n").compactMap { line in
-            try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-        }
+        let events = Self.events(played)
         let names = events.compactMap { $0["event"] as? String }
         let start = try #require(events.first { $0["event"] as? String == "live-started" }?["sequence"] as? Int)
         #expect(start >= 1, "started at \(start): not the first segment, three target durations behind the edge")
@@ -109,6 +112,26 @@ import Testing
         let sourceAudio = try Self.packetHashes(clip, map: "0:a")
         let outputAudio = try Self.packetHashes("pipe:0", data: output, map: "0:a")
         #expect(outputAudio.count > 100 && Self.isRun(outputAudio, of: sourceAudio), "\(outputAudio.count) audio packets are a run of the source's")
+
+        // --from-start --duration 8: segments 0–3 (two key periods), the source's first 8 s of video.
+        #expect(fromStart.output.status == 0, "\(fromStart.stderr.suffix(800))")
+        let startEvents = Self.events(fromStart)
+        #expect(startEvents.first { $0["event"] as? String == "live-started" }?["sequence"] as? Int == 0)
+        #expect(startEvents.filter { $0["event"] as? String == "live-segment" }.compactMap { $0["sequence"] as? Int } == [0, 1, 2, 3])
+        // At least 8 s of media (the EXTINFs, as the packager measured each segment), one segment short of 10.
+        let startMedia = try #require(startEvents.first { $0["event"] as? String == "live-ended" }?["mediaMs"] as? Int)
+        #expect((8000..<10_000).contains(startMedia))
+        let startOutput = try Data(contentsOf: fromStart.outputFile)
+        defer { try? FileManager.default.removeItem(at: fromStart.outputFile) }
+        #expect(try Self.packetHashes("pipe:0", data: startOutput, map: "0:v") == Array(sourceVideo[..<200]),
+                "video packets of segments 0–3 are the source's first 8 s")
+    }
+
+    /// The `--json` progress objects on stderr, in order.
+    static func events(_ run: PlayerRun.Run) -> [[String: Any]] {
+        run.stderr.split(separator: "\n").compactMap { line in
+            try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        }
     }
 
     /// Per-packet MD5s (ffmpeg `-c copy -f framemd5`, the sixth column; side data may follow).

@@ -122,6 +122,13 @@ enum PlayVerb {
         if arguments.value("subtitles-lang") != nil, arguments.value("subtitles-out") == nil {
             throw UsageError("--subtitles-lang chooses what --subtitles-out writes; give --subtitles-out FILE")
         }
+        if arguments.flag("from-start") || arguments.value("duration") != nil, case .source(let source) = target {
+            switch source {
+            case .packageFile, .packageURL:
+                throw UsageError("--from-start and --duration follow a live tdf-hls stream; an fps-v2 package is not live")
+            default: break
+            }
+        }
         if choice != TDFHLSRenditionChoice(), case .source(let source) = target {
             switch source {
             case .packageFile, .packageURL:

@@ -215,6 +215,10 @@ public final class PlaybackSession: @unchecked Sendable {
         if stream.isLive {
             return try await playLiveTDFHLS(stream, output: output, began: began, holdUntil: holdUntil)
         }
+        guard !configuration.live.fromStart, configuration.live.duration == nil else {
+            throw PlaybackError(.invalidArgument, "--from-start and --duration follow a live stream, and this one is finished "
+                                + "(its playlists end with EXT-X-ENDLIST); leave them out")
+        }
         let reporter = KeyDeliveryReporter(delegate: delegate)
         // Protected subtitle segments are one more component whose keys come in the same bulk
         // rewraps; the muxer reads only the media components before it.

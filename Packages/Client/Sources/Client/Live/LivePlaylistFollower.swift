@@ -37,12 +37,14 @@ final class LivePlaylistFollower: @unchecked Sendable {
     private let lock = NSLock()
     private var playlists: [Playlist]
     private(set) var startSequence: Int?
-    /// Seconds of the first component's media before each sequence number, from the start.
-    private var mediaBefore: [Int: Double] = [:]
     /// The first component's media seconds in `start ..< next`.
     private var mediaCounted = (next: 0, seconds: 0.0)
-    /// Every playlist load, as (component index, `now()` when it began), for the schedule tests.
+    /// The first sequence number after `--duration` seconds of media, once counted.
+    private var endSequence: Int?
+    /// The latest playlist loads (at most `keptLoads`), as (component index, `now()` when it
+    /// began), for the schedule tests.
     private(set) var loads: [(component: Int, at: Double)] = []
+    static let keptLoads = 1024
 
     /// `playlists`: each component's media playlist name, its id and the init URI the output uses.
     init(loader: any ResourceLoader, playlists: [(name: String, component: String, initURI: String)], options: LivePlayOptions,
@@ -75,7 +77,6 @@ final class LivePlaylistFollower: @unchecked Sendable {
                 }
             }
             startSequence = start
-            mediaBefore = [start: 0]
             mediaCounted = (start, 0)
             return start
         }
@@ -104,12 +105,12 @@ final class LivePlaylistFollower: @unchecked Sendable {
     /// Whether segment `sequence` starts before `--duration` seconds of the first component's media.
     private func isWithinDuration(_ sequence: Int) throws(PlaybackError) -> Bool {
         guard let limit = options.duration else { return true }
-        while mediaCounted.next < sequence {
+        while endSequence == nil, mediaCounted.next < sequence {
             guard let segment = try listing(0, mediaCounted.next) else { return true }
             mediaCounted = (mediaCounted.next + 1, mediaCounted.seconds + segment.duration)
-            mediaBefore[mediaCounted.next] = mediaCounted.seconds
+            if mediaCounted.seconds >= limit { endSequence = mediaCounted.next }
         }
-        return (mediaBefore[sequence] ?? 0) < limit
+        return endSequence.map { sequence < $0 } ?? true
     }
 
     /// `sequence` of `component`, reloading its playlist on the schedule until it is listed;
@@ -136,6 +137,7 @@ final class LivePlaylistFollower: @unchecked Sendable {
         if clock.now() < playlists[component].nextLoad { clock.sleep(until: playlists[component].nextLoad) }
         if stopped() { throw PlaybackError(.stopped, "the playback was stopped") }
         let began = clock.now()
+        if loads.count == Self.keptLoads { loads.removeFirst() }
         loads.append((component, began))
         var playlist = playlists[component]
         let bytes = try loader.load(playlist.name, maxBytes: TDFHLSStream.maximumPlaylistBytes)

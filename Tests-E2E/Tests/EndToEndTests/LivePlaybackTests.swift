@@ -4,16 +4,19 @@ import MediaDRMTDF
 import Testing
 
 /// `player play LIVE_URL` (docs/live.md, "The player") against the real parts: ffmpeg feeding a
-/// 20 s clip in real time (`-re`) through `packager live` into a directory on the loopback origin,
+/// 30 s clip in real time (`-re`) through `packager live` into a directory on the loopback origin,
 /// the built `kas serve` holding the key ring, and the built `player` following the stream until
 /// `EXT-X-ENDLIST`. Asserted: events and their order, never durations.
 @Suite struct LivePlaybackTests {
-    /// 20 s, 160x90 at 25 fps, an IDR frame every 2 s exactly (50 frames), 440 Hz AAC.
+    /// 30 s (15 segments: a slow start on a loaded machine still joins a live stream), 160x90
+    /// at 25 fps, an IDR frame every 2 s exactly (50 frames), 440 Hz AAC.
+    static let segments = 15
+
     static func clip() throws -> String {
-        let path = Scratch.directory + "/live-20s.mp4"
+        let path = Scratch.directory + "/live-30s.mp4"
         if FileManager.default.fileExists(atPath: path) { return path }
         try run(Tools.ffmpeg, ["-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25",
-                               "-f", "lavfi", "-i", "sine=frequency=440", "-t", "20", "-c:v", "libx264", "-preset", "ultrafast",
+                               "-f", "lavfi", "-i", "sine=frequency=440", "-t", "30", "-c:v", "libx264", "-preset", "ultrafast",
                                "-g", "50", "-keyint_min", "50", "-sc_threshold", "0", "-pix_fmt", "yuv420p", "-c:a", "aac", path])
             .check("ffmpeg (the live clip)")
         return path
@@ -31,12 +34,13 @@ import Testing
         let origin = try StaticOrigin(root: work)
         defer { origin.stop() }
 
-        // The encoder and the packager, as an operator pipes them (real time: -re).
+        // The encoder and the packager, as an operator pipes them (real time: -re); the DVR range
+        // (60 s) keeps every segment listed, so the oldest listed is segment 0 whenever a viewer joins.
         let pipeline = Process()
         pipeline.executableURL = URL(fileURLWithPath: "/bin/sh")
         pipeline.arguments = ["-c", #""$0" -nostdin -loglevel error -re -i "$1" -c copy -f mp4 "#
             + #"-movflags frag_keyframe+empty_moov+default_base_moof pipe:1 | "$2" live --input - --profile tdf-hls "#
-            + #"-o "$3" --kas-url "$4" --kas-public-key "$5" --policy "$6" --segment-duration 2 --key-period 6 --quiet"#,
+            + #"-o "$3" --kas-url "$4" --kas-public-key "$5" --policy "$6" --segment-duration 2 --key-period 6 --dvr 60 --quiet"#,
             Tools.ffmpeg, clip, try Tools.packager, directory, kas.address, work + "/kas.pem", work + "/policy.json"]
         let pipelineErrors = work + "/pipeline.log"
         _ = FileManager.default.createFile(atPath: pipelineErrors, contents: nil)
@@ -75,11 +79,12 @@ import Testing
         // order, then the end with the latency summary.
         let events = Self.events(played)
         let names = events.compactMap { $0["event"] as? String }
-        let start = try #require(events.first { $0["event"] as? String == "live-started" }?["sequence"] as? Int)
+        let start = try #require(events.first { $0["event"] as? String == "live-started" }?["sequence"] as? Int,
+                                 "no live start: the stream had ended before the player opened it? \(played.stderr.prefix(400))")
         #expect(start >= 1, "started at \(start): not the first segment, three target durations behind the edge")
         let segments = events.filter { $0["event"] as? String == "live-segment" }
         let sequences = segments.compactMap { $0["sequence"] as? Int }
-        #expect(sequences == Array(start..<10), "played \(sequences)")
+        #expect(sequences == Array(start..<Self.segments), "played \(sequences)")
         #expect(segments.allSatisfy { $0["latencyMs"] is Int })
         let ended = try #require(events.first { $0["event"] as? String == "live-ended" })
         #expect(ended["segments"] as? Int == sequences.count)
@@ -108,7 +113,7 @@ import Testing
         let sourceVideo = try Self.packetHashes(clip, map: "0:v")
         let outputVideo = try Self.packetHashes("pipe:0", data: output, map: "0:v")
         #expect(outputVideo == Array(sourceVideo[(start * 50)...]),
-                "video packets of segments \(start)–9 (\(outputVideo.count)) are the source's from \(start * 2) s")
+                "video packets of segments \(start)–\(Self.segments - 1) (\(outputVideo.count)) are the source's from \(start * 2) s")
         let sourceAudio = try Self.packetHashes(clip, map: "0:a")
         let outputAudio = try Self.packetHashes("pipe:0", data: output, map: "0:a")
         #expect(outputAudio.count > 100 && Self.isRun(outputAudio, of: sourceAudio), "\(outputAudio.count) audio packets are a run of the source's")

@@ -226,24 +226,22 @@ public final class PlaybackSession: @unchecked Sendable {
         let keys = segmentKeys(stream, stream.components.map { .init(id: $0.id, segments: $0.segments) } + (subtitleKeys.map { [$0] } ?? []),
                                lookahead: configuration.segmentKeyLookahead, progress: progress)
         var media: StartedMediaSession?
-        let decryptors: [FragmentDecryptor]
         do throws(PlaybackError) {
             let policyText = try await Blocking.run { () throws(PlaybackError) in try keys.firstPolicy() }
             media = try await startMediaSession(policyText: policyText)
             if let id = media?.sessionID { keys.useMediaSession(id) }
             // Every component's first keys before any output.
             try await Blocking.run { () throws(PlaybackError) in try keys.prefetch(from: 0) }
-            decryptors = try self.decryptors(stream)
         } catch {
             reporter.failed(error)
-            await media?.session?.stop()
+            await media?.session.stop()
             if error.code == .stopped || isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
             throw error
         }
         reporter.delivered(stream.components.map(\.id))
-        let validity = media?.session?.validity ?? KeyValidity(clock: configuration.clock)
+        let validity = media?.session.validity ?? KeyValidity(clock: configuration.clock)
         try await presentTDFHLS(media: media, validity: validity, holdUntil: holdUntil) { () async throws(PlaybackError) in
-            try await self.stream(inits: stream.inits, decryptors: decryptors, readers: keys, validity: validity,
+            try await self.stream(inits: stream.inits, decryptors: try self.decryptors(stream), readers: keys, validity: validity,
                                   output: output, began: began)
             if let subtitles = stream.subtitles {
                 let loader = stream.loader, component = stream.components.count
@@ -265,11 +263,11 @@ public final class PlaybackSession: @unchecked Sendable {
             if let holdUntil { await holdUntil() }
             try validity.check()
         } catch {
-            await media?.session?.stop()
+            await media?.session.stop()
             if error.code == .stopped || isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
             throw error
         }
-        await media?.session?.stop()
+        await media?.session.stop()
         if isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
     }
 
@@ -301,14 +299,12 @@ public final class PlaybackSession: @unchecked Sendable {
             return stopRequested
         }
         if alreadyStopped { await session.stop() }
-        let started = StartedMediaSession(session: session)
         do throws(PlaybackError) {
-            started.sessionID = try await session.start()
+            return StartedMediaSession(session: session, sessionID: try await session.start())
         } catch {
             await session.stop()
             throw error
         }
-        return started
     }
 
     /// Each component's clear init, ready for decryption.
@@ -352,11 +348,11 @@ public final class PlaybackSession: @unchecked Sendable {
             if let id = media?.sessionID { segments.useMediaSession(id) }
             decryptors = try self.decryptors(stream)
         } catch {
-            await media?.session?.stop()
+            await media?.session.stop()
             if error.code == .stopped || isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
             throw error
         }
-        let validity = media?.session?.validity ?? KeyValidity(clock: configuration.clock)
+        let validity = media?.session.validity ?? KeyValidity(clock: configuration.clock)
         try await presentTDFHLS(media: media, validity: validity, holdUntil: holdUntil) { () async throws(PlaybackError) in
             try await self.stream(inits: stream.inits, decryptors: decryptors, readers: segments, validity: validity,
                                   output: output, began: began)
@@ -478,17 +474,8 @@ final class ProgressOutput: MediaOutput {
     }
 }
 
-/// A started tdf-hls media session and the id its rewraps carry (nil until started, or when
-/// the policy has no media rules).
-final class StartedMediaSession: @unchecked Sendable {
-    let session: TDFHLSMediaSession?
-    private let lock = NSLock()
-    private var id: String?
-
-    init(session: TDFHLSMediaSession?) { self.session = session }
-
-    var sessionID: String? {
-        get { lock.withLock { id } }
-        set { lock.withLock { id = newValue } }
-    }
+/// A started tdf-hls media session and the id its rewraps carry.
+struct StartedMediaSession: Sendable {
+    let session: TDFHLSMediaSession
+    let sessionID: String
 }

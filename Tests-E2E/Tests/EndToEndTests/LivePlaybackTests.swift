@@ -126,6 +126,15 @@ import Testing
         // At least 8 s of media (the EXTINFs, as the packager measured each segment), one segment short of 10.
         let startMedia = try #require(startEvents.first { $0["event"] as? String == "live-ended" }?["mediaMs"] as? Int)
         #expect((8000..<10_000).contains(startMedia))
+        // One rewrap per segment for video and audio together, through the media session: fewer
+        // media rewraps than component segments (libcurl may send one again on a kept-alive
+        // connection the server closed, which the KAS audits too), every one delivering keys.
+        let audit = (try? String(contentsOfFile: kas.auditLog, encoding: .utf8)) ?? ""
+        let rewraps = audit.split(separator: "\n").filter { $0.contains(#""event":"media_rewrap""#) }
+        let segmentsPlayed = sequences.count + 4
+        #expect(rewraps.count >= segmentsPlayed && rewraps.count < 2 * segmentsPlayed, "\(rewraps.count) rewraps for \(segmentsPlayed) segments")
+        #expect(rewraps.allSatisfy { $0.contains(#""reason":"keys_delivered""#) })
+        print("live playback: \(rewraps.count) media rewraps for \(segmentsPlayed) segments of two components")
         let startOutput = try Data(contentsOf: fromStart.outputFile)
         defer { try? FileManager.default.removeItem(at: fromStart.outputFile) }
         #expect(try Self.packetHashes("pipe:0", data: startOutput, map: "0:v") == Array(sourceVideo[..<200]),

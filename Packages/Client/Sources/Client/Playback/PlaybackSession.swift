@@ -335,8 +335,9 @@ public final class PlaybackSession: @unchecked Sendable {
             playlists: stream.components.map { (name: $0.playlistURI, component: $0.id, initURI: $0.initURI) },
             options: live, stopped: { [weak self] in self?.isStopRequested ?? true })
         let segments = LiveTDFSegments(follower: follower, componentIDs: stream.components.map(\.id), clock: live.clock,
-                                       progress: progress) { [self] component, segment in
-            segmentKeys(stream, [.init(id: "\(component)-\(segment.sequence)", segments: [segment.uri])], lookahead: 1, progress: nil)
+                                       progress: progress) { [self] listed in
+            segmentKeys(stream, listed.map { .init(id: "\($0.component)-\($0.segment.sequence)", segments: [$0.segment.uri]) },
+                        lookahead: 1, progress: nil)
         }
         var media: StartedMediaSession?
         let decryptors: [FragmentDecryptor]

@@ -46,7 +46,15 @@ enum PlayVerb {
             verified (signature, device, expiry, playback window, clock) first (docs/offline.md). \
             tdf-hls with several variants: the highest BANDWIDTH is played unless --variant N \
             (from 1, in master-playlist order) or --max-height / --max-bandwidth narrow it; the \
-            audio rendition is the group's DEFAULT unless --audio-lang names a BCP 47 language.
+            audio rendition is the group's DEFAULT unless --audio-lang names a BCP 47 language. \
+            A live tdf-hls stream (media playlists without EXT-X-ENDLIST, docs/live.md) is followed: \
+            playing starts three target durations behind the live edge (--from-start: the oldest \
+            listed segment), the media playlists are reloaded on the RFC 8216 schedule (the target \
+            duration after a change, half of it when unchanged; \(LivePlayOptions().maximumUnchangedReloads) unchanged reloads in a row end it \
+            with an error), each segment in media-sequence order (one that left the playlist before \
+            it was fetched ends it with an error), until EXT-X-ENDLIST or --duration seconds of \
+            media; each segment's latency (the wall clock less its EXT-X-PROGRAM-DATE-TIME) is a \
+            progress line (live-segment) and the median and maximum end it (live-ended).
             """,
         options: [
             .single("kas", valueName: "url", help: "The key access server (the accepted key service URL); required unless --title."),
@@ -67,6 +75,8 @@ enum PlayVerb {
             .single("subtitles-out", valueName: "file",
                     help: "tdf-hls: write the variant's subtitle rendition, its segments merged, as one WebVTT file."),
             .single("subtitles-lang", valueName: "tag", help: "tdf-hls: with --subtitles-out, the subtitle rendition in this BCP 47 language."),
+            .flag("from-start", help: "Live tdf-hls: start at the oldest listed segment instead of near the live edge."),
+            .single("duration", valueName: "seconds", help: "Live tdf-hls: stop after this many seconds of media."),
             .quiet,
         ],
         arguments: [ToolArgument("source", help: "Delivery URL (/v2/media/...), package file, directory or URL, tdf-hls master file or URL (not with --title).",
@@ -112,6 +122,13 @@ enum PlayVerb {
         if arguments.value("subtitles-lang") != nil, arguments.value("subtitles-out") == nil {
             throw UsageError("--subtitles-lang chooses what --subtitles-out writes; give --subtitles-out FILE")
         }
+        if arguments.flag("from-start") || arguments.value("duration") != nil, case .source(let source) = target {
+            switch source {
+            case .packageFile, .packageURL:
+                throw UsageError("--from-start and --duration follow a live tdf-hls stream; an fps-v2 package is not live")
+            default: break
+            }
+        }
         if choice != TDFHLSRenditionChoice(), case .source(let source) = target {
             switch source {
             case .packageFile, .packageURL:
@@ -133,6 +150,8 @@ enum PlayVerb {
         var configuration = PlaybackConfiguration(keyServiceURL: kas, credential: credential, client: client)
         configuration.fetchesCertificate = arguments.flag("fairplay")
         configuration.renditionChoice = choice
+        configuration.live.fromStart = arguments.flag("from-start")
+        if let seconds = try arguments.integer("duration", in: 1 ... 7 * 86_400) { configuration.live.duration = Double(seconds) }
         let delivered: DeliveredPlayback?
         let source: PlaybackSource
         do {
@@ -246,6 +265,14 @@ enum PlayVerb {
             return "first clear byte after \(milliseconds(seconds)) ms"
         case .finished(let bytes, let seconds):
             return "finished: \(bytes) bytes in \(milliseconds(seconds)) ms"
+        case .liveStarted(let sequence, let fromStart):
+            return "live: playing from segment \(sequence) (\(fromStart ? "the oldest listed" : "3 target durations behind the edge"))"
+        case .liveSegment(let sequence, let seconds, let latency):
+            return "live segment \(sequence): \(milliseconds(seconds)) ms of media, latency "
+                + (latency.map { "\(milliseconds($0)) ms" } ?? "unknown (no EXT-X-PROGRAM-DATE-TIME)")
+        case .liveEnded(let segments, let seconds, let median, let maximum):
+            return "live ended: \(segments) segments, \(milliseconds(seconds)) ms of media, latency median "
+                + "\(median.map { "\(milliseconds($0)) ms" } ?? "unknown"), max \(maximum.map { "\(milliseconds($0)) ms" } ?? "unknown")"
         }
     }
 

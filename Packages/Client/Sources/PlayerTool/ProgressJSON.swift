@@ -24,6 +24,17 @@ enum ProgressJSON {
             return encode(["event": "first-clear-byte", "ms": PlayVerb.milliseconds(seconds)])
         case .finished(let bytes, let seconds):
             return encode(["event": "finished", "bytes": Int(bytes), "ms": PlayVerb.milliseconds(seconds)])
+        case .liveStarted(let sequence, let fromStart):
+            return encode(["event": "live-started", "sequence": sequence, "fromStart": fromStart])
+        case .liveSegment(let sequence, let seconds, let latency):
+            var object: [String: Any] = ["event": "live-segment", "sequence": sequence, "mediaMs": PlayVerb.milliseconds(seconds)]
+            if let latency { object["latencyMs"] = PlayVerb.milliseconds(latency) }
+            return encode(object)
+        case .liveEnded(let segments, let seconds, let median, let maximum):
+            var object: [String: Any] = ["event": "live-ended", "segments": segments, "mediaMs": PlayVerb.milliseconds(seconds)]
+            if let median { object["medianLatencyMs"] = PlayVerb.milliseconds(median) }
+            if let maximum { object["maxLatencyMs"] = PlayVerb.milliseconds(maximum) }
+            return encode(object)
         }
     }
 

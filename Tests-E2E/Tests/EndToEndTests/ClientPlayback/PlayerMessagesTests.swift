@@ -73,6 +73,21 @@ extension PlaybackSessionTests {
             #expect(hashes["v"] == fixture.sourceStreamHashes["v"] && hashes["a"] == fixture.sourceStreamHashes["a"])
         }
 
+        /// `--from-start` and `--duration` follow a live stream: a finished tdf-hls stream and an
+        /// fps-v2 package refuse them in words, with no output.
+        @Test func liveFlagsOnAFinishedStreamOrAPackageAreRefused() async throws {
+            let fixture = try PlaybackFixture.get()
+            let master = fixture.tdfHLSDirectory.appendingPathComponent("master.m3u8").path
+            let finished = try await PlayerRun.play(master, kas: fixture.kasURL, token: fixture.entitledToken, ["--duration", "4"])
+            #expect(finished.output.status == 1)
+            #expect(finished.stderr.contains("this one is finished (its playlists end with EXT-X-ENDLIST)"), "\(finished.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: finished.outputFile.path))
+            let package = try await PlayerRun.play(fixture.packageFile.path, kas: fixture.kasURL, token: fixture.entitledToken,
+                                                   ["--from-start"])
+            #expect(package.output.status != 0)
+            #expect(package.stderr.contains("an fps-v2 package is not live"), "\(package.stderr)")
+        }
+
         @Test func aFlippedByteInAStoredSegmentIsACRCFailure() async throws {
             let fixture = try PlaybackFixture.get()
             let corrupted = fixture.www.appendingPathComponent("corrupted-\(UUID().uuidString.prefix(8)).tdf")

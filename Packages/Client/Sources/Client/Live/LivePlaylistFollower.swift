@@ -61,6 +61,7 @@ final class LivePlaylistFollower: @unchecked Sendable {
         defer { lock.unlock() }
         do {
             if let startSequence { return startSequence }
+            guard !playlists.isEmpty else { throw PlaybackError(.invalidSource, "the live stream lists no media playlist") }
             try reload(0)
             let first = playlists[0]
             guard first.newest >= first.oldest else {

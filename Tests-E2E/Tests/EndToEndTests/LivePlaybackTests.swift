@@ -6,7 +6,10 @@ import Testing
 /// `player play LIVE_URL` (docs/live.md, "The player") against the real parts: ffmpeg feeding a
 /// 30 s clip in real time (`-re`) through `packager live` into a directory on the loopback origin,
 /// the built `kas serve` holding the key ring, and the built `player` following the stream until
-/// `EXT-X-ENDLIST`. Asserted: events and their order, never durations.
+/// `EXT-X-ENDLIST`. Asserted: events and their order, never durations. The stream cannot end
+/// before both players have joined, however slowly a loaded machine starts them: a gate in the
+/// pipe holds the second half of the encoder's output until the key service has audited both
+/// players' session starts.
 @Suite struct LivePlaybackTests {
     /// 30 s (15 segments: a slow start on a loaded machine still joins a live stream), 160x90
     /// at 25 fps, an IDR frame every 2 s exactly (50 frames), 440 Hz AAC.
@@ -36,12 +39,17 @@ import Testing
 
         // The encoder and the packager, as an operator pipes them (real time: -re); the DVR range
         // (60 s) keeps every segment listed, so the oldest listed is segment 0 whenever a viewer joins.
+        // Between them the gate: `head -c` passes the fragments of the first 12 s (segments 0–5),
+        // then nothing passes until the gate file exists.
+        let gate = work + "/open-the-gate"
         let pipeline = Process()
         pipeline.executableURL = URL(fileURLWithPath: "/bin/sh")
         pipeline.arguments = ["-c", #""$0" -nostdin -loglevel error -re -i "$1" -c copy -f mp4 "#
-            + #"-movflags frag_keyframe+empty_moov+default_base_moof pipe:1 | "$2" live --input - --profile tdf-hls "#
+            + #"-movflags frag_keyframe+empty_moov+default_base_moof pipe:1 | "#
+            + #"{ head -c "$7"; while [ ! -e "$8" ]; do sleep 0.1; done; cat; } | "$2" live --input - --profile tdf-hls "#
             + #"-o "$3" --kas-url "$4" --kas-public-key "$5" --policy "$6" --segment-duration 2 --key-period 6 --dvr 60 --quiet"#,
-            Tools.ffmpeg, clip, try Tools.packager, directory, kas.address, work + "/kas.pem", work + "/policy.json"]
+            Tools.ffmpeg, clip, try Tools.packager, directory, kas.address, work + "/kas.pem", work + "/policy.json",
+            String(try Self.fragmentOffset(clip, index: 6)), gate]
         let pipelineErrors = work + "/pipeline.log"
         _ = FileManager.default.createFile(atPath: pipelineErrors, contents: nil)
         pipeline.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: pipelineErrors))
@@ -67,6 +75,17 @@ import Testing
         async let edgeRun = PlayerRun.play(origin.url("live/master.m3u8"), kas: kas.address, token: token, json: true)
         async let startRun = PlayerRun.play(origin.url("live/master.m3u8"), kas: kas.address, token: token,
                                             ["--from-start", "--duration", "8"], json: true)
+        // Both players start their session after reading a live playlist (the event order below):
+        // two audited session starts mean both have joined, and the rest of the stream may flow.
+        let joined = Date().addingTimeInterval(120)
+        var sessions = 0
+        while sessions < 2, Date() < joined {
+            let audit = (try? String(contentsOfFile: kas.auditLog, encoding: .utf8)) ?? ""
+            sessions = audit.split(separator: "\n").filter { $0.contains(#""event":"session_start""#) && $0.contains(#""reason":"started""#) }.count
+            if sessions < 2 { usleep(100_000) }
+        }
+        #expect(sessions >= 2, "the players did not both start a session while the stream was held")
+        _ = FileManager.default.createFile(atPath: gate, contents: nil)
         let (played, fromStart) = try await (edgeRun, startRun)
         pipeline.waitUntilExit()
         #expect(pipeline.terminationStatus == 0, "\((try? String(contentsOfFile: pipelineErrors, encoding: .utf8)) ?? "")")
@@ -139,6 +158,28 @@ import Testing
         defer { try? FileManager.default.removeItem(at: fromStart.outputFile) }
         #expect(try Self.packetHashes("pipe:0", data: startOutput, map: "0:v") == Array(sourceVideo[..<200]),
                 "video packets of segments 0–3 are the source's first 8 s")
+    }
+
+    /// The byte offset of the `index`-th top-level `moof` of the clip as the pipeline's ffmpeg
+    /// fragments it (one fragment per 2 s key frame interval), read from the same command run
+    /// without `-re` into memory.
+    static func fragmentOffset(_ clip: String, index: Int) throws -> Int {
+        let r = try run(Tools.ffmpeg, ["-nostdin", "-loglevel", "error", "-i", clip, "-c", "copy", "-f", "mp4",
+                                       "-movflags", "frag_keyframe+empty_moov+default_base_moof", "pipe:1"])
+        try r.check("ffmpeg (fragmenting the live clip)")
+        let bytes = [UInt8](r.stdout)
+        var offset = 0, fragments = 0
+        while offset + 8 <= bytes.count {
+            let size = bytes[offset ..< offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: bytes[offset + 4 ..< offset + 8], as: UTF8.self)
+            if type == "moof" {
+                if fragments == index { return offset }
+                fragments += 1
+            }
+            guard size >= 8 else { break }
+            offset += size
+        }
+        throw TestFailure("the fragmented clip has \(fragments) fragments, fewer than \(index + 1)")
     }
 
     /// The `--json` progress objects on stderr, in order.

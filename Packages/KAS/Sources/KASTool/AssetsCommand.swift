@@ -5,6 +5,7 @@ import KASHTTP
 import KASObservability
 import KASRedis
 import MediaDRMJSON
+import MediaDRMMedia
 import MediaDRMToolSupport
 
 /// `kas assets add | list | remove`: the catalog the delivery routes serve (docs/delivery.md#catalog).
@@ -28,13 +29,17 @@ enum AssetsCommand {
                  trailing /). The package must name a key service this KAS accepts (acceptedKASURLs, from \
                  --config, KAS_* variables or --public-url, as for 'kas serve'). --path is where the origin \
                  serves it, one entry directly under its root: /NAME for an fps-v2 file, /NAME/ for a directory; \
-                 one signed URL covers that prefix. Adding an asset again replaces its entry. Prints the \
+                 one signed URL covers that prefix. Adding an asset again replaces its entry. Each title \
+                 has a short media id (8 letters and digits) accepted wherever an asset id is: --media-id \
+                 chooses it, else adding again keeps the one it has and a new title draws one. Prints the \
                  asset id. A live tdf-hls directory (packager live) is added with --live and its event: keys \
                  only from --starts-at until --ends-at plus media.liveDVRSeconds, none in --blackout-regions.
                  """,
                  options: [
                     ToolOption.single("path", valueName: "/name", help: "Where the origin serves the package.", required: true),
                     ToolOption.single("title", valueName: "text", help: "The title. Default: the package's file name."),
+                    ToolOption.single("media-id", valueName: "id",
+                                      help: "The title's short id: 8 letters and digits. Default: the one it has, else a random one."),
                     configOption,
                     ToolOption.single("public-url", valueName: "url", help: "The KAS's public URL (the accepted key service)."),
                     CommonOptions.dataDirectory,
@@ -51,9 +56,15 @@ enum AssetsCommand {
             if let title = parsed.value("title"), title.isEmpty || title.utf8.count > 256 {
                 throw UsageError("invalid value for '--title': expected 1 to 256 bytes of text")
             }
+            let chosenMediaID = try parsed.value("media-id").map { text in
+                guard let id = MediaID(text) else {
+                    throw UsageError("invalid value '\(text.prefix(64))' for '--media-id': expected 8 letters and digits (A-Z, a-z, 0-9)")
+                }
+                return id
+            }
             let live = try LiveEventOptions.event(parsed)
             let configuration = try loadConfiguration(parsed)
-            let entry: CatalogEntry
+            var entry: CatalogEntry
             do throws(CatalogError) {
                 entry = try CatalogPackageReader.read(location: package, title: parsed.value("title"), mediaPath: mediaPath,
                                                       acceptedKASURLs: configuration.acceptedKASURLs,
@@ -63,21 +74,30 @@ enum AssetsCommand {
             }
             let stores = try openStores(configuration)
             defer { stores.close() }
+            // A title added again keeps its media id, so the links that name it keep working.
+            let kept: MediaID?
+            do throws(StoreError) {
+                kept = try stores.catalog.entry(assetID: entry.assetID)?.mediaID
+            } catch {
+                throw ToolFailure("cannot read the catalog: \(error.reason)")
+            }
+            entry.mediaID = try chosenMediaID ?? kept ?? MediaID.random()
             do throws(StoreError) {
                 try stores.catalog.put(entry)
             } catch {
-                throw ToolFailure(error.code == .constraint
-                    ? "another asset is already served at '\(mediaPath)'; remove it first ('kas assets remove') or choose another --path"
-                    : "cannot write the catalog: \(error.reason)")
+                guard error.code == .constraint else { throw ToolFailure("cannot write the catalog: \(error.reason)") }
+                throw ToolFailure(error.reason == CatalogConflict.mediaID
+                    ? "another asset already has the media id '\(entry.mediaID?.text ?? "")'; choose another --media-id"
+                    : "another asset is already served at '\(mediaPath)'; remove it first ('kas assets remove') or choose another --path")
             }
             console.progress("catalogued \(entry.live == nil ? "" : "live ")\(entry.profile.rawValue) '\(entry.title)' (\(entry.components.joined(separator: ", ")), "
-                             + "\(Int(entry.duration.rounded())) s) at \(mediaPath)")
+                             + "\(Int(entry.duration.rounded())) s) at \(mediaPath), media id \(entry.mediaID?.text ?? "")")
             console.print(entry.assetID)
         }
     }
 
     static var list: ToolVerb {
-        ToolVerb("list", summary: "List the catalog: asset id, profile, duration, path and title, one per line.",
+        ToolVerb("list", summary: "List the catalog: asset id, profile, duration, path and title, one per line (--json: with the media id).",
                  options: [configOption, CommonOptions.dataDirectory, ToolOption.json]) { parsed, console in
             let stores = try openStores(try loadConfiguration(parsed))
             defer { stores.close() }
@@ -90,7 +110,8 @@ enum AssetsCommand {
             if parsed.flag("json") {
                 let items: [JSONValue] = entries.map { entry in
                     .object(JSONObject([
-                        ("assetId", .string(entry.assetID)), ("title", .string(entry.title)),
+                        ("assetId", .string(entry.assetID)), ("mediaId", entry.mediaID.map { .string($0.text) } ?? .null),
+                        ("title", .string(entry.title)),
                         ("duration", .number(JSONNumber(entry.duration))), ("profile", .string(entry.profile.rawValue)),
                         ("components", .array(entry.components.map(JSONValue.string))), ("path", .string(entry.mediaPath.prefix)),
                     ] + (entry.live.map { [("live", $0.jsonValue)] } ?? [])))
@@ -107,13 +128,18 @@ enum AssetsCommand {
     static var remove: ToolVerb {
         ToolVerb("remove", summary: "Remove an asset from the catalog (the package files stay where they are).",
                  options: [configOption, CommonOptions.dataDirectory],
-                 arguments: [ToolArgument("asset", help: "The asset id (policy uuid).")]) { parsed, console in
+                 arguments: [ToolArgument("asset", help: "The asset id (policy uuid) or media id.")]) { parsed, console in
             let asset = try parsed.requiredArgument("asset")
             let stores = try openStores(try loadConfiguration(parsed))
             defer { stores.close() }
             let removed: Bool
             do throws(StoreError) {
-                removed = try stores.catalog.remove(assetID: asset)
+                if let mediaID = MediaID(asset) {
+                    let named = try stores.catalog.entry(mediaID: mediaID)
+                    removed = try named.map { entry throws(StoreError) in try stores.catalog.remove(assetID: entry.assetID) } ?? false
+                } else {
+                    removed = try stores.catalog.remove(assetID: asset)
+                }
             } catch {
                 throw ToolFailure("cannot write the catalog: \(error.reason)")
             }

@@ -4,6 +4,7 @@ import KASDomain
 import KASHTTP
 import KASObservability
 import KASRedis
+import MediaDRMMedia
 import MediaDRMToolSupport
 
 /// `kas sign-url --sub ID --asset ID`: a delivery-API URL with its token (docs/delivery.md#delivery-tokens).
@@ -22,7 +23,7 @@ enum SignURLCommand {
                     ToolOption.single("sub", valueName: "subject", help: "The viewer.", required: true),
                     ToolOption.single("issuer", valueName: "iss",
                                       help: "The issuer of the viewer's bearer tokens. Default: \(DevIssuer.issuer)."),
-                    ToolOption.single("asset", valueName: "uuid", help: "The asset id.", required: true),
+                    ToolOption.single("asset", valueName: "id", help: "The asset id (policy uuid) or the title's media id.", required: true),
                     ToolOption.single("ttl", valueName: "seconds", help: "Lifetime, 1 to 600. Default: 300."),
                     ToolOption.single("claims", valueName: "json", help: "A JSON object of extra claims (entitlements, rentals)."),
                     ToolOption.single("delivery-secret-file", valueName: "file", help: "The delivery secret (0600, 32+ bytes)."),
@@ -32,8 +33,12 @@ enum SignURLCommand {
                  ]) { parsed, console in
             let subject = try parsed.requiredValue("sub")
             guard !subject.isEmpty else { throw UsageError("invalid value '' for '--sub': expected a subject") }
-            let asset = try parsed.requiredValue("asset").lowercased()
-            guard UUID(uuidString: asset) != nil else { throw UsageError("invalid value for '--asset': expected a uuid") }
+            // A media id's case is part of it; a uuid is written in lower case, as routes compare it.
+            let given = try parsed.requiredValue("asset")
+            let asset = MediaID(given)?.text ?? given.lowercased()
+            guard MediaID(asset) != nil || UUID(uuidString: asset) != nil else {
+                throw UsageError("invalid value for '--asset': expected a uuid (the asset id) or a media id (8 letters and digits)")
+            }
             let lifetime = try parsed.integer("ttl", in: 1...Int(DeliveryTokenKey.maximumLifetime)) ?? 300
             var claims = try TokenCommand.extraClaims(parsed.value("claims"))
             let issuer = parsed.value("issuer") ?? DevIssuer.issuer

@@ -18,8 +18,9 @@ public enum PlaybackTarget: Sendable, Equatable {
     public init(argument: String?, assetID: String?) throws(PlaybackError) {
         switch (argument, assetID) {
         case (nil, let asset?):
-            guard CanonicalUUID.isCanonical(asset) else {
-                throw PlaybackError(.invalidArgument, "--asset is not a canonical lower-case UUID (the asset's policy uuid)")
+            guard CanonicalUUID.isCanonical(asset) || MediaID(asset) != nil else {
+                throw PlaybackError(.invalidArgument,
+                                    "--asset is neither a canonical lower-case UUID (the asset's policy uuid) nor a media id (8 letters and digits)")
             }
             self = .asset(asset)
         case (let argument?, nil):

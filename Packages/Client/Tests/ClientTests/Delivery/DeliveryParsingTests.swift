@@ -158,11 +158,13 @@ import Testing
         }
         #expect(try PlaybackTarget(argument: nil, assetID: "5f0c3a52-7a7e-4c1e-9d3b-2b1f0e9a8c11")
                 == .asset("5f0c3a52-7a7e-4c1e-9d3b-2b1f0e9a8c11"))
+        #expect(try PlaybackTarget(argument: nil, assetID: "Talk2026") == .asset("Talk2026"), "a media id")
     }
 
     @Test func theSourceRuleRefusesAmbiguity() {
         for (argument, asset) in [(nil, "not-a-uuid"), ("https://o.example/t.tdf", "5f0c3a52-7a7e-4c1e-9d3b-2b1f0e9a8c11"),
-                                  (nil, nil), (nil, "5F0C3A52-7A7E-4C1E-9D3B-2B1F0E9A8C11")] as [(String?, String?)] {
+                                  (nil, nil), (nil, "5F0C3A52-7A7E-4C1E-9D3B-2B1F0E9A8C11"), (nil, "Talk202"), (nil, "Talk-026")]
+                as [(String?, String?)] {
             #expect(throws: PlaybackError(.invalidArgument, "")) { try PlaybackTarget(argument: argument, assetID: asset) }
         }
         #expect(throws: PlaybackError(.invalidSource, "")) { try PlaybackTarget(argument: "ftp://o.example/v2/media/a", assetID: nil) }

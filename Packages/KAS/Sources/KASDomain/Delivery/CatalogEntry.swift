@@ -1,12 +1,16 @@
 import Foundation
 import MediaDRMEncoding
 import MediaDRMJSON
+import MediaDRMMedia
 
 /// One title of the catalog (docs/delivery.md#catalog): what `kas assets add` read from a
 /// package and where the origin serves it.
 public struct CatalogEntry: Sendable, Equatable {
     /// The package's policy uuid (lower case): the `assetId` of every delivery route.
     public var assetID: String
+    /// The title's short id (`kas assets add` draws one, or takes `--media-id`), accepted wherever
+    /// `assetID` is; nil for an entry catalogued before media ids (`kas assets add` it again).
+    public var mediaID: MediaID?
     public var title: String
     /// Seconds of media (the longest component).
     public var duration: Double
@@ -34,8 +38,9 @@ public struct CatalogEntry: Sendable, Equatable {
 
     package init(assetID: String, title: String, duration: Double, profile: CatalogProfile, components: [String],
                 mediaPath: TitlePath, policyJSON: Data, manifest: Data?, keyIDs: [CatalogKeyID] = [],
-                manifests: [String: Data] = [:], live: CatalogLiveEvent? = nil) {
+                manifests: [String: Data] = [:], live: CatalogLiveEvent? = nil, mediaID: MediaID? = nil) {
         self.assetID = assetID
+        self.mediaID = mediaID
         self.title = title
         self.duration = duration
         self.profile = profile
@@ -46,6 +51,11 @@ public struct CatalogEntry: Sendable, Equatable {
         self.keyIDs = keyIDs
         self.manifests = manifests
         self.live = live
+    }
+
+    /// `"mediaId"` for the JSON answers that name the title, none when it has no media id.
+    package var mediaIDMember: [(String, JSONValue)] {
+        mediaID.map { [("mediaId", .string($0.text))] } ?? []
     }
 
     /// The stores' text of `keyIDs`: `video=<32 hex>,audio=<32 hex>`; nil when there are none.

@@ -45,6 +45,7 @@ extension DeliveryService {
             }
             titles.append(.object(JSONObject([
                 ("assetId", .string(entry.assetID)),
+            ] + entry.mediaIDMember + [
                 ("title", .string(entry.title)),
                 ("duration", .number(JSONNumber(Int64(entry.duration.rounded())))),
                 ("profile", .string(entry.profile.rawValue)),

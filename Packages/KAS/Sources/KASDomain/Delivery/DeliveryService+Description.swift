@@ -41,7 +41,8 @@ extension DeliveryService {
             ("title", .string(entry.title)),
             ("kind", .string("Single Item")),
             ("playlist", .array([.object(JSONObject([
-                ("mediaid", .string(entry.assetID)),
+                // A JW media id is the short opaque kind; the policy uuid for a title without one.
+                ("mediaid", .string(entry.mediaID?.text ?? entry.assetID)),
                 ("title", .string(entry.title)),
                 ("duration", .number(JSONNumber(Int64(entry.duration.rounded())))),
                 ("sources", .array(sources)),

@@ -61,6 +61,7 @@ extension DeliveryService {
         var members: [(String, JSONValue)] = [
             ("playbackId", .string(playbackID)),
             ("assetId", .string(entry.assetID)),
+        ] + entry.mediaIDMember + [
             ("title", .string(entry.title)),
             ("drmSystem", .string(system.rawValue)),
             ("mediaUrl", .string(signed.url)),

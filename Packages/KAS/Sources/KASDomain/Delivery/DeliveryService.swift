@@ -67,12 +67,13 @@ package final class DeliveryService: Sendable {
 
     // MARK: Shared steps
 
-    /// The catalogued title; 404 when `assetId` is not one.
+    /// The catalogued title `assetId` names (its policy uuid or its short media id); 404 when
+    /// it names none.
     func entry(_ assetID: String?) throws(DeliveryFailure) -> CatalogEntry {
-        guard let assetID, CanonicalUUID.isCanonical(assetID) else { throw .noSuchAsset }
+        guard let assetID else { throw .noSuchAsset }
         let entry: CatalogEntry?
         do {
-            entry = try catalog.entry(assetID: assetID)
+            entry = try catalog.entry(id: assetID)
         } catch {
             throw .storeUnavailable
         }

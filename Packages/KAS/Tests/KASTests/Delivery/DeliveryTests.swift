@@ -9,6 +9,7 @@ import MediaDRMCrypto
 import MediaDRMEncoding
 import MediaDRMJOSE
 import MediaDRMJSON
+import MediaDRMMedia
 import Testing
 
 @Suite enum DeliveryTests {}
@@ -191,7 +192,7 @@ extension DeliveryTests {
                 #expect(body["kind"]?.string == "Single Item")
                 #expect(body["title"]?.string == "Talk")
                 let item = try #require(body["playlist"]?.array?.first?.object)
-                #expect(item["mediaid"]?.string == fixture.assetID)
+                #expect(item["mediaid"]?.string.flatMap(MediaID.init) != nil, "JW's media id: the short one")
                 #expect(item["tracks"] == .array([]))
                 let sourceValues = try #require(item["sources"]?.array)
                 let sources = sourceValues.compactMap { $0.object }

@@ -6,6 +6,7 @@ import Foundation
 @testable import KASRedis
 import KASTesting
 import MediaDRMJSON
+import MediaDRMMedia
 import Testing
 
 /// The catalog, offline-licence and playback stores' behaviour, one suite run against both
@@ -47,6 +48,59 @@ import Testing
             try catalog.put(try Self.entry(b, title: "Ant", path: "/moved.tdf"), now: t0)
             #expect(try catalog.entries().map(\.mediaPath.prefix) == ["/moved.tdf", "/a.tdf"])
         }
+    }
+
+    /// A short media id names one asset: found by it (exact case) and by `entry(id:)` as an asset
+    /// id is, refused to a second asset with the reason that says so, freed when its asset takes
+    /// another id or leaves; an entry without one (catalogued before media ids) still reads.
+    @Test(arguments: StateBackend.allCases)
+    func aMediaIDNamesOneAsset(_ backend: StateBackend) throws {
+        try StateStoreFixture.with(backend) { fixture throws in
+            let catalog = fixture.stores.catalog
+            let a = "aaaaaaaa-0000-4000-8000-000000000001", b = "bbbbbbbb-0000-4000-8000-000000000002"
+            let first = try #require(MediaID("Ab12cd34")), second = try #require(MediaID("zz99ZZ00"))
+            var entryA = try Self.entry(a, title: "A", path: "/a.tdf")
+            entryA.mediaID = first
+            try catalog.put(entryA, now: t0)
+            #expect(try catalog.entry(mediaID: first) == entryA)
+            #expect(try catalog.entry(id: "Ab12cd34")?.assetID == a)
+            #expect(try catalog.entry(id: a)?.mediaID == first)
+            #expect(try catalog.entry(id: "ab12cd34") == nil, "case matters")
+            #expect(try catalog.entry(id: "Ab12cd3") == nil && (try catalog.entry(id: "Ab12cd3!")) == nil)
+            // A second asset with the same id: refused, nothing of it kept, the first untouched.
+            var entryB = try Self.entry(b, title: "B", path: "/b.tdf")
+            entryB.mediaID = first
+            let refusal = #expect(throws: StoreError.self) { try catalog.put(entryB, now: t0) }
+            #expect(refusal?.code == .constraint && refusal?.reason == CatalogConflict.mediaID)
+            #expect(try catalog.entry(assetID: b) == nil)
+            #expect(try catalog.entry(mediaID: first)?.assetID == a)
+            // The same asset takes another id: the old one names nothing and is free.
+            entryA.mediaID = second
+            try catalog.put(entryA, now: t0)
+            #expect(try catalog.entry(mediaID: first) == nil)
+            try catalog.put(entryB, now: t0)
+            #expect(try catalog.entry(mediaID: first)?.assetID == b)
+            // Removed: its id names nothing; an entry without an id reads with none.
+            #expect(try catalog.remove(assetID: a))
+            #expect(try catalog.entry(mediaID: second) == nil)
+            try catalog.put(try Self.entry(a, title: "A", path: "/a.tdf"), now: t0)
+            #expect(try catalog.entry(assetID: a)?.mediaID == nil)
+        }
+    }
+
+    @Test func mediaIDsAreEightLettersAndDigitsDrawnFromAllSixtyTwo() throws {
+        for bad in ["", "Ab12cd3", "Ab12cd345", "Ab12cd3-", "Ab12cd3é", "aaaaaaaa-0000-4000-8000-000000000001"] {
+            #expect(MediaID(bad) == nil, "\(bad)")
+        }
+        var seen = Set<UInt8>()
+        for _ in 0..<200 {
+            let id = try MediaID.random()
+            #expect(MediaID(id.text) == id)
+            seen.formUnion(id.text.utf8)
+        }
+        // 1,600 draws of 62 symbols: every one appears unless the draw is broken (odds of a miss
+        // with a fair draw: 62 · (61/62)^1600, below 10^-9).
+        #expect(seen.count == 62)
     }
 
     /// A live title's event is kept with its entry, an open end included, and a VOD title has none.

@@ -1,5 +1,6 @@
 import Foundation
 import MediaDRMEncoding
+import MediaDRMMedia
 
 /// The catalog (docs/delivery.md#catalog) in the KAS's SQLite file (`media.sqlite`), on its own
 /// connection with its own schema version (`delivery_schema_version`), so its migrations
@@ -33,6 +34,12 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
         ],
         // A live stream's event (`CatalogLiveEvent.text`); NULL for VOD.
         ["ALTER TABLE catalog_assets ADD COLUMN live TEXT"],
+        // The short media id (`MediaID`); NULL for an entry added before (SQLite's UNIQUE
+        // lets NULLs repeat).
+        [
+            "ALTER TABLE catalog_assets ADD COLUMN media_id TEXT",
+            "CREATE UNIQUE INDEX catalog_assets_media_id ON catalog_assets (media_id)",
+        ],
     ]
 
     private let lock = NSLock()
@@ -59,19 +66,28 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
     public func put(_ entry: CatalogEntry, now: Date) throws(StoreError) {
         try locked { () throws(StoreError) -> Void in
             try database.transaction { () throws(StoreError) -> Void in
+                // Named before the write so the refusal says which; the UNIQUE constraints stay the guard.
+                for (column, value, conflict) in [("media_path", entry.mediaPath.prefix, CatalogConflict.mediaPath),
+                                                  ("media_id", entry.mediaID?.text, CatalogConflict.mediaID)] {
+                    guard let value else { continue }
+                    if try !database.query("SELECT asset FROM catalog_assets WHERE \(column) = ? AND asset != ?",
+                                           [.text(value), .text(entry.assetID)]).isEmpty {
+                        throw StoreError(.constraint, conflict)
+                    }
+                }
                 _ = try database.query("DELETE FROM catalog_assets WHERE asset = ?", [.text(entry.assetID)])
                 _ = try database.query(
                     """
                     INSERT INTO catalog_assets (asset, title, duration_ms, profile, components, media_path, policy, manifest, added_ms,
-                                                key_ids, manifests, live)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                                key_ids, manifests, live, media_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [.text(entry.assetID), .text(entry.title), .integer(Int64((entry.duration * 1000).rounded())),
                      .text(entry.profile.rawValue), .text(entry.components.joined(separator: ",")),
                      .text(entry.mediaPath.prefix), .text(Base64.encode(entry.policyJSON)),
                      entry.manifest.map { .text(Base64.encode($0)) } ?? .null, .integer(SQLiteMediaStore.ms(now)),
                      entry.keyIDsText.map { .text($0) } ?? .null, entry.manifestsText.map { .text($0) } ?? .null,
-                     entry.live.map { .text($0.text) } ?? .null])
+                     entry.live.map { .text($0.text) } ?? .null, entry.mediaID.map { .text($0.text) } ?? .null])
             }
         }
     }
@@ -79,6 +95,13 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
     public func entry(assetID: String) throws(StoreError) -> CatalogEntry? {
         try locked { () throws(StoreError) -> CatalogEntry? in
             try database.query("SELECT \(Self.columns) FROM catalog_assets WHERE asset = ?", [.text(assetID.lowercased())])
+                .first.flatMap(Self.entry)
+        }
+    }
+
+    public func entry(mediaID: MediaID) throws(StoreError) -> CatalogEntry? {
+        try locked { () throws(StoreError) -> CatalogEntry? in
+            try database.query("SELECT \(Self.columns) FROM catalog_assets WHERE media_id = ?", [.text(mediaID.text)])
                 .first.flatMap(Self.entry)
         }
     }
@@ -98,10 +121,10 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
         }
     }
 
-    private static let columns = "asset, title, duration_ms, profile, components, media_path, policy, manifest, key_ids, manifests, live"
+    private static let columns = "asset, title, duration_ms, profile, components, media_path, policy, manifest, key_ids, manifests, live, media_id"
 
     private static func entry(_ row: [SQLiteValue]) -> CatalogEntry? {
-        guard row.count == 11, case .text(let asset) = row[0], case .text(let title) = row[1],
+        guard row.count == 12, case .text(let asset) = row[0], case .text(let title) = row[1],
               case .integer(let durationMs) = row[2], case .text(let profileText) = row[3],
               let profile = CatalogProfile(rawValue: profileText), case .text(let components) = row[4],
               case .text(let pathText) = row[5], let path = try? TitlePath(pathText),
@@ -119,6 +142,7 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
         return CatalogEntry(assetID: asset, title: title, duration: Double(durationMs) / 1000, profile: profile,
                             components: components.split(separator: ",").map(String.init), mediaPath: path,
                             policyJSON: Data(policy), manifest: manifest.map { Data($0) },
-                            keyIDs: CatalogEntry.keyIDs(text: text(row[8])), manifests: CatalogEntry.manifests(text: text(row[9])), live: live)
+                            keyIDs: CatalogEntry.keyIDs(text: text(row[8])), manifests: CatalogEntry.manifests(text: text(row[9])), live: live,
+                            mediaID: text(row[11]).flatMap(MediaID.init))
     }
 }

@@ -10,10 +10,11 @@ import Darwin
 
 /// Where a verb writes clear media: a file named with an explicit option (written atomically:
 /// nothing appears at the path unless the whole output was produced), or stdout when that is not
-/// a terminal. Shared by the verbs that output clear media. A directory (`-o DIR/`, created when
-/// absent, or an existing directory) holds the output as parts, `part-0.mp4`, `part-1.mp4`, …:
-/// a live stream starts a new part at each change of init (`LivePartedOutput`, docs/live.md);
-/// each part is written atomically and stays once complete, even if a later one fails.
+/// a terminal. Shared by the verbs that output clear media. For `player play` (`parts`), a
+/// directory (`-o DIR/`, created when absent, or an existing directory) holds the output as parts,
+/// `part-0.mp4`, `part-1.mp4`, …: a live stream starts a new part at each change of init
+/// (`LivePartedOutput`, docs/live.md); each part is written atomically and stays once complete,
+/// even if a later one fails.
 final class ClearMediaDestination: MediaOutput, LivePartedOutput {
     private var file: AtomicFileWriter?
     private let stdout: FileHandleOutput?
@@ -24,9 +25,9 @@ final class ClearMediaDestination: MediaOutput, LivePartedOutput {
     private(set) var bytesWritten: UInt64 = 0
 
     /// Checks the destination before any work starts: clear media never goes to a terminal.
-    init(path: String?) throws {
+    init(path: String?, parts: Bool = false) throws {
         self.path = path
-        directory = try path.flatMap(Self.partsDirectory)
+        directory = parts ? try path.flatMap(Self.partsDirectory) : nil
         if let directory {
             stdout = nil
             try openPart(0, in: directory)

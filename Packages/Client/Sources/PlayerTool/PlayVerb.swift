@@ -143,7 +143,7 @@ enum PlayVerb {
 
         // The destination is settled before any network request.
         let presenter: PlayerProcess? = present ? try PlayerProcess.launch() : nil
-        let destination: ClearMediaDestination? = present ? nil : try ClearMediaDestination(path: outputPath)
+        let destination: ClearMediaDestination? = present ? nil : try ClearMediaDestination(path: outputPath, parts: true)
         let output: any MediaOutput = presenter?.output ?? destination!
 
         let json = arguments.flag("json")

@@ -14,7 +14,9 @@
 # BENCH_PART=redis runs only the key-request load on one node with SQLite, one with Redis and two
 # nodes on one Redis behind nginx (Tools/bench/redis.sh) and replaces that section;
 # BENCH_PART=licence runs only the W3C ClearKey licence route at 1,000 req/s and at saturation
-# (Tools/bench/licence.sh) and replaces that section. A whole run
+# (Tools/bench/licence.sh) and replaces that section; BENCH_PART=live runs only the live latency
+# step (ffmpeg -re into packager live, player play from near the edge; Tools/bench/live.sh, about
+# 70 s after the build) and replaces that section and its targets row. A whole run
 # keeps the sections it does not measure itself (marked <!-- NAME:begin --> ... <!-- NAME:end -->,
 # hand-written ones included; Tools/bench/doc_sections.py).
 set -euo pipefail
@@ -26,7 +28,7 @@ HERE="$ROOT/Tools/bench"
 RUNS="${BENCH_RUNS:-7}"
 LOAD_SECONDS="${BENCH_LOAD_SECONDS:-10}"
 PART="${BENCH_PART:-all}"
-case "$PART" in all|ladder|browser|redis|licence) ;; *) echo "bench: BENCH_PART must be all, ladder, browser, redis or licence" >&2; exit 64 ;; esac
+case "$PART" in all|ladder|browser|redis|licence|live) ;; *) echo "bench: BENCH_PART must be all, ladder, browser, redis, licence or live" >&2; exit 64 ;; esac
 export PATH="/opt/swift/usr/bin:$PATH"
 
 WORK="$(mktemp -d /tmp/mediadrm-bench.XXXXXX)"
@@ -88,7 +90,7 @@ build() {   # PACKAGE_PATH PRODUCT; one shared scratch path, the plan dropped fi
     rm -f "$SCRATCH/release.yaml" "$SCRATCH/release/description.json"
     swift build --package-path "$1" --scratch-path "$SCRATCH" -c release --product "$2" 2>&1 | tail -n 1
 }
-if [ "$PART" != ladder ]; then build "$ROOT/Tools/loadgen" loadgen; fi
+if [ "$PART" != ladder ] && [ "$PART" != live ]; then build "$ROOT/Tools/loadgen" loadgen; fi
 PACKAGER="$SCRATCH/release/packager"
 PLAYER="$SCRATCH/release/player"
 KAS="$SCRATCH/release/kas"
@@ -223,6 +225,18 @@ if [ "$PART" = licence ]; then
     mkdir -p "$ROOT/out/bench"
     cp "$RESULTS" "$ROOT/out/bench/results-licence.jsonl"
     echo "bench: the licence section of docs/benchmarks.md written ($(( $(date +%s) - BEGAN )) s; raw figures in out/bench/results-licence.jsonl)"
+    exit 0
+fi
+
+if [ "$PART" = live ]; then
+    step "kas serve on $KASURL"
+    start_kas
+    viewer_tokens
+    source "$HERE/live.sh"
+    "$PY" "$HERE/live_section.py" "$RESULTS" "$ROOT/docs/benchmarks.md"
+    mkdir -p "$ROOT/out/bench"
+    cp "$RESULTS" "$ROOT/out/bench/results-live.jsonl"
+    echo "bench: the live section of docs/benchmarks.md written ($(( $(date +%s) - BEGAN )) s; raw figures in out/bench/results-live.jsonl)"
     exit 0
 fi
 

@@ -15,25 +15,13 @@ import Testing
     /// at 25 fps, an IDR frame every 2 s exactly (50 frames), 440 Hz AAC.
     static let segments = 15
 
-    static func clip() throws -> String {
-        let path = Scratch.directory + "/live-30s.mp4"
-        if FileManager.default.fileExists(atPath: path) { return path }
-        try run(Tools.ffmpeg, ["-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25",
-                               "-f", "lavfi", "-i", "sine=frequency=440", "-t", "30", "-c:v", "libx264", "-preset", "ultrafast",
-                               "-g", "50", "-keyint_min", "50", "-sc_threshold", "0", "-pix_fmt", "yuv420p", "-c:a", "aac", path])
-            .check("ffmpeg (the live clip)")
-        return path
-    }
+    static func clip() throws -> String { try Clips.liveEncoder("160x90", seconds: 30).path }
 
     @Test func followsALiveStreamFromNearTheEdgeAcrossKeyPeriodsUntilItEnds() async throws {
         let clip = try Self.clip()
-        let kas = try KASServe("live-kas")
+        let live = try LiveStreamWork("live")
+        let kas = live.kas, token = live.token, work = live.work, directory = live.directory
         defer { kas.stop() }
-        let token = try kas.token(subject: "live-viewer", claims: #"{"entitlements":["\#(Publisher.premium)"]}"#)
-        let work = Scratch.directory("live-origin")
-        let directory = work + "/live"
-        try Data(Publisher.policy().utf8).write(to: URL(fileURLWithPath: work + "/policy.json"))
-        try Data(kas.publicKeyPEM.utf8).write(to: URL(fileURLWithPath: work + "/kas.pem"))
         let origin = try StaticOrigin(root: work)
         defer { origin.stop() }
 
@@ -48,7 +36,7 @@ import Testing
             + #"-movflags frag_keyframe+empty_moov+default_base_moof pipe:1 | "#
             + #"{ head -c "$7"; while [ ! -e "$8" ]; do sleep 0.1; done; cat; } | "$2" live --input - --profile tdf-hls "#
             + #"-o "$3" --kas-url "$4" --kas-public-key "$5" --policy "$6" --segment-duration 2 --key-period 6 --dvr 60 --quiet"#,
-            Tools.ffmpeg, clip, try Tools.packager, directory, kas.address, work + "/kas.pem", work + "/policy.json",
+            Tools.ffmpeg, clip, try Tools.packager, directory, kas.address, live.kasKeyPath, live.policyPath,
             String(try Self.fragmentOffset(clip, index: 6)), gate]
         let pipelineErrors = work + "/pipeline.log"
         _ = FileManager.default.createFile(atPath: pipelineErrors, contents: nil)

@@ -10,17 +10,28 @@ import Darwin
 
 /// Where a verb writes clear media: a file named with an explicit option (written atomically:
 /// nothing appears at the path unless the whole output was produced), or stdout when that is not
-/// a terminal. Shared by the verbs that output clear media.
-final class ClearMediaDestination: MediaOutput {
-    private let file: AtomicFileWriter?
+/// a terminal. Shared by the verbs that output clear media. For `player play` (`parts`), a
+/// directory (`-o DIR/`, created when absent, or an existing directory) holds the output as parts,
+/// `part-0.mp4`, `part-1.mp4`, …: a live stream starts a new part at each change of init
+/// (`LivePartedOutput`, docs/live.md); each part is written atomically and stays once complete,
+/// even if a later one fails.
+final class ClearMediaDestination: MediaOutput, LivePartedOutput {
+    private var file: AtomicFileWriter?
     private let stdout: FileHandleOutput?
+    /// The output file, or the directory of parts.
     let path: String?
+    private let directory: String?
+    private var partPath: String?
     private(set) var bytesWritten: UInt64 = 0
 
     /// Checks the destination before any work starts: clear media never goes to a terminal.
-    init(path: String?) throws {
+    init(path: String?, parts: Bool = false) throws {
         self.path = path
-        if let path, Self.isStream(path) {
+        directory = parts ? try path.flatMap(Self.partsDirectory) : nil
+        if let directory {
+            stdout = nil
+            try openPart(0, in: directory)
+        } else if let path, Self.isStream(path) {
             // A device or pipe (`-o /dev/null`, a named pipe to a player) is written in place:
             // there is nothing to rename, and renaming over it would replace it.
             guard let handle = FileHandle(forWritingAtPath: path) else {
@@ -42,6 +53,35 @@ final class ClearMediaDestination: MediaOutput {
             file = nil
             stdout = FileHandleOutput(FileHandle.standardOutput)
         }
+    }
+
+    var writesParts: Bool { directory != nil }
+
+    /// The file of part `number` in the output directory.
+    static func partName(_ number: Int) -> String { "part-\(number).mp4" }
+
+    func startPart(_ number: Int) throws(MediaError) {
+        guard let directory else { throw MediaError(.io, "the output is one file; a new part needs a directory (-o DIR/)") }
+        do { try file?.commit() } catch { throw MediaError(.io, "cannot write the output part '\(partPath ?? directory)'") }
+        do { try openPart(number, in: directory) } catch { throw MediaError(.io, "cannot write the output part \(number) in '\(directory)'") }
+    }
+
+    private func openPart(_ number: Int, in directory: String) throws(ToolFailure) {
+        let path = (directory as NSString).appendingPathComponent(Self.partName(number))
+        do { file = try AtomicFileWriter(destination: path) } catch { throw ToolFailure(output: error) }
+        partPath = path
+    }
+
+    /// `-o DIR/` (made when absent, its parent must exist) or an existing directory: the
+    /// directory of parts; nil for any other path.
+    private static func partsDirectory(_ path: String) throws -> String? {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) { return isDirectory.boolValue ? path : nil }
+        guard path.hasSuffix("/") else { return nil }
+        guard mkdir(path, 0o755) == 0 else {
+            throw ToolFailure("cannot create the output directory '\(path)': \(String(cString: strerror(errno)))")
+        }
+        return path
     }
 
     /// True for an existing character device or FIFO.

@@ -54,7 +54,10 @@ enum PlayVerb {
             with an error), each segment in media-sequence order (one that left the playlist before \
             it was fetched ends it with an error), until EXT-X-ENDLIST or --duration seconds of \
             media; each segment's latency (the wall clock less its EXT-X-PROGRAM-DATE-TIME) is a \
-            progress line (live-segment) and the median and maximum end it (live-ended).
+            progress line (live-segment) and the median and maximum end it (live-ended). A \
+            segment naming a new init (an encoder restarted with other tracks) starts a new file \
+            with -o DIR/ (part-0.mp4, part-1.mp4, ...; live-part); into one file it ends the \
+            playback with an error, as one fMP4 holds one init.
             """,
         options: [
             .single("kas", valueName: "url", help: "The key access server (the accepted key service URL); required unless --title."),
@@ -67,7 +70,7 @@ enum PlayVerb {
             .flag("fairplay", help: "Fetch and report the KAS's FairPlay certificate (no credential) before the sessions."),
             .flag("json", help: "Progress and the final result as one JSON object per line on stderr."),
             .flag("play", help: "Present with ffplay or mpv (whichever is installed)."),
-            .single("output", short: "o", valueName: "file", help: "Write the clear fMP4 to this file."),
+            .single("output", short: "o", valueName: "file", help: "Write the clear fMP4 to this file, or to DIR/ as part-0.mp4, part-1.mp4, ... (a live stream's new init starts a part)."),
             .single("variant", valueName: "n", help: "tdf-hls: play variant N (from 1, in master-playlist order)."),
             .single("max-height", valueName: "pixels", help: "tdf-hls: the highest variant at most this tall."),
             .single("max-bandwidth", valueName: "bit/s", help: "tdf-hls: the highest variant whose BANDWIDTH is at most this."),
@@ -140,7 +143,7 @@ enum PlayVerb {
 
         // The destination is settled before any network request.
         let presenter: PlayerProcess? = present ? try PlayerProcess.launch() : nil
-        let destination: ClearMediaDestination? = present ? nil : try ClearMediaDestination(path: outputPath)
+        let destination: ClearMediaDestination? = present ? nil : try ClearMediaDestination(path: outputPath, parts: true)
         let output: any MediaOutput = presenter?.output ?? destination!
 
         let json = arguments.flag("json")
@@ -270,6 +273,8 @@ enum PlayVerb {
         case .liveSegment(let sequence, let seconds, let latency):
             return "live segment \(sequence): \(milliseconds(seconds)) ms of media, latency "
                 + (latency.map { "\(milliseconds($0)) ms" } ?? "unknown (no EXT-X-PROGRAM-DATE-TIME)")
+        case .livePart(let part, let sequence):
+            return "live: segment \(sequence) starts a new init segment; writing part \(part) of the output"
         case .liveEnded(let segments, let seconds, let median, let maximum):
             return "live ended: \(segments) segments, \(milliseconds(seconds)) ms of media, latency median "
                 + "\(median.map { "\(milliseconds($0)) ms" } ?? "unknown"), max \(maximum.map { "\(milliseconds($0)) ms" } ?? "unknown")"

@@ -30,6 +30,8 @@ enum ProgressJSON {
             var object: [String: Any] = ["event": "live-segment", "sequence": sequence, "mediaMs": PlayVerb.milliseconds(seconds)]
             if let latency { object["latencyMs"] = PlayVerb.milliseconds(latency) }
             return encode(object)
+        case .livePart(let part, let sequence):
+            return encode(["event": "live-part", "part": part, "sequence": sequence])
         case .liveEnded(let segments, let seconds, let median, let maximum):
             var object: [String: Any] = ["event": "live-ended", "segments": segments, "mediaMs": PlayVerb.milliseconds(seconds)]
             if let median { object["medianLatencyMs"] = PlayVerb.milliseconds(median) }

@@ -23,6 +23,7 @@ extension MediaRules {
         if let n = maxOfflineDevices { members.append((Member.maxOfflineDevices.key, .number(JSONNumber(n)))) }
         if let n = livePeriod { members.append((Member.livePeriod.key, .number(JSONNumber(n)))) }
         if let s = livePeriodStart { members.append((Member.livePeriodStart.key, .number(JSONNumber(s)))) }
+        if let s = livePeriodSeconds { members.append((Member.livePeriodSeconds.key, .number(JSONNumber(s)))) }
         return .object(JSONObject(members))
     }
 
@@ -74,6 +75,7 @@ extension MediaRules {
         }
         livePeriod = try Self.integer(object[Member.livePeriod.key], .livePeriod)
         livePeriodStart = try Self.integer(object[Member.livePeriodStart.key], .livePeriodStart)
+        livePeriodSeconds = try Self.integer(object[Member.livePeriodSeconds.key], .livePeriodSeconds)
         try validate()
     }
 

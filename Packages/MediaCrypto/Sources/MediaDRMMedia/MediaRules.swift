@@ -13,7 +13,7 @@ import MediaDRMJSON
 ///   "maxConcurrentStreams": 2, "allowedRegions": ["US", "CA"], "blockedRegions": ["KP"],
 ///   "hdcp": "type1", "minSecurityLevel": "main", "allowVirtualMachines": false,
 ///   "offline": true, "offlineLicenseDuration": 604800, "offlinePlaybackWindow": 172800,
-///   "maxOfflineDevices": 2, "livePeriod": 3, "livePeriodStart": 1767225600}
+///   "maxOfflineDevices": 2, "livePeriod": 3, "livePeriodStart": 1767225600, "livePeriodSeconds": 600}
 /// ```
 ///
 /// The schema is closed: an unknown member, a `v` other than 1 or a value of the wrong type is
@@ -33,6 +33,9 @@ public struct MediaRules: Sendable, Equatable {
     /// The devices one viewer may hold offline licences of an asset on when the policy allows
     /// offline viewing without `maxOfflineDevices` (docs/offline.md).
     public static let defaultMaxOfflineDevices = 1
+    /// The longest live key period, in seconds (one year): `packager live --key-period` and the
+    /// KAS's `media.liveKeyPeriodSeconds` are bounded by it, as `livePeriodSeconds` is.
+    public static let maxLivePeriodSeconds: Int64 = 31_536_000
 
     /// The members, each named once; `MediaRulesError.member` is one of these.
     public enum Member: String, Sendable, CaseIterable {
@@ -52,6 +55,7 @@ public struct MediaRules: Sendable, Equatable {
         case maxOfflineDevices
         case livePeriod
         case livePeriodStart
+        case livePeriodSeconds
 
         /// The JSON key inside its object (`purchaseWindowSeconds` inside `rental`).
         var key: String { rawValue.split(separator: ".").last.map(String.init) ?? rawValue }
@@ -88,13 +92,17 @@ public struct MediaRules: Sendable, Equatable {
     public var livePeriod: Int64?
     /// When that period began: Unix seconds on the stream's program-date-time clock.
     public var livePeriodStart: Int64?
+    /// How long that period lasts (`--key-period`), so a KAS reads it from the segment rather
+    /// than from its configuration. Absent in segments packaged before it was written; given only
+    /// with `livePeriod`.
+    public var livePeriodSeconds: Int64?
 
     public init(rentalPurchaseWindowSeconds: Int64? = nil, rentalPlaybackWindowSeconds: Int64? = nil,
                 maxConcurrentStreams: Int? = nil, allowedRegions: [String]? = nil, blockedRegions: [String]? = nil,
                 hdcp: HDCPLevel? = nil, minSecurityLevel: SecurityLevel? = nil, allowVirtualMachines: Bool? = nil,
                 offline: Bool? = nil, offlineLicenseDurationSeconds: Int64? = nil,
                 offlinePlaybackWindowSeconds: Int64? = nil, maxOfflineDevices: Int? = nil,
-                livePeriod: Int64? = nil, livePeriodStart: Int64? = nil) {
+                livePeriod: Int64? = nil, livePeriodStart: Int64? = nil, livePeriodSeconds: Int64? = nil) {
         self.rentalPurchaseWindowSeconds = rentalPurchaseWindowSeconds
         self.rentalPlaybackWindowSeconds = rentalPlaybackWindowSeconds
         self.maxConcurrentStreams = maxConcurrentStreams
@@ -109,6 +117,7 @@ public struct MediaRules: Sendable, Equatable {
         self.maxOfflineDevices = maxOfflineDevices
         self.livePeriod = livePeriod
         self.livePeriodStart = livePeriodStart
+        self.livePeriodSeconds = livePeriodSeconds
     }
 
     public var isEmpty: Bool { self == MediaRules() }
@@ -133,7 +142,8 @@ public struct MediaRules: Sendable, Equatable {
     /// of at least one distinct ISO 3166-1 alpha-2 code, no region both allowed and blocked,
     /// offline details only with `offline: true` (a detail of a refused feature is a mistake,
     /// never silently dropped), 1 to `maxOfflineDevicesLimit` offline devices, a live period and
-    /// its start both given or both absent, neither negative.
+    /// its start both given or both absent, neither negative, and the period's length only with
+    /// them, 1 to `maxLivePeriodSeconds`.
     public func validate() throws(MediaRulesError) {
         for (member, window) in [(Member.rentalPurchaseWindow, rentalPurchaseWindowSeconds),
                                  (.rentalPlaybackWindow, rentalPlaybackWindowSeconds),
@@ -168,6 +178,12 @@ public struct MediaRules: Sendable, Equatable {
             if start < 0 { throw MediaRulesError(.livePeriodStart, "must not be negative") }
         case (nil, _): throw MediaRulesError(.livePeriod, "must be given with livePeriodStart")
         case (_, nil): throw MediaRulesError(.livePeriodStart, "must be given with livePeriod")
+        }
+        if let seconds = livePeriodSeconds {
+            guard livePeriod != nil else { throw MediaRulesError(.livePeriodSeconds, "must be given with livePeriod") }
+            guard (1 ... Self.maxLivePeriodSeconds).contains(seconds) else {
+                throw MediaRulesError(.livePeriodSeconds, "must be from 1 to \(Self.maxLivePeriodSeconds)")
+            }
         }
     }
 

@@ -42,6 +42,21 @@ import Testing
         #expect(try read(#"{"v":1,"livePeriod":0,"livePeriodStart":0}"#).livePeriod == 0)
     }
 
+    /// The period's length rides beside the period, from 1 s to a year; a segment packaged before
+    /// it was written (no `livePeriodSeconds`) still reads.
+    @Test func livePeriodSecondsRoundTrips() throws {
+        let rules = MediaRules(livePeriod: 3, livePeriodStart: 1_767_225_600, livePeriodSeconds: 600)
+        let text = JSONWriter.string(rules.jsonValue)
+        #expect(text.contains(#""livePeriodSeconds":600"#))
+        let back = try read(text)
+        #expect(back == rules && back.livePeriodSeconds == 600)
+        #expect(try read(#"{"v":1,"livePeriod":0,"livePeriodStart":0}"#).livePeriodSeconds == nil)
+        #expect(try read(#"{"v":1,"livePeriod":0,"livePeriodStart":0,"livePeriodSeconds":1}"#).livePeriodSeconds == 1)
+        #expect(try read(#"{"v":1,"livePeriod":0,"livePeriodStart":0,"livePeriodSeconds":31536000}"#).livePeriodSeconds
+                == MediaRules.maxLivePeriodSeconds)
+        #expect(throws: MediaRulesError.self) { try MediaRules(livePeriodSeconds: 600).validate() }
+    }
+
     @Test func refusalsNameTheMember() {
         let cases: [(String, MediaRules.Member?)] = [
             (#"{"v":2}"#, .version),
@@ -64,6 +79,13 @@ import Testing
             (#"{"v":1,"livePeriod":-1,"livePeriodStart":1}"#, .livePeriod),
             (#"{"v":1,"livePeriod":1,"livePeriodStart":1.5}"#, .livePeriodStart),
             (#"{"v":1,"livePeriod":{"n":1},"livePeriodStart":1}"#, .livePeriod),
+            (#"{"v":1,"livePeriodSeconds":600}"#, .livePeriodSeconds),
+            (#"{"v":1,"livePeriod":1,"livePeriodStart":1,"livePeriodSeconds":0}"#, .livePeriodSeconds),
+            (#"{"v":1,"livePeriod":1,"livePeriodStart":1,"livePeriodSeconds":-600}"#, .livePeriodSeconds),
+            (#"{"v":1,"livePeriod":1,"livePeriodStart":1,"livePeriodSeconds":31536001}"#, .livePeriodSeconds),
+            (#"{"v":1,"livePeriod":1,"livePeriodStart":1,"livePeriodSeconds":600.5}"#, .livePeriodSeconds),
+            (#"{"v":1,"livePeriod":1,"livePeriodStart":1,"livePeriodSeconds":"600"}"#, .livePeriodSeconds),
+            (#"{"v":1,"livePeriod":1,"livePeriodStart":1,"livePeriodSeconds":9223372036854775808}"#, .livePeriodSeconds),
         ]
         for (text, member) in cases {
             #expect(throws: MediaRulesError.self) { _ = try read(text) }

@@ -1,3 +1,5 @@
+import MediaDRMMedia
+
 /// The options of `packager live` beyond the package's own (KAS, policy, segment duration).
 public struct LiveOptions: Sendable {
     public var package: PackageOptions
@@ -17,8 +19,8 @@ public struct LiveOptions: Sendable {
         guard dvrSeconds >= 0, dvrSeconds.isFinite, dvrSeconds <= 7 * 86_400 else {
             throw PackagerError(.invalidArgument, "the DVR range must be 0 to 604800 seconds")
         }
-        guard (1 ... 31_536_000).contains(keyPeriodSeconds) else {
-            throw PackagerError(.invalidArgument, "the key period must be 1 to 31536000 seconds")
+        guard (1 ... MediaRules.maxLivePeriodSeconds).contains(keyPeriodSeconds) else {
+            throw PackagerError(.invalidArgument, "the key period must be 1 to \(MediaRules.maxLivePeriodSeconds) seconds")
         }
         if package.media?.isEmpty == false || package.classification != nil || package.allowZIP64 {
             throw PackagerError(.invalidArgument, "live takes its media rules and classification from the policy file")

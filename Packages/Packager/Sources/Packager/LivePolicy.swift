@@ -5,15 +5,18 @@ import MediaDRMTDF
 
 /// The policies of a live stream: the creator's policy prepared as for VOD tdf-hls (one uuid
 /// for the whole stream), with the key period bound into `arkavo:media` (`livePeriod`,
-/// `livePeriodStart`). Media rules the policy file already has are kept and the period added to
+/// `livePeriodStart`, `livePeriodSeconds`). Media rules the policy file already has are kept and the period added to
 /// them, so the one `arkavo:media` member carries both.
 struct LivePolicy {
     let uuid: String
     private let policyJSON: Data
     private let rules: MediaRules
+    private let periodSeconds: Int64
     private var made: [Int64: TDFPolicy] = [:]
 
-    init(policyJSON: Data, uuid: String) throws(PackagerError) {
+    /// `periodSeconds` is the stream's `--key-period`, written into every segment's policy so the
+    /// KAS reads the period's end from the segment itself.
+    init(policyJSON: Data, uuid: String, periodSeconds: Int64) throws(PackagerError) {
         let value: JSONValue
         do { value = try JSONParser.parse(policyJSON) } catch {
             throw PackagerError(.invalidPolicy, "the policy is not valid JSON: \(error.reason)")
@@ -22,7 +25,7 @@ struct LivePolicy {
         var rules = MediaRules()
         if let given = policy[MediaRules.policyKey] {
             do { rules = try MediaRules(json: given) } catch { throw PackagerError(.invalidPolicy, error.reason) }
-            guard rules.livePeriod == nil else {
+            guard rules.livePeriod == nil, rules.livePeriodSeconds == nil else {
                 throw PackagerError(.invalidPolicy, "the policy's arkavo:media already has livePeriod; the live packager writes the period itself")
             }
             policy[MediaRules.policyKey] = nil
@@ -30,6 +33,7 @@ struct LivePolicy {
         self.policyJSON = JSONWriter.write(.object(policy), options: [])
         self.rules = rules
         self.uuid = uuid
+        self.periodSeconds = periodSeconds
         // The policy file is checked once up front; that trial policy (start 0) is not kept, or
         // period 0's segments would carry it instead of their period's real start.
         _ = try self.policy(period: 0, start: 0)
@@ -42,6 +46,7 @@ struct LivePolicy {
         var rules = self.rules
         rules.livePeriod = period
         rules.livePeriodStart = start
+        rules.livePeriodSeconds = periodSeconds
         let prepared = try PackagePolicy.prepare(policyJSON, uuid: uuid, media: rules)
         let policy: TDFPolicy
         do { policy = try TDFPolicy(parsing: prepared) } catch {

@@ -32,7 +32,8 @@ public final class LiveTDFHLSPackager {
     private let say: (String) -> Void
 
     /// Packages `stream` into `output` until the stream ends. A directory holding a live state
-    /// continues that stream; otherwise it must hold no playlist.
+    /// continues that stream, unless the stream ended (refused: its playlists are final);
+    /// otherwise it must hold no playlist.
     public static func run(stream: any MP4ByteStream, output: String, options: LiveOptions,
                            limits: FragmentedMP4Limits = FragmentedMP4Limits()) throws(PackagerError) -> LiveSummary {
         let packager = try LiveTDFHLSPackager(stream: stream, output: output, options: options, limits: limits)
@@ -52,9 +53,15 @@ public final class LiveTDFHLSPackager {
         let policyJSON = try package.requiredPolicy(profile: "live \(Self.profile)")
         directory = try Self.prepareDirectory(output)
         let previous = try LiveState.load(from: directory)
+        if let previous, previous.ended {
+            // RFC 8216 §6.2.1: once a playlist carries EXT-X-ENDLIST it must not change, so a
+            // finished stream is never continued; players and caches took it as final.
+            throw PackagerError(.invalidArgument, "the stream in \(output) ended (its playlists carry EXT-X-ENDLIST, which must not change): "
+                                + "package the new input into a new output directory (-o); nothing was written")
+        }
         let uuid: String
         if let previous { uuid = previous.policyUUID } else { uuid = try PackagePolicy.freshUUID() }
-        policy = try LivePolicy(policyJSON: policyJSON, uuid: uuid)
+        policy = try LivePolicy(policyJSON: policyJSON, uuid: uuid, periodSeconds: options.keyPeriodSeconds)
 
         input = try LiveInput(stream: stream, limits: limits)
         components = ["video"] + (input.audio == nil ? [] : ["audio"])
@@ -80,7 +87,6 @@ public final class LiveTDFHLSPackager {
                 FileManager.default.contents(atPath: Self.path(folder, LiveState.initName(id, epoch: epoch))) == Data(bytes)
             }
             if !unchanged { state.initEpoch += 1 }
-            state.ended = false
             self.state = state
             resumed = true
         } else {

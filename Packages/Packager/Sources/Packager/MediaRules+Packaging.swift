@@ -28,7 +28,7 @@ extension MediaRules {
         case .offlineLicenseDuration: "--offline-license-duration"
         case .offlinePlaybackWindow: "--offline-playback-window"
         case .maxOfflineDevices: "--max-offline-devices"
-        case .livePeriod, .livePeriodStart: "--key-period"
+        case .livePeriod, .livePeriodStart, .livePeriodSeconds: "--key-period"
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MediaDRMMedia
 import MediaDRMMP4
 import MediaDRMToolSupport
 import Packager
@@ -14,7 +15,7 @@ enum LiveVerb {
             moof+mdat pairs, read one fragment at a time. Segments are cut at IDR frames once \
             --segment-duration has accumulated; each is a Standard TDF with its own key, wrapped \
             to the KAS, as tdf-hls writes VOD segments, its key period (--key-period) bound into \
-            its policy's arkavo:media (livePeriod, livePeriodStart). The media playlists list the \
+            its policy's arkavo:media (livePeriod, livePeriodStart, livePeriodSeconds). The media playlists list the \
             newest --window segments (or --dvr seconds, when more) with EXT-X-PROGRAM-DATE-TIME, \
             segments that left them are deleted one playlist later, and EXT-X-ENDLIST is written \
             when the input ends. Run again on the same directory to continue the stream: \
@@ -56,7 +57,7 @@ enum LiveVerb {
         var options = LiveOptions(package: package)
         if let n = try arguments.integer("window", in: 1 ... 10_000) { options.window = n }
         if let n = try arguments.integer("dvr", in: 0 ... 604_800) { options.dvrSeconds = Double(n) }
-        if let n = try arguments.integer("key-period", in: 1 ... 31_536_000) { options.keyPeriodSeconds = Int64(n) }
+        if let n = try arguments.integer("key-period", in: 1 ... Int(MediaRules.maxLivePeriodSeconds)) { options.keyPeriodSeconds = Int64(n) }
 
         let path = try arguments.requiredValue("input")
         let descriptor: Int32 = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)

@@ -117,7 +117,7 @@ import Testing
         }
 
         // Every segment on disk decrypts; its packets are the source's over the same time, and
-        // its policy carries its key period (6 s = 3 segments).
+        // its policy carries its key period (6 s = 3 segments) and that period's length.
         for (id, map) in [("video", "0:v"), ("audio", "0:a")] {
             let opened = try Self.open(dir, id, Array(4 ..< 10))
             let packets = try Self.packetHashes("pipe:0", data: opened.clear, map: "0")
@@ -132,28 +132,44 @@ import Testing
             }
             for n in 4 ..< 10 {
                 #expect(opened.policies[n]?["livePeriod"]?.int64 == Int64(n / 3), "\(id) segment \(n)")
+                #expect(opened.policies[n]?["livePeriodSeconds"]?.int64 == 6, "\(id) segment \(n)")
             }
             let starts = Set((4 ..< 10).compactMap { opened.policies[$0]?["livePeriodStart"]?.int64 })
             #expect(starts.count == 3 && starts.sorted().adjacentPairs().allSatisfy { $1 - $0 == 6 })
         }
     }
 
+    /// ffmpeg's fragmented MP4 of the first `seconds` of `source`, cut in the middle of its last
+    /// fragment: what a packager reads from an encoder that died mid-write.
+    static func crashedEncoderStream(_ source: String, seconds: String, into path: String) throws {
+        let stream = try run(FFmpeg.debian, ["-nostdin", "-loglevel", "error", "-t", seconds, "-i", source] + Self.fragmented).stdout
+        let lastFragment = try #require(stream.range(of: Data("moof".utf8), options: .backwards)).lowerBound
+        try stream.prefix(lastFragment + (stream.count - lastFragment) / 2).write(to: URL(fileURLWithPath: path))
+    }
+
     @Test func restartContinuesTheMediaSequence() throws {
         let source = try Self.clip()
-        let dir = TestMedia.temporaryDirectory("live-restart") + "/stream"
+        let work = TestMedia.temporaryDirectory("live-restart")
+        let dir = work + "/stream"
         let extra = ["--window", "3", "--key-period", "6", "--dvr", "3600", "--json"]
-        let first = try Self.live(source, inputOptions: ["-t", "9.9"], output: dir, extra: extra)
-        #expect(first.status == 0, "\(first.stderr)")
+        // The first encoder dies 12 s in, inside its 12 s fragment: the segments whose end it
+        // saw (0-4, to 10 s) are published, the stream is not ended.
+        try Self.crashedEncoderStream(source, seconds: "13", into: work + "/crashed.mp4")
+        let first = try run(PackagerBinary.path, try Self.arguments(input: work + "/crashed.mp4", output: dir, extra: extra))
+        #expect(first.status == 1 && first.stderr.contains("the live input is truncated"), "\(first.stderr)")
+        let cut = try HLSParser.parseMedia(try Data(contentsOf: URL(fileURLWithPath: dir + "/video.m3u8")), mode: .lenient)
+        #expect(!cut.endList && cut.segments.map(\.uri) == (0 ..< 5).map { "video-segment\($0).tdf" })
+        let crashed = try #require(try LiveState.load(from: dir))
+        #expect(!crashed.ended && crashed.nextSequence == 5)
+        // The encoder restarted from 10 s.
         let second = try Self.live(source, inputOptions: ["-ss", "10"], output: dir, extra: extra)
         #expect(second.status == 0, "\(second.stderr)")
-        let a = try #require(try JSONSerialization.jsonObject(with: first.stdout) as? [String: Any])
         let b = try #require(try JSONSerialization.jsonObject(with: second.stdout) as? [String: Any])
-        #expect(a["nextSequence"] as? Int == 5)
         #expect(b["resumed"] as? Bool == true && b["firstSequence"] as? Int == 5 && b["nextSequence"] as? Int == 10)
-        #expect(a["policyUUID"] as? String == b["policyUUID"] as? String)
-        // The periods go on from the stream's clock: 10 s is inside period 1.
-        // The second run continues where the first ended (about 9.9 s), inside period 1.
-        #expect(b["periods"] as? [Int] == [1, 2])
+        #expect(b["policyUUID"] as? String == crashed.policyUUID)
+        // The periods go on from the stream's clock: the second run continues where the first
+        // ended (10 s), so its segments start at 10 to 18 s, periods 1 to 3.
+        #expect(b["periods"] as? [Int] == [1, 2, 3])
         // Every period's start is the stream's clock plus p key periods, period 0's too (it is
         // the stream's start, never the policy check's placeholder).
         let opened = try Self.open(dir, "video", Array(0 ..< 10))
@@ -162,7 +178,7 @@ import Testing
             if let period = opened.policies[n]?["livePeriod"]?.int64 { periodStarts[period] = opened.policies[n]?["livePeriodStart"]?.int64 }
         }
         let start0 = try #require(periodStarts[0])
-        #expect(start0 > 1_700_000_000 && periodStarts == [0: start0, 1: start0 + 6, 2: start0 + 12], "\(periodStarts)")
+        #expect(start0 > 1_700_000_000 && periodStarts == [0: start0, 1: start0 + 6, 2: start0 + 12, 3: start0 + 18], "\(periodStarts)")
 
         let playlists = try Self.playlists(dir)
         let parsed = try IndependentTools.m3u8(playlists)
@@ -178,13 +194,47 @@ import Testing
         let run1 = try Self.packetHashes("pipe:0", data: try Self.open(dir, "video", Array(0 ..< 5)).clear, map: "0")
         let run2 = try Self.packetHashes("pipe:0", data: try Self.open(dir, "video", Array(5 ..< 10)).clear, map: "0")
         let prefix = run1 == Array(all.prefix(run1.count)), suffix = run2 == Array(all[300...])
-        #expect(prefix && run1.count >= 290, "the first run's video is the source's from 0 (\(run1.count) packets)")
+        #expect(prefix && run1.count == 300, "the first run's video is the source's first 10 s (\(run1.count) packets)")
         #expect(suffix, "the second run's video is the source's from 10 s (\(run2.count) packets)")
         let audio = try Self.packetHashes(source, map: "0:a")
         for range in [0 ..< 5, 5 ..< 10] {
             let packets = try Self.packetHashes("pipe:0", data: try Self.open(dir, "audio", Array(range)).clear, map: "0")
             let differ = Array(zip(packets, audio)).firstIndex { $0 != $1 }
             #expect(Self.isRun(packets, of: audio), "\(range): \(packets.count) audio packets are a run of the source's \(audio.count) (first difference from the start at \(differ ?? -1))")
+        }
+    }
+
+    /// RFC 8216 §6.2.1: a playlist with EXT-X-ENDLIST never changes. A restart on a stream whose
+    /// input ended is refused, naming the directory and what to do, and writes nothing.
+    @Test func anEndedStreamIsNeverReopened() throws {
+        let source = try Self.clip()
+        let dir = TestMedia.temporaryDirectory("live-ended") + "/stream"
+        let extra = ["--window", "3", "--key-period", "6"]
+        let first = try Self.live(source, inputOptions: ["-t", "6"], output: dir, extra: extra)
+        #expect(first.status == 0, "\(first.stderr)")
+        func snapshot() throws -> [String: (Data, Int)] {
+            var files: [String: (Data, Int)] = [:]
+            for name in try FileManager.default.contentsOfDirectory(atPath: dir) {
+                let attributes = try FileManager.default.attributesOfItem(atPath: dir + "/" + name)
+                let inode = try #require(attributes[.systemFileNumber] as? Int)
+                files[name] = (try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name)), inode)
+            }
+            return files
+        }
+        let before = try snapshot()
+        #expect(before["live-state.json"] != nil && before["video.m3u8"] != nil)
+        let ended = try HLSParser.parseMedia(try #require(before["video.m3u8"]?.0), mode: .lenient)
+        #expect(ended.endList)
+
+        let again = try Self.live(source, inputOptions: ["-ss", "6"], output: dir, extra: extra)
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("the stream in \(dir) ended") && again.stderr.contains("EXT-X-ENDLIST")
+                && again.stderr.contains("new output directory"), "\(again.stderr)")
+        // Nothing written: the same files, the same bytes, not even rewritten (same inodes).
+        let after = try snapshot()
+        #expect(Set(after.keys) == Set(before.keys))
+        for (name, (bytes, inode)) in before {
+            #expect(after[name]?.0 == bytes && after[name]?.1 == inode, "\(name) changed")
         }
     }
 

@@ -44,6 +44,16 @@ enum Clips {
 
     static func all() throws -> [Clip] { [try av(), try silent(), try bframes()] }
 
+    /// An encoder's `seconds` at `size` (`160x90`) and 25 fps, an IDR frame every 2 s (a live
+    /// segment's length), with a 440 Hz AAC tone: two sizes are two encoders' tracks.
+    static func liveEncoder(_ size: String, seconds: Double) throws -> Clip {
+        try make("live-encoder-\(size)-\(seconds)", hasAudio: true, [
+            "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25", "-f", "lavfi", "-i", "sine=frequency=440",
+            "-t", String(seconds), "-c:v", "libx264", "-preset", "ultrafast", "-g", "50", "-keyint_min", "50", "-sc_threshold", "0",
+            "-pix_fmt", "yuv420p", "-c:a", "aac",
+        ])
+    }
+
     /// HEVC (libx265 Main) 320x180 at 25 fps, 4 s, an IRAP picture a second with B-frames and
     /// x265's open GOPs (CRA pictures after the first IDR), AAC stereo. `hvc1` keeps the
     /// parameter sets in `hvcC` only; `hev1` also repeats them in band before every IRAP.

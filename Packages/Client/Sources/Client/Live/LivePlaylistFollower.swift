@@ -15,8 +15,6 @@ final class LivePlaylistFollower: @unchecked Sendable {
     private struct Playlist {
         let name: String
         let component: String
-        /// The `EXT-X-MAP` URI the output's init came from.
-        let initURI: String
         var listed: [Int: LiveSegment] = [:]
         var oldest = 0
         var newest = -1
@@ -46,11 +44,11 @@ final class LivePlaylistFollower: @unchecked Sendable {
     private(set) var loads: [(component: Int, at: Double)] = []
     static let keptLoads = 1024
 
-    /// `playlists`: each component's media playlist name, its id and the init URI the output uses.
-    init(loader: any ResourceLoader, playlists: [(name: String, component: String, initURI: String)], options: LivePlayOptions,
+    /// `playlists`: each component's media playlist name and its id.
+    init(loader: any ResourceLoader, playlists: [(name: String, component: String)], options: LivePlayOptions,
          stopped: @escaping @Sendable () -> Bool = { false }) {
         self.loader = loader
-        self.playlists = playlists.map { Playlist(name: $0.name, component: $0.component, initURI: $0.initURI) }
+        self.playlists = playlists.map { Playlist(name: $0.name, component: $0.component) }
         self.options = options
         self.stopped = stopped
     }
@@ -84,7 +82,9 @@ final class LivePlaylistFollower: @unchecked Sendable {
     }
 
     /// Segment `index` (from the start) of component `component`, waiting for it to be listed;
-    /// nil after the last one to play (`EXT-X-ENDLIST` or `--duration`).
+    /// nil after the last one to play (`EXT-X-ENDLIST` or `--duration`). Its `mapURI` says which
+    /// init it needs: a new one after a restart whose encoder changed its tracks
+    /// (`LiveTDFSegments` ends the output's part there).
     func segment(component: Int, index: Int) throws(PlaybackError) -> LiveSegment? {
         lock.lock()
         defer { lock.unlock() }
@@ -92,14 +92,7 @@ final class LivePlaylistFollower: @unchecked Sendable {
             guard let start = startSequence, playlists.indices.contains(component) else { return nil }
             let sequence = start + index
             guard try isWithinDuration(sequence) else { return nil }
-            guard let segment = try listing(component, sequence) else { return nil }
-            let playlist = playlists[component]
-            guard segment.mapURI == playlist.initURI else {
-                throw PlaybackError(.invalidSource, "\(playlist.component) segment \(sequence) starts a new init segment "
-                                    + "(\(segment.mapURI ?? "none") after \(playlist.initURI)); playing across an init change "
-                                    + "is not supported yet: start the player again")
-            }
-            return segment
+            return try listing(component, sequence)
         }
     }
 

@@ -6,6 +6,11 @@ import Foundation
 /// before use, as VOD segments), so segments of every key period play alike and a 2 s stream
 /// costs one rewrap request per segment, not one per component. Each first-component segment
 /// written is reported with its latency (`LiveLatency`).
+///
+/// The output is written in parts (docs/live.md, "The player"): a part starts at a segment and
+/// plays the inits that segment names (`beginPart`); the first segment naming another init (a
+/// restart whose encoder changed its tracks) ends the part (`partChange`), so one fMP4 never mixes
+/// two inits. `segment(component:index:)` counts from the part's first segment.
 final class LiveTDFSegments: ComponentSegments, @unchecked Sendable {
     /// The keys reader of one segment of each listed component (in component order).
     typealias KeysForSegments = (_ segments: [(component: String, segment: LiveSegment)]) -> TDFSegmentKeys
@@ -28,6 +33,18 @@ final class LiveTDFSegments: ComponentSegments, @unchecked Sendable {
     private var mediaSessionID: String?
     private var latencies = LiveLatency()
     private var written = (segments: 0, seconds: 0.0)
+    /// The part being written: its first segment (from the start) and each component's init URI.
+    private var partStart = 0
+    private var partMaps: [String?] = []
+    private var change: PartChange?
+
+    /// Where a part ended because a segment names another init.
+    struct PartChange: Sendable {
+        /// The segment (from the start) that begins the next part.
+        let index: Int
+        /// "video segment 12 starts a new init segment (video-init-1.mp4 after video-init.mp4)".
+        let description: String
+    }
 
     init(follower: LivePlaylistFollower, componentIDs: [String], clock: any LiveClock,
          progress: (@Sendable (PlaybackEvent) -> Void)?, keysFor: @escaping KeysForSegments) {
@@ -58,6 +75,21 @@ final class LiveTDFSegments: ComponentSegments, @unchecked Sendable {
         lock.withLock { (written.segments, written.seconds, latencies) }
     }
 
+    /// Starts a part at segment `index` (from the start): the init URI its segment names per
+    /// component (nil where that component lists none), or nil when no component has one.
+    func beginPart(at index: Int) throws(PlaybackError) -> [String?]? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let batch = try batch(index) else { return nil }
+        partStart = index
+        partMaps = batch.segments.map { $0?.mapURI }
+        change = nil
+        return partMaps
+    }
+
+    /// Where the part being written ended because a segment names another init, if it did.
+    var partChange: PartChange? { lock.withLock { change } }
+
     /// Segment `index` of every component, listed and keyed once; nil when no component has one.
     private func batch(_ index: Int) throws(PlaybackError) -> Batch? {
         if let cached = batches[index] { return cached }
@@ -74,7 +106,15 @@ final class LiveTDFSegments: ComponentSegments, @unchecked Sendable {
         guard componentIDs.indices.contains(component) else { return nil }
         lock.lock()
         defer { lock.unlock() }
+        let index = partStart + index
         guard var batch = try batch(index) else { return nil }
+        // A segment that needs another init ends the part; its batch stays for the next part.
+        for (c, listed) in batch.segments.enumerated() {
+            guard let listed, partMaps.indices.contains(c), listed.mapURI != partMaps[c] else { continue }
+            change = PartChange(index: index, description: "\(componentIDs[c]) segment \(listed.sequence) starts a new init "
+                                + "segment (\(listed.mapURI ?? "none") after \(partMaps[c] ?? "none"))")
+            return nil
+        }
         batch.pending.remove(component)
         batches[index] = batch.pending.isEmpty ? nil : batch
         guard let segment = batch.segments[component] else { return nil }

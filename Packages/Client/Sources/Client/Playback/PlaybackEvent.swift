@@ -26,6 +26,9 @@ public enum PlaybackEvent: Sendable, Equatable {
     /// A live segment of the first component (`seconds` of media) went to the output;
     /// `latency` is the wall clock then less its `EXT-X-PROGRAM-DATE-TIME` (nil without one).
     case liveSegment(sequence: Int, seconds: Double, latency: Double?)
+    /// A live segment names a new init (an encoder restarted with other tracks): the output's
+    /// part `part` (a new file, `LivePartedOutput`) begins with segment `sequence`.
+    case livePart(part: Int, sequence: Int)
     /// The live playback ended (`EXT-X-ENDLIST` or `--duration`): segments and media seconds
     /// written, and the median and maximum latency.
     case liveEnded(segments: Int, seconds: Double, medianLatency: Double?, maxLatency: Double?)

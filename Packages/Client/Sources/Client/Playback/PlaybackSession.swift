@@ -309,12 +309,17 @@ public final class PlaybackSession: @unchecked Sendable {
 
     /// Each component's clear init, ready for decryption.
     private func decryptors(_ stream: TDFHLSStream) throws(PlaybackError) -> [FragmentDecryptor] {
+        try decryptors(stream.inits, of: stream.components.map(\.id))
+    }
+
+    /// `inits`, those of components `ids`, ready for decryption.
+    private func decryptors(_ inits: [ClearInitSegment], of ids: [String]) throws(PlaybackError) -> [FragmentDecryptor] {
         var decryptors: [FragmentDecryptor] = []
-        for (index, clearInit) in stream.inits.enumerated() {
+        for (index, clearInit) in inits.enumerated() {
             do {
                 decryptors.append(try FragmentDecryptor(initSegment: clearInit, keys: [:]))
             } catch {
-                throw PlaybackError.media(error, "\(stream.components[index].id) init segment")
+                throw PlaybackError.media(error, "\(ids[index]) init segment")
             }
         }
         return decryptors
@@ -331,8 +336,7 @@ public final class PlaybackSession: @unchecked Sendable {
         }
         let live = configuration.live
         let follower = LivePlaylistFollower(
-            loader: stream.loader,
-            playlists: stream.components.map { (name: $0.playlistURI, component: $0.id, initURI: $0.initURI) },
+            loader: stream.loader, playlists: stream.components.map { (name: $0.playlistURI, component: $0.id) },
             options: live, stopped: { [weak self] in self?.isStopRequested ?? true })
         let segments = LiveTDFSegments(follower: follower, componentIDs: stream.components.map(\.id), clock: live.clock,
                                        progress: progress) { [self] listed in
@@ -340,14 +344,13 @@ public final class PlaybackSession: @unchecked Sendable {
                         lookahead: 1, progress: nil)
         }
         var media: StartedMediaSession?
-        let decryptors: [FragmentDecryptor]
+        let start: Int
         do throws(PlaybackError) {
-            let start = try await Blocking.run { () throws(PlaybackError) in try follower.start() }
+            start = try await Blocking.run { () throws(PlaybackError) in try follower.start() }
             progress?(.liveStarted(sequence: start, fromStart: live.fromStart))
             let policyText = try await Blocking.run { () throws(PlaybackError) in try segments.firstPolicy() }
             media = try await startMediaSession(policyText: policyText)
             if let id = media?.sessionID { segments.useMediaSession(id) }
-            decryptors = try self.decryptors(stream)
         } catch {
             await media?.session.stop()
             if error.code == .stopped || isStopRequested { throw PlaybackError(.stopped, "the playback was stopped") }
@@ -355,22 +358,64 @@ public final class PlaybackSession: @unchecked Sendable {
         }
         let validity = media?.session.validity ?? KeyValidity(clock: configuration.clock)
         try await presentTDFHLS(media: media, validity: validity, holdUntil: holdUntil) { () async throws(PlaybackError) in
-            try await self.stream(inits: stream.inits, decryptors: decryptors, readers: segments, validity: validity,
-                                  output: output, began: began)
+            try await self.streamLiveParts(stream, segments: segments, start: start, validity: validity, output: output, began: began)
             let summary = segments.summary
             progress?(.liveEnded(segments: summary.segments, seconds: summary.seconds,
                                  medianLatency: summary.latency.median, maxLatency: summary.latency.maximum))
         }
     }
 
+    /// Writes the live stream part after part: each part one fMP4 with the inits its first
+    /// segment names, until the stream ends. A segment naming another init (an encoder restarted
+    /// with other tracks) begins the next part in a new file when the output writes parts
+    /// (`LivePartedOutput`, `player play -o DIR/`), and otherwise ends the playback naming it: one
+    /// fMP4 holds one init. One `finished` event at the end counts every part's bytes.
+    private func streamLiveParts(_ stream: TDFHLSStream, segments: LiveTDFSegments, start: Int, validity: KeyValidity,
+                                 output: any MediaOutput, began: Double) async throws(PlaybackError) {
+        let progress = self.progress
+        let bytes = LiveBytesWritten()
+        let partProgress: @Sendable (PlaybackEvent) -> Void = { event in
+            if case .finished(let written, _) = event { bytes.add(written) } else { progress?(event) }
+        }
+        var maps = stream.components.map { Optional($0.initURI) }
+        var inits = stream.inits
+        var part = 0, first = 0
+        while let named = try await Blocking.run({ [first] () throws(PlaybackError) in try segments.beginPart(at: first) }) {
+            for (c, uri) in named.enumerated() where uri != maps[c] {
+                guard let uri else { continue }
+                inits[c] = try await Blocking.run { () throws(PlaybackError) in
+                    try TDFHLSStream.clearInit(uri, of: stream.components[c].id, loader: stream.loader)
+                }
+                maps[c] = uri
+            }
+            let decryptors = try self.decryptors(inits, of: stream.components.map(\.id))
+            try await self.stream(inits: inits, decryptors: decryptors, readers: segments, validity: validity,
+                                  output: output, began: began, progress: part == 0 ? partProgress : { event in
+                                      if case .firstClearByte = event { return }
+                                      partProgress(event)
+                                  })
+            guard let change = segments.partChange else { break }
+            guard let parted = output as? LivePartedOutput, parted.writesParts else {
+                throw PlaybackError(.invalidSource, "\(change.description): the stream's encoder changed its tracks, and one "
+                                    + "output file holds one init; play it with -o DIR/ to write a file per init")
+            }
+            part += 1
+            do { try parted.startPart(part) } catch { throw PlaybackError.media(error, "live output part \(part)") }
+            progress?(.livePart(part: part, sequence: start + change.index))
+            first = change.index
+        }
+        progress?(.finished(bytes: bytes.total, seconds: configuration.clock.now() - began))
+    }
+
     // MARK: Output
 
     private func stream(inits: [ClearInitSegment], decryptors: [FragmentDecryptor],
                         readers: any ComponentSegments, validity: KeyValidity,
-                        output: any MediaOutput, began: Double) async throws(PlaybackError) {
+                        output: any MediaOutput, began: Double,
+                        progress: (@Sendable (PlaybackEvent) -> Void)? = nil) async throws(PlaybackError) {
         let stopped: @Sendable () -> Bool = { [weak self] in self?.isStopRequested ?? true }
         try await Self.stream(inits: inits, decryptors: decryptors, readers: readers, validity: validity, output: output,
-                              began: began, clock: configuration.clock, progress: progress, stopped: stopped)
+                              began: began, clock: configuration.clock, progress: progress ?? self.progress, stopped: stopped)
     }
 
     /// Decrypts each component's segments in order and muxes them into one clear fMP4 (shared
@@ -451,6 +496,14 @@ final class FailureBox: @unchecked Sendable {
     private var stored: PlaybackError?
     var value: PlaybackError? { lock.withLock { stored } }
     func set(_ error: PlaybackError) { lock.withLock { if stored == nil { stored = error } } }
+}
+
+/// The bytes of every part of a live output, summed for its one `finished` event.
+final class LiveBytesWritten: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sum: UInt64 = 0
+    var total: UInt64 { lock.withLock { sum } }
+    func add(_ bytes: UInt64) { lock.withLock { sum += bytes } }
 }
 
 /// Counts the bytes written and reports the first one.

@@ -74,22 +74,28 @@ struct TDFHLSStream: @unchecked Sendable {
             guard media.segments.allSatisfy({ $0.byteRange == nil && $0.uri.hasSuffix(".tdf") }) else {
                 throw PlaybackError(.invalidSource, "a \(id) segment is not a whole .tdf resource")
             }
-            let initBytes = try loader.load(map.uri, maxBytes: maximumInitBytes)
-            let clear: ClearInitSegment
-            do {
-                clear = try InitSegmentRewriter.rewrite([UInt8](initBytes))
-            } catch {
-                throw PlaybackError.media(error, "\(id) init segment")
-            }
-            guard clear.protections.isEmpty, clear.trackIDs.count == 1 else {
-                throw PlaybackError(.invalidSource, "a tdf-hls init must be clear and hold one track")
-            }
             components.append(Component(id: id, segments: media.segments.map(\.uri), playlistURI: uri, initURI: map.uri))
-            inits.append(clear)
+            inits.append(try clearInit(map.uri, of: id, loader: loader))
         }
         let subtitles = try choice.subtitleRendition(of: variant.subtitles, in: master)
             .map { (rendition) throws(PlaybackError) in try TDFHLSSubtitles.open(rendition, loader: loader) }
         return TDFHLSStream(loader: loader, components: components, inits: inits, subtitles: subtitles, isLive: live ?? false)
+    }
+
+    /// The clear init segment at `uri` of component `id` (also a live stream's new init after a
+    /// restart whose encoder changed its tracks): clear, one track.
+    static func clearInit(_ uri: String, of id: String, loader: any ResourceLoader) throws(PlaybackError) -> ClearInitSegment {
+        let initBytes = try loader.load(uri, maxBytes: maximumInitBytes)
+        let clear: ClearInitSegment
+        do {
+            clear = try InitSegmentRewriter.rewrite([UInt8](initBytes))
+        } catch {
+            throw PlaybackError.media(error, "\(id) init segment")
+        }
+        guard clear.protections.isEmpty, clear.trackIDs.count == 1 else {
+            throw PlaybackError(.invalidSource, "a tdf-hls init must be clear and hold one track")
+        }
+        return clear
     }
 
     /// The component a media playlist holds, named as the packager names it: `video-2.m3u8` is

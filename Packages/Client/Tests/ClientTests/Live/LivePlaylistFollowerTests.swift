@@ -7,8 +7,7 @@ import Testing
 /// schedule, media-sequence following, a segment that slid out, discontinuities, the end list,
 /// `--duration` and a stalled stream.
 @Suite struct LivePlaylistFollowerTests {
-    static let components = [(name: "video.m3u8", component: "video", initURI: "video-init.mp4"),
-                             (name: "audio.m3u8", component: "audio", initURI: "audio-init.mp4")]
+    static let components = [(name: "video.m3u8", component: "video"), (name: "audio.m3u8", component: "audio")]
 
     func follower(_ stream: SimulatedLiveStream, _ options: LivePlayOptions, videoOnly: Bool = false) -> LivePlaylistFollower {
         LivePlaylistFollower(loader: stream, playlists: videoOnly ? [Self.components[0]] : Self.components, options: options)
@@ -116,15 +115,23 @@ import Testing
         #expect(stream.served.all.contains { $0.text.contains("#EXT-X-DISCONTINUITY\n#EXT-X-PROGRAM-DATE-TIME") })
     }
 
-    @Test func aDiscontinuityWithANewInitEndsThePlaybackNamingIt() throws {
+    /// A discontinuity with a new init is followed like any other; each segment says which init
+    /// it needs (the output starts a new part there, `LiveTDFSegments`).
+    @Test func aDiscontinuityWithANewInitHandsOnEachSegmentsInit() throws {
         let clock = SteppedLiveClock()
         clock.advance(by: 20.5)
         let stream = SimulatedLiveStream(clock: clock, newInitAt: 11)
         let follower = follower(stream, LivePlayOptions(clock: clock), videoOnly: true)
         let start = try follower.start()
-        for index in 0..<(11 - start) { #expect(try follower.segment(component: 0, index: index)?.sequence == start + index) }
-        let error = #expect(throws: PlaybackError.self) { try follower.segment(component: 0, index: 11 - start) }
-        #expect(error?.reason.contains("video segment 11 starts a new init segment (video-init-1.mp4 after video-init.mp4)") == true)
+        var maps: [Int: String?] = [:]
+        for index in 0..<(15 - start) {
+            let segment = try #require(try follower.segment(component: 0, index: index))
+            #expect(segment.sequence == start + index)
+            maps[segment.sequence] = segment.mapURI
+        }
+        #expect(try follower.segment(component: 0, index: 15 - start) == nil)
+        #expect((start..<11).allSatisfy { maps[$0] == "video-init.mp4" } && (11..<15).allSatisfy { maps[$0] == "video-init-1.mp4" },
+                "\(maps)")
     }
 
     @Test func durationStopsAfterThatMuchMediaOnEveryComponent() throws {

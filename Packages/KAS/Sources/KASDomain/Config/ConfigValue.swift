@@ -1,5 +1,6 @@
 import Foundation
 import MediaDRMJSON
+import MediaDRMMedia
 
 /// Checks of single configuration values. `source` names where the value came from (a file
 /// key such as `'limits.maxBodyBytes' in kas.json`, an environment variable, a flag).
@@ -44,7 +45,7 @@ enum ConfigValue {
             IntegerSetting(fileSection: "media", fileKey: "maxLiveSessionsPerViewer", environment: "KAS_MAX_LIVE_SESSIONS_PER_VIEWER",
                            keyPath: \.maxLiveSessionsPerViewer, range: 1...100_000),
             IntegerSetting(fileSection: "media", fileKey: "liveKeyPeriodSeconds", environment: "KAS_LIVE_KEY_PERIOD_SECONDS",
-                           keyPath: \.liveKeyPeriodSeconds, range: 1...31_536_000),
+                           keyPath: \.liveKeyPeriodSeconds, range: 1...Int(MediaRules.maxLivePeriodSeconds)),
             IntegerSetting(fileSection: "media", fileKey: "livePeriodLeadSeconds", environment: "KAS_LIVE_PERIOD_LEAD_SECONDS",
                            keyPath: \.livePeriodLeadSeconds, range: 1...31_536_000),
             IntegerSetting(fileSection: "media", fileKey: "liveDVRSeconds", environment: "KAS_LIVE_DVR_SECONDS",

@@ -31,7 +31,7 @@ import Foundation
 /// | `media.heartbeatSeconds` | `KAS_HEARTBEAT_SECONDS` | | 60 (1 ... 86400) |
 /// | `media.sessionTimeoutSeconds` (at least the heartbeat) | `KAS_SESSION_TIMEOUT_SECONDS` | | 180 (1 ... 604800) |
 /// | `media.maxLiveSessionsPerViewer` | `KAS_MAX_LIVE_SESSIONS_PER_VIEWER` | | 32 (1 ... 100000) |
-/// | `media.liveKeyPeriodSeconds` (the packager's `--key-period`) | `KAS_LIVE_KEY_PERIOD_SECONDS` | | 600 (1 ... 31536000) |
+/// | `media.liveKeyPeriodSeconds` (a live period's length when its policy has no `livePeriodSeconds`) | `KAS_LIVE_KEY_PERIOD_SECONDS` | | 600 (1 ... 31536000) |
 /// | `media.livePeriodLeadSeconds` | `KAS_LIVE_PERIOD_LEAD_SECONDS` | | 600 (1 ... 31536000) |
 /// | `media.liveDVRSeconds` | `KAS_LIVE_DVR_SECONDS` | | 600 (0 ... 31536000) |
 /// | `media.auditMaxBytes` (rotation size) | `KAS_AUDIT_MAX_BYTES` | | 64 MiB (1024 ... 1 TiB) |
@@ -170,7 +170,8 @@ public struct KASConfiguration: Sendable, Equatable {
         public var sessionTimeoutSeconds: Int = 180
         /// Live sessions one viewer may hold over all assets.
         public var maxLiveSessionsPerViewer: Int = 32
-        /// A live key period's length: the packager's `--key-period` (docs/live.md).
+        /// A live key period's length for a segment whose policy has no `livePeriodSeconds` (packaged
+        /// before the packager wrote it; docs/live.md).
         public var liveKeyPeriodSeconds: Int = 600
         /// A live key period may start at most this long after the clock.
         public var livePeriodLeadSeconds: Int = 600

@@ -19,6 +19,7 @@ import Testing
     static let regionHeader = "X-Viewer-Region"
     static let leadSeconds = 2
     static let dvrSeconds = 10
+    static let staleConfiguredKeyPeriodSeconds = 600
 
     struct Refused: Equatable {
         let status: Int
@@ -28,7 +29,9 @@ import Testing
     @Test func periodsEventWindowAndBlackoutsDecideOnTheKASClock() throws {
         let clock = TestClock()
         let kas = try KASTestHarness(configure: {
-            $0.media.liveKeyPeriodSeconds = LiveStreamFixture.keyPeriodSeconds
+            // Not the stream's 6 s: the segments carry their period's length (livePeriodSeconds),
+            // which wins; this value is for segments packaged before it was written.
+            $0.media.liveKeyPeriodSeconds = Self.staleConfiguredKeyPeriodSeconds
             $0.media.livePeriodLeadSeconds = Self.leadSeconds
             $0.media.liveDVRSeconds = Self.dvrSeconds
             $0.regionHeader = Self.regionHeader
@@ -43,6 +46,7 @@ import Testing
         let period0 = try stream.segment(period: 0), period1 = try stream.segment(period: 1)
         let start = period0.periodStart
         #expect(period1.periodStart == start + Int64(LiveStreamFixture.keyPeriodSeconds))
+        #expect(stream.segments.allSatisfy { $0.periodSeconds == Int64(LiveStreamFixture.keyPeriodSeconds) })
 
         // The event: from the first period's start for 8 s (into period 1), DE blacked out.
         let added = try KASToolHarness.run([
@@ -115,7 +119,8 @@ import Testing
         // The blackout: DE refused, no region refused (fail closed).
         #expect(refused(try rewrap(period1, region: "DE")) == Refused(status: 403, reason: "region_blocked"))
         #expect(refused(try rewrap(period1, region: nil)) == Refused(status: 403, reason: "region_unknown"))
-        // 17 s in: period 0 ended 11 s ago, past the 10 s DVR range; period 1 still served.
+        // 17 s in: period 0 ended 11 s ago by its policy's 6 s length, past the 10 s DVR range
+        // (by the configured 600 s it would still be running); period 1 still served.
         at(17)
         #expect(refused(try rewrap(period0)) == Refused(status: 403, reason: "live_period_expired"))
         try expectKey(try rewrap(period1), of: period1)

@@ -20,6 +20,8 @@ struct LiveStreamFixture {
         let reader: TDFArchiveReader
         let period: Int64
         let periodStart: Int64
+        /// The period's length the packager bound into the policy (`livePeriodSeconds`).
+        let periodSeconds: Int64?
     }
     let segments: [Segment]
 
@@ -48,7 +50,8 @@ struct LiveStreamFixture {
             let reader = try TDFArchiveReader(url: URL(fileURLWithPath: directory + "/" + name))
             let rules = try MediaRules(json: try #require(reader.policy.media))
             segments.append((number, Segment(reader: reader, period: try #require(rules.livePeriod),
-                                              periodStart: try #require(rules.livePeriodStart))))
+                                              periodStart: try #require(rules.livePeriodStart),
+                                              periodSeconds: rules.livePeriodSeconds)))
         }
         self.segments = segments.sorted { $0.0 < $1.0 }.map(\.1)
     }

@@ -57,20 +57,23 @@ import Testing
                 == .rentalPlaybackWindowClosed)
     }
 
-    /// A live key period's bounds are inclusive: a period starting exactly the lead ahead, or
-    /// ended exactly the DVR range ago, still gets its key; one second more does not. Extreme
-    /// `livePeriodStart` values (hostile policies) are refused, never trapped on.
-    @Test func liveKeyPeriodBounds() {
+    /// `rules` decided with a configured period of 600 s, a lead of 6 s and a DVR range of 60 s.
+    private func decideLive(_ rules: MediaRules) -> MediaDenial? {
         var settings = LivePeriodSettings()
         settings.keyPeriodSeconds = 600
         settings.leadSeconds = 6
         settings.dvrSeconds = 60
+        var policy = input(rules: rules)
+        policy.livePeriods = settings
+        return MediaRuleEvaluator.evaluate(policy)
+    }
+
+    /// A live key period's bounds are inclusive: a period starting exactly the lead ahead, or
+    /// ended exactly the DVR range ago, still gets its key; one second more does not. Extreme
+    /// `livePeriodStart` values (hostile policies) are refused, never trapped on.
+    @Test func liveKeyPeriodBounds() {
         let now = Int64(Self.now.timeIntervalSince1970)
-        func decide(_ start: Int64) -> MediaDenial? {
-            var policy = input(rules: MediaRules(livePeriod: 3, livePeriodStart: start))
-            policy.livePeriods = settings
-            return MediaRuleEvaluator.evaluate(policy)
-        }
+        func decide(_ start: Int64) -> MediaDenial? { decideLive(MediaRules(livePeriod: 3, livePeriodStart: start)) }
         #expect(decide(now) == nil)
         #expect(decide(now + 6) == nil)
         #expect(decide(now + 7) == .livePeriodNotStarted)
@@ -80,6 +83,29 @@ import Testing
         #expect(decide(0) == .livePeriodExpired)
         // Without livePeriod the rule does not apply.
         #expect(MediaRuleEvaluator.evaluate(input(rules: MediaRules(maxConcurrentStreams: 2))) == nil)
+    }
+
+    /// The policy's `livePeriodSeconds` decides when a period ends; the configured length
+    /// (`media.liveKeyPeriodSeconds`) only stands in for a segment packaged without it.
+    @Test func livePeriodLengthFromThePolicyWinsOverTheConfiguration() {
+        let now = Int64(Self.now.timeIntervalSince1970)
+        func decide(start: Int64, length: Int64?) -> MediaDenial? {
+            decideLive(MediaRules(livePeriod: 3, livePeriodStart: start, livePeriodSeconds: length))
+        }
+        // A 6 s period that began 67 s ago ended 61 s ago: past the 60 s DVR range by the
+        // policy's length, well inside it by the configured 600 s.
+        #expect(decide(start: now - 67, length: 6) == .livePeriodExpired)
+        #expect(decide(start: now - 66, length: 6) == nil)
+        #expect(decide(start: now - 67, length: nil) == nil)
+        // A 3600 s period that began 1000 s ago is still running; by the configured 600 s it
+        // would have ended 400 s ago, past the DVR range.
+        #expect(decide(start: now - 1000, length: 3600) == nil)
+        #expect(decide(start: now - 1000, length: nil) == .livePeriodExpired)
+        #expect(decide(start: now - 3660, length: 3600) == nil)
+        #expect(decide(start: now - 3661, length: 3600) == .livePeriodExpired)
+        // Not started is the start against the lead, whatever the length.
+        #expect(decide(start: now + 7, length: 6) == .livePeriodNotStarted)
+        #expect(decide(start: now + 6, length: 6) == nil)
     }
 
     @Test func regions() {

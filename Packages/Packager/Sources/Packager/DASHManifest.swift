@@ -65,8 +65,7 @@ enum DASHManifest {
         if let codecs = r.codecs { attributes.append(("codecs", codecs)) }
         var element = MPDElement("Representation", attributes + r.attributes)
         if let channels = r.channels {
-            element.children.append(MPDElement("AudioChannelConfiguration", [
-                ("schemeIdUri", "urn:mpeg:dash:23003:3:audio_channel_configuration:2011"), ("value", String(channels))]))
+            element.children.append(DASHAudioChannelConfiguration.element(channels: channels))
         }
         var template = [("timescale", String(r.timescale))]
         if let initialization = r.initialization { template.append(("initialization", initialization)) }

@@ -105,7 +105,7 @@ extension DeliveryService {
         }
         if request.manifestTypes.contains(.dash), !manifestTypes(entry, request.drmSystem).contains(.dash) {
             throw .malformed(entry.profile == .fpsV2
-                ? "dash is served for this fps-v2 asset with drmSystem clearkey, when it was catalogued from its .tdf file"
+                ? "dash is served for this fps-v2 asset with drmSystem clearkey, once it is catalogued from its .tdf file with its views (kas assets add again)"
                 : "dash is served for cmaf and fps-v2 assets only")
         }
         if request.drmSystem == .clearkey, entry.keyIDs.isEmpty {

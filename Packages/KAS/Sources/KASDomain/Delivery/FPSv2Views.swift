@@ -99,8 +99,7 @@ enum FPSv2Views {
         }
         var children: [MPDElement] = []
         if let channels = component.channelConfiguration {
-            children.append(MPDElement("AudioChannelConfiguration", [
-                ("schemeIdUri", "urn:mpeg:dash:23003:3:audio_channel_configuration:2011"), ("value", String(channels))]))
+            children.append(DASHAudioChannelConfiguration.element(channels: channels))
         }
         var list = MPDElement("SegmentList", [("timescale", String(timescale))])
         if let map = playlist.segments.first?.map, let range = map.byteRange, let offset = range.offset {

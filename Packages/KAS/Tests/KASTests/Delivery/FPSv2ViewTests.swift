@@ -35,11 +35,16 @@ extension DeliveryTests {
             #expect(Self.expires(dash) == Self.expires(mediaURL) && Self.expires(hls) == Self.expires(mediaURL))
 
             let report = try views(fixture, dash: dash, hls: hls)
-            // Every URI inside is the playback's signed media URL; every licence URL its ClearKey one.
+            // Every URI inside is the playback's signed media URL; every licence URL a ClearKey
+            // licence URL of this playback (signed when the MPD was served), which answers.
             #expect(report["packageUrls"]?.array == [.string(mediaURL)], "\(report)")
-            let licence = try #require(playback["licenseUrl"]?.string)
-            #expect(report["licenseUrls"]?.array?.count == 4)
-            #expect(report["licenseUrls"]?.array?.allSatisfy { $0.string == licence } == true)
+            let licences = report["licenseUrls"]?.array?.compactMap(\.string) ?? []
+            #expect(licences.count == 4)
+            #expect(licences.allSatisfy { $0.hasPrefix(fixture.kas.address + "/media/v1/playback/\(id)/clearkey?expires=") })
+            let kid = Base64URL.encode(try Hex.decode(try #require(playback["keyIds"]?.object?["video"]?.string)))
+            let asked = JSONWriter.write(.object(JSONObject([("kids", .array([.string(kid)])), ("type", .string("temporary"))])))
+            let answered = try fixture.request("POST", try #require(licences.first), body: asked, headers: ["Content-Type: application/json"])
+            #expect(answered.status == 200, "\(answered.text)")
 
             // Debian's ffprobe 5.1 through each view's signed URLs. Its HLS demuxer opens only
             // segment URLs ending in a media extension, which `.tdf` is not (docs/web.md): the

@@ -62,8 +62,9 @@ extension DeliveryService {
     /// (docs/delivery.md#per-playback-manifests): a cmaf title's manifest or an fps-v2 file's view
     /// (`FPSv2Views`) for this playback, every URI in it absolute and signed until the URL's own
     /// expiry, the MPD's licence URL the playback's ClearKey licence URL. Only the forms the
-    /// playback's DRM system is served with (`manifestTypes`) are answered. No header is needed (players fetch manifests without
-    /// one): the URL's signature authorizes it, checked as a licence URL's is.
+    /// playback's DRM system is served with (`manifestTypes`) are answered. No header is needed
+    /// (players fetch manifests without one): the URL's signature authorizes it, checked as a
+    /// licence URL's is.
     package func playbackManifest(_ request: PlaybackManifestRequest)
         throws(DeliveryFailure) -> (body: Data, contentType: String, viewer: Identity)
     {

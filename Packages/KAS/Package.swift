@@ -36,7 +36,7 @@ let package = Package(
         // It never imports KASHTTP: services take and return domain values.
         .target(name: "KASDomain", dependencies: ["CSQLite", "CKASCurl", "KASObservability", "KASRedis"] + mediaCrypto(
             "MediaDRMCrypto", "MediaDRMJOSE", "MediaDRMJSON", "MediaDRMEncoding", "MediaDRMTDF", "MediaDRMFPSv2",
-            "MediaDRMMedia", "MediaDRMHLS", "MediaDRMMP4", "MediaDRMOffline", "MediaDRMProtobuf")),
+            "MediaDRMMedia", "MediaDRMHLS", "MediaDRMMP4", "MediaDRMOffline", "MediaDRMProtobuf", "MediaDRMDASH")),
         // The routes (one adapter per service, each with one status table) and the application
         // that joins the domain to the HTTP server.
         .target(name: "KAS", dependencies: ["KASDomain", "KASHTTP", "KASObservability"] + mediaCrypto(

@@ -22,6 +22,7 @@ let package = Package(
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
             .product(name: "MediaDRMMedia", package: "MediaCrypto"),
             .product(name: "MediaDRMWebVTT", package: "MediaCrypto"),
+            .product(name: "MediaDRMDASH", package: "MediaCrypto"),
         ]),
         .executableTarget(name: "PackagerTool", dependencies: [
             "Packager",
@@ -45,6 +46,7 @@ let package = Package(
             .product(name: "MediaDRMHLS", package: "MediaCrypto"),
             .product(name: "MediaDRMFPSv2", package: "MediaCrypto"),
             .product(name: "MediaDRMMedia", package: "MediaCrypto"),
+            .product(name: "MediaDRMDASH", package: "MediaCrypto"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -29,9 +29,10 @@ enum AssetsCommand {
                  trailing /). The package must name a key service this KAS accepts (acceptedKASURLs, from \
                  --config, KAS_* variables or --public-url, as for 'kas serve'). --path is where the origin \
                  serves it, one entry directly under its root: /NAME for an fps-v2 file, /NAME/ for a directory; \
-                 one signed URL covers that prefix. Adding an asset again replaces its entry. Each title \
-                 has a short media id (8 letters and digits) accepted wherever an asset id is: --media-id \
-                 chooses it, else adding again keeps the one it has and a new title draws one. Prints the \
+                 one signed URL covers that prefix. An fps-v2 file also gets its HLS and DASH views, byte ranges \
+                 of the file that standard players read (docs/formats.md). Adding an asset again replaces its entry. \
+                 Each title has a short media id (8 letters and digits) accepted wherever an asset id is: \
+                 --media-id chooses it, else adding again keeps the one it has and a new title draws one. Prints the \
                  asset id. A live tdf-hls directory (packager live) is added with --live and its event: keys \
                  only from --starts-at until --ends-at plus media.liveDVRSeconds, none in --blackout-regions.
                  """,

@@ -85,6 +85,15 @@ public final class FPSv2AdmittedPackage: Sendable {
         return try store.read(name.name, maxBytes: bound)
     }
 
+    /// The bytes of the archive file that hold an entry (stored, so exactly the entry's bytes),
+    /// from its local header checked against the central directory: what an HTTP Range read or
+    /// a byte-range view of the file addresses (docs/formats.md "Views of fps-v2"). Nil for a
+    /// directory package, whose entries are files of their own.
+    public func storedRange(of name: FPSv2EntryName) throws(FPSv2Error) -> Range<UInt64>? {
+        guard entryNames.contains(name) else { throw FPSv2Error(.notFound, "the package has no entry \(name.name)") }
+        return try store.storedRange(name.name)
+    }
+
     /// The stored size of an entry, nil when the package has none.
     public func size(of name: FPSv2EntryName) -> UInt64? {
         guard entryNames.contains(name) else { return nil }

@@ -78,19 +78,37 @@ enum EntryStore: Sendable {
             do {
                 return try reader.read(entry, requireExactLayout: true)
             } catch {
-                switch error.code {
-                case .headerMismatch, .badSignature:
-                    throw FPSv2Error(.refused, "\(name): \(error.reason)", check: .headersAgree)
-                case .notExactLayout, .outOfBounds:
-                    throw FPSv2Error(.refused, "\(name): \(error.reason)", check: .exactLayout)
-                case .crcMismatch:
-                    throw FPSv2Error(.corrupted, "\(name) failed its CRC-32 check: the package is corrupted")
-                default:
-                    throw FPSv2Error(.io, "\(name) could not be read: \(error.reason)")
-                }
+                throw Self.failure(error, name)
             }
         case .directory(let directory):
             return try directory.read(name, maxBytes: maxBytes)
+        }
+    }
+
+    /// Where a stored entry's bytes lie in the archive file, its local header verified against
+    /// the central directory in the exact layout (§4.2, §4.3); nil for a directory package.
+    func storedRange(_ name: String) throws(FPSv2Error) -> Range<UInt64>? {
+        guard case .archive(let reader) = self else { return nil }
+        guard let entry = reader.entry(named: name) else { throw FPSv2Error(.notFound, "the package has no entry \(name)") }
+        guard entry.compressionMethod == .stored, entry.compressedSize == entry.uncompressedSize else {
+            throw FPSv2Error(.refused, "\(name) is not stored", check: .exactLayout)
+        }
+        do {
+            let verified = try reader.verifiedExactEntry(entry)
+            let start = verified.dataOffset ?? verified.localHeaderOffset
+            return start..<(start + verified.compressedSize)
+        } catch {
+            throw Self.failure(error, name)
+        }
+    }
+
+    /// A ZIP reader's failure on `name` as the admission check it breaks.
+    private static func failure(_ error: ZIPError, _ name: String) -> FPSv2Error {
+        switch error.code {
+        case .headerMismatch, .badSignature: FPSv2Error(.refused, "\(name): \(error.reason)", check: .headersAgree)
+        case .notExactLayout, .outOfBounds: FPSv2Error(.refused, "\(name): \(error.reason)", check: .exactLayout)
+        case .crcMismatch: FPSv2Error(.corrupted, "\(name) failed its CRC-32 check: the package is corrupted")
+        default: FPSv2Error(.io, "\(name) could not be read: \(error.reason)")
         }
     }
 

@@ -307,6 +307,24 @@ struct FPSv2AdmissionTests {
         #expect(throws: FPSv2Error.self) { try admitted.read(.segment(component: "audio", number: 3)) }
     }
 
+    /// Each entry's stored range is its bytes in the archive file (the byte-range views), found
+    /// here by its own bytes' position in the file; an entry the package does not have is refused.
+    @Test func storedRangesAreTheEntriesBytesInTheFile() throws {
+        let data = try PackageFixture.valid().zip()
+        let admitted = try FPSv2Admission.admit(FPSv2Package(archiveData: data))
+        var end: UInt64 = 0
+        for name in admitted.entryNames {
+            let range = try #require(try admitted.storedRange(of: name))
+            let bytes = try admitted.read(name)
+            #expect(data[Int(range.lowerBound)..<Int(range.upperBound)] == bytes, "\(name)")
+            // Entries are back to back: each range starts after the previous one's data and its own
+            // 30-byte local header and name (the exact layout).
+            #expect(range.lowerBound == end + 30 + UInt64(name.name.utf8.count), "\(name)")
+            end = range.upperBound
+        }
+        #expect(throws: FPSv2Error.self) { try admitted.storedRange(of: .segment(component: "audio", number: 3)) }
+    }
+
     @Test func videoOnlyPackageIsAdmitted() throws {
         let package = FPSv2Package(archiveData: try PackageFixture.valid(audio: false).zip())
         let report = FPSv2Admission.check(package)
@@ -452,6 +470,8 @@ struct FPSv2AdmissionTests {
         }
         let admitted = try FPSv2Admission.admit(package)
         #expect(try admitted.read(.segment(component: "video", number: 0)) == syntheticSegment(number: 0))
+        // A directory is no one file: its entries have no range in it.
+        #expect(try admitted.storedRange(of: .segment(component: "video", number: 0)) == nil)
 
         try FileManager.default.createDirectory(atPath: path + "/extra", withIntermediateDirectories: false)
         #expect(FPSv2Admission.check(package).firstFailure?.check == .entryNames)

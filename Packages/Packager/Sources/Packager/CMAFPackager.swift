@@ -27,7 +27,6 @@ public enum CMAFPackager {
     /// Segments a rendition may have; bounded like tdf-hls by the playlist size only.
     public static let maximumSegments = TDFHLSPackager.maximumSegments
     static let fairPlayKeyFormat = "com.apple.streamingkeydelivery"
-    static let clearKeyKeyFormat = "org.w3.clearkey"
 
     /// Version 6 media playlists (`EXT-X-MAP` outside I-frame playlists, RFC 8216 §7), no profile
     /// marker: a cmaf package is ordinary HLS.
@@ -161,8 +160,7 @@ public enum CMAFPackager {
         return [
             HLSKey(method: .sampleAES, uri: fairPlayURI.text, iv: Data(iv),
                    keyFormat: fairPlayKeyFormat, keyFormatVersions: "1"),
-            HLSKey(method: .sampleAES, uri: "data:text/plain;base64,\(Base64.encode(keyID))", iv: Data(iv),
-                   keyFormat: clearKeyKeyFormat, keyFormatVersions: "1"),
+            HLSKey.clearKey(keyID: keyID, iv: Data(iv)),
         ]
     }
 

@@ -28,9 +28,10 @@ public struct CatalogEntry: Sendable, Equatable {
     /// The key id (the init segments' `tenc` default_KID) of each component, in package order:
     /// what an EME ClearKey licence request names. fps-v2 and cmaf; empty for tdf-hls.
     public var keyIDs: [CatalogKeyID]
-    /// cmaf only: the package's manifests as packaged (`manifest.mpd`, `master.m3u8`,
+    /// cmaf: the package's manifests as packaged (`manifest.mpd`, `master.m3u8`,
     /// `<rendition>.m3u8`), each strictly read and bounded when it was added: the KAS serves each
-    /// playback its own copy with signed URIs (`PlaybackManifests`).
+    /// playback its own copy with signed URIs (`PlaybackManifests`). fps-v2 (a `.tdf` file): its
+    /// views under the same names (`FPSv2Views`). Empty otherwise.
     public var manifests: [String: Data]
     /// A live tdf-hls stream's event (`--live`); nil for a VOD title. `duration` is then what the
     /// playlists listed when it was added.

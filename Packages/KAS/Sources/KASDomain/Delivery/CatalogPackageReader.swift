@@ -74,6 +74,11 @@ package enum CatalogPackageReader {
         }
     }
 
+    private static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
     /// An fps-v2 directory holds `manifest.json` beside its playlists.
     private static func isFPSv2Directory(_ path: String) -> Bool {
         FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent("manifest.json"))
@@ -96,11 +101,14 @@ package enum CatalogPackageReader {
                                + "\(acceptedKASURLs.joined(separator: ", "))): \(error.reason)")
         }
         let policy = admitted.policy
+        // A `.tdf` file gets its HLS and DASH views (`FPSv2Views`); a directory is no one file to address.
+        let views = try isDirectory(path) ? [:] : FPSv2Views.make(admitted)
         return CatalogEntry(assetID: admitted.policyUUID.lowercased(), title: title, duration: admitted.duration,
                             profile: .fpsV2, components: admitted.components.map(\.id), mediaPath: mediaPath,
                             policyJSON: JSONWriter.write(policy.jsonValue, options: [.sortedKeys]),
                             manifest: admitted.manifestBytes,
-                            keyIDs: admitted.components.map { CatalogKeyID(component: $0.id, keyID: $0.defaultKID) })
+                            keyIDs: admitted.components.map { CatalogKeyID(component: $0.id, keyID: $0.defaultKID) },
+                            manifests: views)
     }
 
     private static func readTDFHLS(path: String, title: String, mediaPath: TitlePath,

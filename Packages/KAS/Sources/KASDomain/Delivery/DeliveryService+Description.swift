@@ -37,6 +37,7 @@ extension DeliveryService {
         case .cmaf: sources = [fairPlay, clearKey]
         }
         sources.shuffle()
+        sources += viewSources(entry, playbackURL: playbackURL)
         return .object(JSONObject([
             ("title", .string(entry.title)),
             ("kind", .string("Single Item")),
@@ -49,6 +50,28 @@ extension DeliveryService {
                 ("tracks", .array([])),
             ]))])),
         ]))
+    }
+
+    /// The standard players' forms (an fps-v2 file's views, a cmaf title's manifests), after the
+    /// DRM sources: one source per form, its `type` the form's (`application/vnd.apple.mpegurl`,
+    /// `application/dash+xml`). They are per playback, so a description, which starts none, names
+    /// the playback route as `file` and says in `playback` what to post and which member of the
+    /// answer to open; it has no `drm` object (the DRM sources name one system each).
+    func viewSources(_ entry: CatalogEntry, playbackURL: String) -> [JSONValue] {
+        PlaybackRequest.ManifestType.allCases.compactMap { type in
+            let systems = [DeliveryDRMSystem.clearkey, .fairplay].filter { Self.manifestTypes(entry, $0).contains(type) }
+            guard !systems.isEmpty else { return nil }
+            return .object(JSONObject([
+                ("file", .string(playbackURL)),
+                ("type", .string(type == .dash ? "application/dash+xml" : "application/vnd.apple.mpegurl")),
+                ("playback", .object(JSONObject([
+                    ("url", .string(playbackURL)),
+                    ("drmSystems", .array(systems.map { .string($0.rawValue) })),
+                    ("manifestTypes", .array([.string(type.rawValue)])),
+                    ("urlMember", .string(type == .dash ? "dashUrl" : "hlsUrl")),
+                ]))),
+            ]))
+        }
     }
 
     /// The viewer of a delivery token (`?token=`) for `resource`, the request path it was signed for.

@@ -80,16 +80,9 @@ extension DeliveryService {
             members.append(("licenseUrl", .string(clearKeyLicenseURL(playbackID: playbackID, now: now))))
             members.append(("keyIds", .object(JSONObject(entry.keyIDs.map { ($0.component, JSONValue.string(Hex.encode($0.keyID))) }))))
         }
-        if entry.profile == .cmaf {
-            // Standard players: the playback's own manifests, every URI in them signed.
-            let expires = Int64(signed.expires.timeIntervalSince1970.rounded(.down))
-            if request.manifestTypes.contains(.dash) {
-                members.append(("dashUrl", .string(playbackManifestURL(playbackID: playbackID, name: Self.mpdName, expires: expires))))
-            }
-            if request.manifestTypes.contains(.hls) {
-                members.append(("hlsUrl", .string(playbackManifestURL(playbackID: playbackID, name: Self.masterName, expires: expires))))
-            }
-        }
+        // Standard players: the playback's own manifests or views, every URI in them signed.
+        members += manifestURLMembers(entry, playbackID: playbackID, system: system, asked: request.manifestTypes,
+                                      expires: Int64(signed.expires.timeIntervalSince1970.rounded(.down)))
         members += [
             ("sessionId", .string(sessionID)),
             ("heartbeatUrl", .string(publicURL + "/media/v1/session/\(sessionID)/heartbeat")),
@@ -101,7 +94,7 @@ extension DeliveryService {
 
     /// The DRM systems and manifest forms each profile is served with: tdf-hls `tdf`; fps-v2
     /// `fairplay`, `tdf` and `clearkey`; cmaf `fairplay` and `clearkey` (its `manifest.json` is
-    /// fps-v2's model), with `dash` as well as `hls`. `clearkey` needs the key ids the catalog
+    /// fps-v2's model); `dash` as `manifestTypes(_:_:)` says. `clearkey` needs the key ids the catalog
     /// read (an fps-v2 entry added before it kept them must be added again).
     static func checkServed(_ request: PlaybackRequest, entry: CatalogEntry) throws(DeliveryFailure) {
         switch entry.profile {
@@ -111,8 +104,10 @@ extension DeliveryService {
         case .cmaf:
             guard request.drmSystem != .tdf else { throw .malformed("this asset is cmaf: ask for drmSystem clearkey or fairplay") }
         }
-        if request.manifestTypes.contains(.dash), entry.profile != .cmaf {
-            throw .malformed("dash is served for cmaf assets only")
+        if request.manifestTypes.contains(.dash), !manifestTypes(entry, request.drmSystem).contains(.dash) {
+            throw .malformed(entry.profile == .fpsV2
+                ? "dash is served for this fps-v2 asset with drmSystem clearkey, once it is catalogued from its .tdf file with its views (kas assets add again)"
+                : "dash is served for cmaf and fps-v2 assets only")
         }
         if request.drmSystem == .clearkey, entry.keyIDs.isEmpty {
             throw .malformed("this asset was catalogued without its key ids: add it again (kas assets add) for drmSystem clearkey")
@@ -165,9 +160,12 @@ extension DeliveryService {
         try storeCall { () throws(StoreError) in
             try playbacks.extend(id, to: signed.expires.addingTimeInterval(PlaybackRecord.renewalGrace), now: now)
         }
+        // The views' URLs carry the media URL's expiry, so they are renewed with it: every form
+        // the playback is served with (the start's `manifestTypes` is not kept).
         return .object(JSONObject([
             ("mediaUrl", .string(signed.url)),
             ("mediaUrlExpiresAt", .string(Self.timestamp(signed.expires))),
-        ]))
+        ] + manifestURLMembers(entry, playbackID: id, system: playback.drmSystem, asked: Set(PlaybackRequest.ManifestType.allCases),
+                               expires: Int64(signed.expires.timeIntervalSince1970.rounded(.down)))))
     }
 }

@@ -126,8 +126,13 @@ package final class DeliveryService: Sendable {
                 + max(0, (live.endsAt?.timeIntervalSince(now) ?? 0).rounded(.up))
         }
         let expires = now.addingTimeInterval(lifetime + TimeInterval(settings.mediaURLMarginSeconds))
-        if let origin { return (origin.signedURL(for: entry.mediaPath, expires: expires), expires) }
-        return ((originURL ?? "") + entry.mediaPath.entryPath, expires)
+        return (signedEntryURL(entry, expires: expires), expires)
+    }
+
+    /// The title's file (fps-v2) or `master.m3u8` on the origin, signed until `expires`.
+    func signedEntryURL(_ entry: CatalogEntry, expires: Date) -> String {
+        if let origin { return origin.signedURL(for: entry.mediaPath, expires: expires) }
+        return (originURL ?? "") + entry.mediaPath.entryPath
     }
 
     /// RFC 3339 UTC, whole seconds rounded down: `2026-12-01T20:00:00Z` (the form the Client reads).

@@ -63,6 +63,16 @@ enum PlaybackManifests {
         return Data(text.replacingOccurrences(of: licenseURLPlaceholder, with: xmlEscaped(licenseURL)).utf8)
     }
 
+    /// An fps-v2 file's stored DASH view (`FPSv2Views`) for one playback: checked again to be a
+    /// well-formed MPD, then its package URL and licence URL placeholders replaced, XML-escaped.
+    static func viewMPD(_ mpd: Data, packageURL: String, licenseURL: String) throws(PlaybackManifestError) -> Data {
+        _ = try segmentTemplates(mpd)
+        let text = String(decoding: mpd, as: UTF8.self)
+            .replacingOccurrences(of: FPSv2Views.packageURLPlaceholder, with: xmlEscaped(packageURL))
+            .replacingOccurrences(of: licenseURLPlaceholder, with: xmlEscaped(licenseURL))
+        return Data(text.utf8)
+    }
+
     /// XML 1.0 character escapes for text and double-quoted attribute values.
     static func xmlEscaped(_ text: String) -> String {
         var out = ""

@@ -195,7 +195,12 @@ extension DeliveryTests {
                 #expect(item["mediaid"]?.string.flatMap(MediaID.init) != nil, "JW's media id: the short one")
                 #expect(item["tracks"] == .array([]))
                 let sourceValues = try #require(item["sources"]?.array)
-                let sources = sourceValues.compactMap { $0.object }
+                // The views (after the DRM sources, no `drm`) name the playback route for their forms.
+                let sources = sourceValues.compactMap { $0.object }.filter { $0["drm"] != nil }
+                let views = sourceValues.compactMap { $0.object }.filter { $0["drm"] == nil }
+                #expect(views.map { $0["type"]?.string ?? "" } == ["application/vnd.apple.mpegurl", "application/dash+xml"])
+                #expect(views.allSatisfy { $0["file"]?.string == fixture.kas.address + "/media/v1/playback" })
+                #expect(views.compactMap { $0["playback"]?.object?["urlMember"]?.string } == ["hlsUrl", "dashUrl"])
                 let systems = sources.compactMap { $0["drm"]?.object?.keys.first }
                 #expect(Set(systems) == ["fairplay", "com.arkavo.tdf", "org.w3.clearkey"])
                 orders.insert(systems)

@@ -27,4 +27,6 @@ package enum DeliveryFailure: Error, Sendable {
     case catalogEntryUnreadable
     case randomGeneratorUnavailable
     case fairPlayUnavailable
+    /// A playback asked for FairPlay of a key service configured without it.
+    case fairPlayNotOffered
 }

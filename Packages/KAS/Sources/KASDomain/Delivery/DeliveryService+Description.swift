@@ -36,6 +36,7 @@ extension DeliveryService {
             if !entry.keyIDs.isEmpty { sources.append(clearKey) }
         case .cmaf: sources = [fairPlay, clearKey]
         }
+        if !offers(.fairplay) { sources.removeAll { $0.object?["drm"]?.object?["fairplay"] != nil } }
         sources.shuffle()
         sources += viewSources(entry, playbackURL: playbackURL)
         return .object(JSONObject([
@@ -59,7 +60,7 @@ extension DeliveryService {
     /// answer to open; it has no `drm` object (the DRM sources name one system each).
     func viewSources(_ entry: CatalogEntry, playbackURL: String) -> [JSONValue] {
         PlaybackRequest.ManifestType.allCases.compactMap { type in
-            let systems = [DeliveryDRMSystem.clearkey, .fairplay].filter { Self.manifestTypes(entry, $0).contains(type) }
+            let systems = [DeliveryDRMSystem.clearkey, .fairplay].filter { offers($0) && Self.manifestTypes(entry, $0).contains(type) }
             guard !systems.isEmpty else { return nil }
             return .object(JSONObject([
                 ("file", .string(playbackURL)),

@@ -18,6 +18,9 @@ extension DeliveryService {
         }
         let system = request.drmSystem
         let entry = try entry(request.assetID)
+        // FairPlay switched off (no `fairplay` section): no FairPlay playback takes a stream slot
+        // for a licence URL that could only answer 503.
+        guard offers(system) else { throw .fairPlayNotOffered }
         try Self.checkServed(request, entry: entry)
         let policy = try policy(of: entry)
         if let denial = try refusal(for: policy, of: entry, viewer: viewer, region: region, now: now) {

@@ -67,6 +67,11 @@ package final class DeliveryService: Sendable {
 
     // MARK: Shared steps
 
+    /// Whether this service offers `system` at all: FairPlay only with a `fairplay` section (its
+    /// certificate and SDK), so a KAS without one never lists a FairPlay source or starts a
+    /// FairPlay playback whose licence URL could only answer 503.
+    func offers(_ system: DeliveryDRMSystem) -> Bool { system != .fairplay || media.fairPlay != nil }
+
     /// The catalogued title `assetId` names (its policy uuid or its short media id); 404 when
     /// it names none.
     func entry(_ assetID: String?) throws(DeliveryFailure) -> CatalogEntry {

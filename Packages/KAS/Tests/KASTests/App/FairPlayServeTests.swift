@@ -15,19 +15,9 @@ extension AppTests {
     /// configuration: the certificate route and the SDK module come from the configuration.
     /// The SDK side is `SDKCommandTestDouble` (not FairPlay).
     @Suite struct FairPlayServeTests {
-        /// A real DER certificate made by the openssl CLI.
-        private func derCertificate(in directory: TemporaryDirectory) throws -> (path: String, bytes: Data) {
-            let path = directory.appending("app-cert.der")
-            try ProjectTools.check(runProcess("/usr/bin/openssl", [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=fps-test",
-                "-days", "1", "-outform", "der", "-out", path, "-keyout", directory.appending("key.pem"),
-            ]), "openssl req")
-            return (path, try Data(contentsOf: URL(fileURLWithPath: path)))
-        }
-
         @Test func servesTheCertificateAndDeliversACKCThroughTheConfiguredCommand() throws {
             let directory = try TemporaryDirectory("fairplay-serve")
-            let certificate = try derCertificate(in: directory)
+            let certificate = try SDKCommandTestDouble.certificate(in: directory.path)
             let ckc = Data((0..<96).map { UInt8(255 - $0) })
             var package = try TestPackage.audioVideo()
             let double = try SDKCommandTestDouble(ckc: ckc, spcAssetID: "\(package.uuid)/audio")

@@ -16,6 +16,9 @@ import Testing
 /// `--profile cmaf` directory at `/talk/`; at most one stream) made by the project's packager for
 /// that KAS and catalogued by `kas assets add`; with `keyPerResolution` the cmaf package has
 /// an SD rendition (the clip, 160x90) and an HD one (1280x720) packaged with `--key-per-resolution`.
+/// FairPlay is configured (an openssl-made certificate and `SDKCommandTestDouble` in its `fail`
+/// mode: an SDK that answers nothing, so a valid licence URL reaches it and gets 503); with
+/// `fairPlay: false` the KAS has no `fairplay` section and offers no FairPlay.
 /// `stop()` ends both servers and removes the directory.
 final class DeliveryFixture: @unchecked Sendable {
     static let gold = "https://example.com/attr/tier/value/gold"
@@ -33,8 +36,10 @@ final class DeliveryFixture: @unchecked Sendable {
     /// The origin's key ring public key (`kas keys export-public`) and the policy file packaged with.
     var publicKeyFile: String { work + "/kas.pub.pem" }
     var policyFile: String { work + "/policy.json" }
+    /// The FairPlay SDK stand-in `kas serve` runs (kept for the fixture's life); nil without FairPlay.
+    let fairPlaySDK: SDKCommandTestDouble?
 
-    init(serveArguments: [String] = [], cmaf: Bool = false, keyPerResolution: Bool = false) throws {
+    init(serveArguments: [String] = [], cmaf: Bool = false, keyPerResolution: Bool = false, fairPlay: Bool = true) throws {
         work = FileManager.default.temporaryDirectory.appendingPathComponent("kas-delivery-\(UUID().uuidString.prefix(8))").path
         dataDirectory = work + "/data"
         root = work + "/origin"
@@ -50,9 +55,19 @@ final class DeliveryFixture: @unchecked Sendable {
         do {
             let secret = try SecureRandom.bytes(count: 32)
             _ = FileManager.default.createFile(atPath: deliverySecretFile, contents: Data(secret), attributes: [.posixPermissions: 0o600])
+            var environment: [String: String] = [:]
+            if fairPlay {
+                let sdk = try SDKCommandTestDouble(spcAssetID: nil)
+                fairPlaySDK = sdk
+                environment = ["KAS_FAIRPLAY_CERTIFICATE_FILE": try SDKCommandTestDouble.certificate(in: work).path,
+                               "KAS_FAIRPLAY_SDK_COMMAND": sdk.executable,
+                               "KAS_FAIRPLAY_SDK_ARGUMENTS": #"["\#(sdk.directory.path)","fail"]"#]
+            } else {
+                fairPlaySDK = nil
+            }
             kas = try ServedKAS.start(["--listen", "127.0.0.1:0", "--data-dir", dataDirectory, "--origin-url", nginx.url,
                                        "--origin-secret-file", originSecretFile, "--delivery-secret-file", deliverySecretFile]
-                                      + serveArguments, in: work)
+                                      + serveArguments, in: work, environment: environment)
         } catch {
             nginx.stop()
             throw error

@@ -65,6 +65,17 @@ final class SDKCommandTestDouble {
 
     func arguments(_ mode: String = "answer") -> [String] { [directory.path, mode] }
 
+    /// A real DER application certificate made by the openssl CLI in `directory` (what a
+    /// `fairplay.certificateFile` holds; not Apple's).
+    static func certificate(in directory: String) throws -> (path: String, bytes: Data) {
+        let path = directory + "/app-cert.der"
+        try ProjectTools.check(runProcess("/usr/bin/openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=fps-test",
+            "-days", "1", "-outform", "der", "-out", path, "-keyout", directory + "/app-cert-key.pem",
+        ]), "openssl req")
+        return (path, try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
     func transport(_ mode: String = "answer", timeoutSeconds: Int = 10, maxResponseBytes: Int = 1 << 20) -> FairPlayCommandTransport {
         FairPlayCommandTransport(executable: executable, arguments: arguments(mode), timeoutSeconds: timeoutSeconds,
                                  maxResponseBytes: maxResponseBytes)

@@ -142,7 +142,8 @@ struct DeliveryRouteAdapter: Sendable {
 
     // MARK: The status table
 
-    /// Every failure's answer: 400 malformed, 401 a refused delivery token, 403 a refused viewer
+    /// Every failure's answer: 400 malformed or a DRM system this service does not offer
+    /// (`fairplay_not_offered`), 401 a refused delivery token, 403 a refused viewer
     /// (`platform refused` with the `MediaDenial` code), licence or manifest URL (`licence URL
     /// refused` with its code) or key id (`licence refused`, `key_id_unknown`), 404 unknown
     /// asset, playback or manifest, 503 a dependency down; a media-service refusal is
@@ -163,6 +164,9 @@ struct DeliveryRouteAdapter: Sendable {
         case .catalogEntryUnreadable: HTTPError(.serviceUnavailable, reason: "catalog entry unreadable")
         case .randomGeneratorUnavailable: HTTPError(.serviceUnavailable, reason: "random generator unavailable")
         case .fairPlayUnavailable: HTTPError(.serviceUnavailable, reason: "fairplay unavailable")
+        case .fairPlayNotOffered:
+            HTTPError(.badRequest, reason: "this key service does not offer FairPlay: ask for drmSystem clearkey or tdf",
+                      code: "fairplay_not_offered")
         }
     }
 }

@@ -155,10 +155,10 @@ class StaticPages:
 class KASProcess:
     """A real `kas serve` on its own port and data directory (plain http on loopback)."""
 
-    def __init__(self, directory, name, allowed_origin, **settings):
+    def __init__(self, directory, name, allowed_origin, port=None, **settings):
         self.data = os.path.join(directory, f"{name}-data")
         run(os.path.join(BIN, "kas"), "keys", "generate", "--data-dir", self.data)
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = os.path.join(directory, f"{name}.json")
         with open(config, "w") as f:
@@ -359,10 +359,13 @@ class CMAFDelivery:
         # private temporary directory (search permission only) and read the packages.
         for directory in (base.dir, self.dir):
             os.chmod(directory, 0o711)
-        self.nginx = NginxOrigin(os.path.join(BIN, "kas"), self.root, os.path.join(self.dir, "nginx"), base.app.origin, free_port())
+        # Pages of the app origin and the KAS's own test form (/player/test-form.html) read media.
+        kas_port = free_port()
+        self.nginx = NginxOrigin(os.path.join(BIN, "kas"), self.root, os.path.join(self.dir, "nginx"),
+                                 [base.app.origin, f"http://127.0.0.1:{kas_port}"], free_port())
         # Loopback is a trusted proxy naming the viewer's region in REGION_HEADER: a request
         # without it has no known region (docs/kas.md), which the regional title's rule refuses.
-        self.kas = KASProcess(self.dir, "delivery", base.app.origin, trustedProxies=["127.0.0.1"], regionHeader=REGION_HEADER,
+        self.kas = KASProcess(self.dir, "delivery", base.app.origin, port=kas_port, trustedProxies=["127.0.0.1"], regionHeader=REGION_HEADER,
                               delivery={"originURL": self.nginx.url, "originSecretFile": self.nginx.secret_file})
         self.policy = base.policy
         # The rungs state their colour (bt709) for the frame comparison, as the suite's clip does.
@@ -1013,6 +1016,27 @@ class DemoPageTests(BrowserCase):
         page.wait_for_function("() => performance.getEntriesByName('mediadrm-load-to-playing').length > 0", timeout=WAIT * 1000)
         self.assertEqual(violations, [])
 
+    def test_the_test_form_plays_a_clear_key_playback_of_a_cmaf_title_in_either_form(self):
+        """An asset id instead of a URL: the form starts a ClearKey playback at its KAS (the
+        delivery KAS, with the cmaf ladder) and plays its DASH, then its HLS form, under the
+        page's own CSP."""
+        delivery = fixture.cmaf()
+        for manifest in ("dash", "hls"):
+            page = self.context.new_page()
+            violations = []
+            page.on("console", lambda message: violations.append(message.text) if "Content Security Policy" in message.text else None)
+            page.goto(f"{delivery.kas.url}/player/test-form.html")
+            page.fill("#asset", delivery.ladder)
+            page.evaluate("form => { document.querySelector('#manifest').value = form; }", manifest)
+            page.fill("#token", delivery.kas.token(f"viewer-test-form-{manifest}"))
+            page.click("button[type=submit]")
+            try:
+                poll(lambda: page.inner_text("#status") == "playing", f"the test form to report playing ({manifest})")
+            except AssertionError as error:
+                raise AssertionError(f"{error}: the status says {page.inner_text('#status')!r}") from None
+            self.assertEqual(violations, [])
+            page.close()
+
 
 class OriginAndTokenTests(BrowserCase):
     def test_a_page_from_another_origin_cannot_call_the_kas(self):
@@ -1306,6 +1330,23 @@ class ClearKeyPlaybackTests(BrowserCase):
         mine = viewer_hash(viewer)
         decisions = [(e["event"], e["decision"], e["reason"]) for e in delivery.kas.audit() if e.get("viewer") == mine]
         self.assertIn(("key_request", "deny", "region_unknown"), decisions)
+
+    def test_the_viewer_page_plays_a_cmaf_title_from_its_catalog(self):
+        """The viewer page of the delivery KAS: the cmaf ladder's card starts a ClearKey playback
+        and plays its DASH form with the licence (the licence route answered this viewer)."""
+        delivery = fixture.cmaf()
+        viewer = "viewer-page-cmaf"
+        page = self.context.new_page()
+        page.goto(f"{delivery.kas.url}/player/")
+        poll(lambda: page.evaluate("document.querySelector('#sign-in-token') !== null"), "the sign-in form")
+        page.fill("#sign-in-token", delivery.kas.token(viewer))
+        page.click("#sign-in-form button[type=submit]")
+        card = f"button[data-asset-id='{delivery.ladder}']"
+        poll(lambda: page.evaluate(f"document.querySelector(\"{card}\") !== null"), "the cmaf title's card")
+        page.click(card)
+        poll(lambda: page.evaluate("(() => { const v = document.querySelector('#video'); return !v.paused && v.currentTime > 0.5; })()"),
+             "the cmaf title to play in the viewer page")
+        self.licence_was_called(viewer)
 
     def plays_the_view(self, manifest, viewer):
         delivery = fixture.cmaf()

@@ -13,7 +13,7 @@ import { MAX_MPD_BYTES, readMPD } from "./dash-manifest.js";
 import { PlayerError, malformed } from "./errors.js";
 import { MAX_SEGMENT_BYTES } from "./fps-v2-package.js";
 import { MAX_PLAYLIST_BYTES, readLenient } from "./hls-playlist.js";
-import { downloadBatch, fetchBytes } from "./measured-download.js";
+import { downloadBatch, fetchBytes, fileName } from "./measured-download.js";
 import { readSegmentIndex } from "./mp4-segment-index.js";
 import { languageMatches } from "./tdf-hls.js";
 import { VariantLadder } from "./variant-ladder.js";
@@ -72,7 +72,7 @@ async function load(rendition, signal) {
   let { init, segments, kid = null, encrypted = false, index = null } = rendition;
   if (rendition.playlist) {
     const playlist = readLenient(utf8.decode(await fetchBytes(rendition.playlist, signal, MAX_PLAYLIST_BYTES)), rendition.playlist);
-    if (!playlist.map || playlist.segments.length === 0 || !playlist.ended) throw malformed(`${new URL(rendition.playlist).pathname} is not a complete VOD playlist with a map`);
+    if (!playlist.map || playlist.segments.length === 0 || !playlist.ended) throw malformed(`${fileName(rendition.playlist)} is not a complete VOD playlist with a map`);
     init = { url: playlist.map, range: playlist.mapRange };
     let start = 0;
     segments = playlist.segments.map((s) => { const out = { url: s.url, range: s.range ?? null, start, duration: s.duration }; start += s.duration; return out; });

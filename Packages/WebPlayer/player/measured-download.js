@@ -12,11 +12,15 @@ import { contentRange } from "./range-source.js";
 // How often a batch in flight samples a link that brings nothing and asks `giveUp`.
 const CHECK_MS = 100;
 
+/** The name a message gives a file: the last segment of its path. A per-playback manifest's
+ * path holds the playback id, a credential (docs/delivery.md), which no error may carry. */
+export const fileName = (url) => new URL(url).pathname.split("/").pop();
+
 /** The body of `url` (at most `limit` bytes), or of its byte `range` ({start, length}: a Range
  * request whose answer must be 206 with exactly those bytes); `onLength(n)` once its
  * Content-Length is known, `onBytes(n)` as each chunk arrives. */
 export async function fetchBytes(url, signal, limit, { onLength, onBytes, range = null } = {}) {
-  if (range && range.length > limit) throw malformed(`a byte range of ${new URL(url).pathname} is larger than the limit`);
+  if (range && range.length > limit) throw malformed(`a byte range of ${fileName(url)} is larger than the limit`);
   let response;
   try {
     response = await fetch(url, { signal, credentials: "omit",
@@ -25,13 +29,13 @@ export async function fetchBytes(url, signal, limit, { onLength, onBytes, range 
     if (error?.name === "AbortError") throw error;
     throw new PlayerError("transport", `the stream origin could not be reached (${new URL(url).origin})`);
   }
-  if (!response.ok) throw new PlayerError("transport", `the stream origin answered ${response.status} for ${new URL(url).pathname}`, { status: response.status });
+  if (!response.ok) throw new PlayerError("transport", `the stream origin answered ${response.status} for ${fileName(url)}`, { status: response.status });
   if (range) {
     if (response.status !== 206) throw new PlayerError("transport", `the stream origin answered ${response.status} to a Range request; it must answer 206`, { status: response.status });
     const { first, last } = contentRange(response);
     if (first !== range.start || last !== range.start + range.length - 1) throw malformed("the origin answered another range than the one asked for");
   }
-  const tooLarge = () => malformed(`${new URL(url).pathname} is larger than the limit`);
+  const tooLarge = () => malformed(`${fileName(url)} is larger than the limit`);
   const length = Number(response.headers.get("Content-Length") || 0);
   if (length > limit) throw tooLarge();
   if (length) onLength?.(length);

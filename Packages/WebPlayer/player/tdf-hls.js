@@ -21,7 +21,7 @@ import { PlayerError, malformed } from "./errors.js";
 import { normalizeKeyServiceURL } from "./fps-v2-manifest.js";
 import { readLenient } from "./hls-playlist.js";
 import { ephemeralKey, unwrapKey } from "./key-unwrap.js";
-import { downloadBatch, fetchBytes } from "./measured-download.js";
+import { downloadBatch, fetchBytes, fileName } from "./measured-download.js";
 import { isObject, parseStrictJSON } from "./strict-json.js";
 import { TDFArchive } from "./tdf-archive.js";
 import { VariantLadder } from "./variant-ladder.js";
@@ -131,7 +131,7 @@ export class TDFHLSStream extends VariantLadder {
     if (!playable.length) throw new PlayerError("unsupported", "this browser plays none of the stream's variants", { reason: "codec_unsupported" });
     const load = async (id, mediaURL, mime) => {
       const playlist = readLenient(utf8.decode(await fetchBytes(mediaURL, signal, 1 << 20)), mediaURL);
-      if (!playlist.map || playlist.segments.length === 0 || !playlist.ended) throw malformed(`${new URL(mediaURL).pathname} is not a complete VOD playlist with a map`);
+      if (!playlist.map || playlist.segments.length === 0 || !playlist.ended) throw malformed(`${fileName(mediaURL)} is not a complete VOD playlist with a map`);
       let start = 0;
       const segments = playlist.segments.map((s) => { const out = { url: s.url, start, duration: s.duration }; start += s.duration; return out; });
       return { id, mime, init: await fetchBytes(playlist.map, signal, MAX_INIT_BYTES), segments };

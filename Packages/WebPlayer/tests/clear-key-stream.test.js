@@ -140,6 +140,18 @@ test("a presentation the browser cannot play, a tdf-hls master and an origin ign
   }
 });
 
+test("an error about a per-playback manifest names neither the playback id nor the signature", async () => {
+  const saved = globalThis.fetch;
+  globalThis.fetch = async () => new Response("", { status: 403 });
+  try {
+    const error = await open("https://kas.example/media/v1/playback/SECRETPLAYBACK/manifest.mpd?expires=1&sig=SECRETSIG").catch((e) => e);
+    assert.deepEqual([error.code, error.status], ["transport", 403]);
+    assert.ok(!/SECRET/.test(error.message), error.message);
+  } finally {
+    globalThis.fetch = saved;
+  }
+});
+
 test("the licence route's refusal keeps the KAS's reason, and no error names the licence URL", async () => {
   const url = "https://kas.example/media/v1/playback/Yb1/clearkey?expires=1796148084&sig=SECRETSIGNATURE";
   const saved = globalThis.fetch;

@@ -26,15 +26,15 @@ const MAX_INDEX_BYTES = 2 << 20;
 export const isDASH = (url) => new URL(url).pathname.endsWith(".mpd");
 
 /** The presentation of an MPD: {duration, video: [...], audio: [...], subtitles: [...]}, each
- * rendition {id, mime, codec, bandwidth, width, height, language, kid, encrypted, init, index,
- * segments} (subtitles: {language, name, segments: [url]}). */
+ * rendition {id, mime, codec, bandwidth, width, height, language, kid, init, index, segments}
+ * (subtitles: {url, language, name, segments: [url]}). */
 async function readDASH(url, signal) {
   const mpd = readMPD(utf8.decode(await fetchBytes(url, signal, MAX_MPD_BYTES)), url);
   const out = { duration: mpd.duration, video: [], audio: [], subtitles: [] };
   for (const set of mpd.sets) {
     for (const r of set.representations) {
       const rendition = { id: r.id, codec: r.codecs, bandwidth: r.bandwidth, width: r.width, height: r.height, language: set.language,
-        name: set.language, kid: r.kid, encrypted: r.encrypted, init: r.init, index: r.index, segments: r.segments };
+        name: set.language, kid: r.kid, init: r.init, index: r.index, segments: r.segments };
       if (set.contentType === "video") out.video.push({ ...rendition, mime: `video/mp4; codecs="${r.codecs}"` });
       else if (set.contentType === "audio") out.audio.push({ ...rendition, mime: `audio/mp4; codecs="${r.codecs}"` });
       else if (set.contentType === "text" && r.mimeType === "text/vtt") {
@@ -69,7 +69,7 @@ async function readHLS(url, signal) {
 /** A rendition with its init bytes and segments: an HLS media playlist read (its map, byte
  * ranges and ClearKey key id), a SegmentBase's index read. */
 async function load(rendition, signal) {
-  let { init, segments, kid = null, encrypted = false, index = null } = rendition;
+  let { init, segments, kid = null, index = null } = rendition;
   if (rendition.playlist) {
     const playlist = readLenient(utf8.decode(await fetchBytes(rendition.playlist, signal, MAX_PLAYLIST_BYTES)), rendition.playlist);
     if (!playlist.map || playlist.segments.length === 0 || !playlist.ended) throw malformed(`${fileName(rendition.playlist)} is not a complete VOD playlist with a map`);
@@ -77,14 +77,13 @@ async function load(rendition, signal) {
     let start = 0;
     segments = playlist.segments.map((s) => { const out = { url: s.url, range: s.range ?? null, start, duration: s.duration }; start += s.duration; return out; });
     kid = playlist.keys.find((k) => k.kid)?.kid ?? null;
-    encrypted = playlist.keys.some((k) => k.method && k.method !== "NONE");
   }
   if (!init) throw malformed(`the rendition ${rendition.id} has no initialization segment`);
   if (index) segments = readSegmentIndex(await fetchBytes(index.url, signal, MAX_INDEX_BYTES, { range: index.range }), index.range.start)
     .map((s) => ({ ...s, url: index.url }));
   if (!segments.length) throw malformed(`the rendition ${rendition.id} has no segments`);
   const initBytes = await fetchBytes(init.url, signal, MAX_INIT_BYTES, { range: init.range });
-  return { ...rendition, init: initBytes, segments, kid, encrypted };
+  return { ...rendition, init: initBytes, segments, kid };
 }
 
 const aligned = (a, b) => a.segments.length === b.segments.length && a.segments.every((s, n) => Math.abs(s.start - b.segments[n].start) < 1e-3);

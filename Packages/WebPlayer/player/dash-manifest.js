@@ -20,7 +20,6 @@ const ATTRIBUTE = new RegExp(`(${NAME})\\s*=\\s*(?:"([^"<]*)"|'([^'<]*)')`, "g")
 const END_TAG = new RegExp(`</(${NAME})\\s*>`, "y");
 const REFERENCE = /&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#x([0-9A-Fa-f]{1,6}));/y;
 const PREDEFINED = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'" };
-const MP4_PROTECTION = "urn:mpeg:dash:mp4protection:2011";
 // A decimal attribute the MPD gives as an integer: at most 15 digits, so it stays exact.
 const INTEGER = /^[0-9]{1,15}$/;
 
@@ -287,11 +286,9 @@ function defaultKID(element) {
   return null;
 }
 
-const encrypted = (element) => childrenNamed(element, "ContentProtection").some((p) => attribute(p, "schemeIdUri")?.toLowerCase() === MP4_PROTECTION);
-
 /** A static single-Period MPD, read against `base` (its URL): {duration, sets: [{contentType,
- * language, representations: [{id, bandwidth, codecs, mimeType, width, height, kid, encrypted,
- * init, segments, index}]}]}. */
+ * language, representations: [{id, bandwidth, codecs, mimeType, width, height, kid, init,
+ * segments, index}]}]}. */
 export function readMPD(text, base) {
   const mpd = readXML(text);
   if (localName(mpd.name) !== "MPD") throw malformed("the document is not an MPD");
@@ -316,7 +313,6 @@ export function readMPD(text, base) {
         codecs: attribute(representation, "codecs") ?? attribute(set, "codecs") ?? null,
         mimeType: attribute(representation, "mimeType") ?? attribute(set, "mimeType") ?? null,
         kid: defaultKID(representation) ?? defaultKID(set),
-        encrypted: encrypted(representation) || encrypted(set),
         ...representationSegments(representation, set, period, baseOf(representation, setBase), duration),
       };
     });

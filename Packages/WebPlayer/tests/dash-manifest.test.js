@@ -28,7 +28,7 @@ test("the packager's MPD: sets, key ids, SegmentTemplate with a SegmentTimeline"
   const [video, audio] = mpd.sets;
   assert.equal(video.contentType, "video");
   const v = video.representations[0];
-  assert.deepEqual([v.id, v.bandwidth, v.codecs, v.width, v.height, v.kid, v.encrypted], ["video", 148336, "avc1.64000B", 160, 90, "843837b530e5578d5d847b95e2d1774b", true]);
+  assert.deepEqual([v.id, v.bandwidth, v.codecs, v.width, v.height, v.kid], ["video", 148336, "avc1.64000B", 160, 90, "843837b530e5578d5d847b95e2d1774b"]);
   assert.deepEqual(v.init, { url: "https://origin.example/talk/video/init.mp4", range: null });
   assert.deepEqual(v.segments.map((s) => [s.url.split("/talk/")[1], s.start, s.duration]), [["video/1.m4s", 0, 1], ["video/2.m4s", 1, 1], ["video/3.m4s", 2, 1]]);
   assert.equal(audio.language, "und");

@@ -5,11 +5,12 @@
 import { requireBrowserAPIs } from "./browser-support.js";
 import { PlayerError } from "./errors.js";
 import { ClearKeyCDM } from "./clear-key-cdm.js";
-import { ClearKeyStream, isDASH } from "./clear-key-stream.js";
+import { ClearKeyStream } from "./clear-key-stream.js";
 import { DEFAULT_CONFIGURATION, mergeConfiguration } from "./configuration.js";
 import { FPSv2Package } from "./fps-v2-package.js";
 import { KeyService } from "./key-service.js";
 import { MediaSessions } from "./media-sessions.js";
+import { withRetryAfter } from "./rate-limit-wait.js";
 import { StreamingEngine } from "./streaming-engine.js";
 import { loadSubtitles } from "./subtitles.js";
 import { TDFHLSStream } from "./tdf-hls.js";
@@ -171,7 +172,9 @@ export class MediaDRMPlayer extends EventTarget {
     const cdmReady = ClearKeyCDM.attach(this.video, stream.codecs);
     current.cdm = cdmReady.catch(() => null);
     const licensed = cdmReady
-      .then((cdm) => cdm.requestLicence(keys.map(({ kid }) => hexBytes(kid)), (message) => service.licence(licenseUrl, message)))
+      // A licence answered 429 with Retry-After is asked again, as a tdf-hls rewrap is.
+      .then((cdm) => cdm.requestLicence(keys.map(({ kid }) => hexBytes(kid)), (message) => withRetryAfter(() => service.licence(licenseUrl, message),
+        { retry: this.configuration.retry, signal: current.abort.signal, onRateLimited: (wait) => this.emit("ratelimited", wait) })))
       .then(() => {
         for (const { component } of keys) this.emit("keysdelivered", { component });
         this.emit("keysdelivered", { all: true });

@@ -22,6 +22,7 @@ import { normalizeKeyServiceURL } from "./fps-v2-manifest.js";
 import { readLenient } from "./hls-playlist.js";
 import { ephemeralKey, unwrapKey } from "./key-unwrap.js";
 import { downloadBatch, fetchBytes, fileName } from "./measured-download.js";
+import { withRetryAfter } from "./rate-limit-wait.js";
 import { isObject, parseStrictJSON } from "./strict-json.js";
 import { TDFArchive } from "./tdf-archive.js";
 import { VariantLadder } from "./variant-ladder.js";
@@ -31,9 +32,6 @@ const MEDIA_RULES_KEY = "arkavo:media";
 // The media rewrap's limits per request (docs/protocol.md, `POST /media/v1/rewrap`).
 const MEDIA_REWRAP_MAX_OBJECTS = 512;
 const MEDIA_REWRAP_MAX_POLICIES = 4;
-// A rate limit's Retry-After is waited out as the Swift client's RateLimitWait does
-// (docs/protocol.md): at most retry.maxRateLimitedSends sends of one request, each wait at most
-// retry.longestRetryAfterSeconds (the configuration's); past either the 429 is the playback's error.
 const MAX_SEGMENT_BYTES = 64 << 20;
 const MAX_INIT_BYTES = 1 << 20;
 
@@ -104,16 +102,6 @@ export function languageMatches(language, wanted) {
   if (!language || !wanted) return false;
   const a = language.toLowerCase(), b = wanted.toLowerCase();
   return a === b || a.startsWith(`${b}-`);
-}
-
-/** Resolves after `ms`, or rejects with an AbortError when `signal` aborts first. */
-function delay(ms, signal) {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) { reject(new DOMException("stopped", "AbortError")); return; }
-    const timer = setTimeout(() => { signal?.removeEventListener("abort", aborted); resolve(); }, ms);
-    const aborted = () => { clearTimeout(timer); reject(new DOMException("stopped", "AbortError")); };
-    signal?.addEventListener("abort", aborted, { once: true });
-  });
 }
 
 export class TDFHLSStream extends VariantLadder {
@@ -283,20 +271,9 @@ export class TDFHLSStream extends VariantLadder {
     return unwrapResults(await this.service.mediaRewrap(sessionId, publicKeyPEM, requests), requests, privateKey);
   }
 
-  /** Runs `request` (a new request, with a new key, each time) again after a rate limit's
-   * `Retry-After`, emitting `onRateLimited` before each wait; anything else is thrown. */
-  async withRetryAfter(request) {
-    for (let send = 1; ; send++) {
-      try {
-        return await request();
-      } catch (error) {
-        const seconds = error?.retryAfter;
-        const { longestRetryAfterSeconds, maxRateLimitedSends } = this.settings.retry;
-        if (!seconds || seconds > longestRetryAfterSeconds || send >= maxRateLimitedSends) throw error;
-        this.onRateLimited?.({ retryAfter: seconds, attempt: send });
-        await delay(seconds * 1000, this.signal);
-      }
-    }
+  /** Runs `request` again after a rate limit's `Retry-After` (rate-limit-wait.js). */
+  withRetryAfter(request) {
+    return withRetryAfter(request, { retry: this.settings.retry, signal: this.signal, onRateLimited: this.onRateLimited });
   }
 
   /** A `fail` rewrap result as a PlayerError: the KAS's `reason` code when it sent one, else

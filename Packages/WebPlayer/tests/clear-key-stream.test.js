@@ -8,6 +8,8 @@ import { utf8 } from "../player/bytes.js";
 import { ClearKeyStream } from "../player/clear-key-stream.js";
 import { PlayerError } from "../player/errors.js";
 import { KeyService } from "../player/key-service.js";
+import { DEFAULT_CONFIGURATION } from "../player/configuration.js";
+import { withRetryAfter } from "../player/rate-limit-wait.js";
 import { rangeFetch, readText } from "./support.js";
 
 const ORIGIN = "https://origin.example/talk/";
@@ -168,6 +170,24 @@ test("the licence route's refusal keeps the KAS's reason, and no error names the
     assert.ok(!error.message.includes("SECRETSIGNATURE"), error.message);
     assert.equal(sent[0].target, url);
     assert.equal(sent[0].init.headers.Authorization, undefined, "the licence URL is its own authorization: no bearer");
+  } finally {
+    globalThis.fetch = saved;
+  }
+});
+
+test("a licence answered 429 with Retry-After is asked again once the wait is over", async () => {
+  const saved = globalThis.fetch;
+  const answers = [new Response(JSON.stringify({ error: "rate limit" }), { status: 429, headers: { "Retry-After": "1" } }),
+    new Response(JSON.stringify({ keys: [], type: "temporary" }), { status: 200 })];
+  globalThis.fetch = async () => answers.shift();
+  const events = [];
+  try {
+    const service = new KeyService("https://kas.example", "token-value");
+    const answer = await withRetryAfter(() => service.licence("https://kas.example/licence?sig=x", "{}"),
+      { retry: DEFAULT_CONFIGURATION.retry, onRateLimited: (wait) => events.push(wait) });
+    assert.deepEqual(events, [{ retryAfter: 1, attempt: 1 }]);
+    assert.deepEqual(answer.keys, []);
+    assert.equal(answers.length, 0, "sent twice");
   } finally {
     globalThis.fetch = saved;
   }

@@ -115,6 +115,17 @@ test("SegmentBase: the segments are the sidx's references", async () => {
   });
 });
 
+test("a DASH text/vtt AdaptationSet is a subtitle track of its segments; a ladder is ordered by bandwidth", async () => {
+  const mpd = readText("Packages/WebPlayer/tests/corpus/mpd/number-duration.mpd");
+  const files = { [`${ORIGIN}manifest.mpd`]: mpd, [`${ORIGIN}media/low/init.mp4`]: slice(0, 10), [`${ORIGIN}media/high/init.mp4`]: slice(10, 10) };
+  await withOrigin(files, async () => {
+    const stream = await open(`${ORIGIN}manifest.mpd`);
+    assert.deepEqual(stream.subtitleTracks.map((t) => [t.language, t.segments.length, t.segments[1]]), [["fr", 3, `${ORIGIN}media/subtitles-fr/2000.vtt`]]);
+    assert.deepEqual(stream.video.variants.map((v) => [v.bandwidth, v.height]), [[400000, 360], [1200000, 720]]);
+    assert.equal(stream.renditions.length, 1, "no audio");
+  });
+});
+
 test("the cmaf package's MPD: the key ids it names must be the playback's", async () => {
   const mpd = readText("Packages/WebPlayer/tests/corpus/mpd/cmaf-segment-template.mpd");
   const files = { [`${ORIGIN}manifest.mpd`]: mpd, [`${ORIGIN}video/init.mp4`]: slice(0, 100), [`${ORIGIN}audio/init.mp4`]: slice(100, 100) };

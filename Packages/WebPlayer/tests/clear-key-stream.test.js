@@ -1,10 +1,12 @@
 // clear-key-stream.js over an origin in memory: an HLS view and a DASH SegmentList view of one
 // file (byte ranges), a SegmentBase whose segments come from its sidx, and the cmaf package's
 // own MPD and playlists; the key ids a licence may name; the licence route's refusals
-// (key-service.js) carrying the KAS's reason and never the licence URL's signature.
+// (key-service.js) carrying the KAS's reason and never the licence URL's signature, a 429 asked
+// again after its Retry-After; a licence holding other keys than those asked for kept from the CDM.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { utf8 } from "../player/bytes.js";
+import { ClearKeyCDM } from "../player/clear-key-cdm.js";
 import { ClearKeyStream } from "../player/clear-key-stream.js";
 import { PlayerError } from "../player/errors.js";
 import { KeyService } from "../player/key-service.js";
@@ -202,4 +204,45 @@ test("a licence answered 429 with Retry-After is asked again once the wait is ov
   } finally {
     globalThis.fetch = saved;
   }
+});
+
+/** A MediaKeys stand-in: sessions whose generateRequest answers with EME ClearKey's licence
+ * request (the JSON of the key ids) and which record what update() was given. */
+function fakeMediaKeys(updates) {
+  return {
+    createSession: () => {
+      const target = new EventTarget();
+      return Object.assign(target, {
+        generateRequest: async (type, initData) => {
+          assert.equal(type, "keyids");
+          const { kids } = JSON.parse(utf8.decode(initData));
+          queueMicrotask(() => target.dispatchEvent(Object.assign(new Event("message"), { message: utf8.encode(JSON.stringify({ kids, type: "temporary" })).buffer })));
+        },
+        update: async (licence) => { updates.push(JSON.parse(utf8.decode(licence))); },
+        close: async () => {},
+      });
+    },
+  };
+}
+
+test("a licence must hold exactly the keys asked for before the CDM gets it", async () => {
+  const kid = (n) => new Uint8Array(16).fill(n);
+  const b64 = (bytes) => Buffer.from(bytes).toString("base64url");
+  const key = (n, k = b64(new Uint8Array(16).fill(0x40 + n))) => ({ kty: "oct", kid: b64(kid(n)), k });
+  const updates = [];
+  const cdm = new ClearKeyCDM({}, fakeMediaKeys(updates));
+  const asked = [];
+  await cdm.requestLicence([kid(1), kid(2)], async (message) => { asked.push(JSON.parse(utf8.decode(message))); return { keys: [key(2), key(1)] }; });
+  assert.deepEqual(asked, [{ kids: [b64(kid(1)), b64(kid(2))], type: "temporary" }], "the CDM's request posted as it is");
+  assert.deepEqual(updates, [{ keys: [key(2), key(1)], type: "temporary" }]);
+  for (const [what, keys] of Object.entries({
+    "a key missing": [key(1)],
+    "another key beside": [key(1), key(2), key(3)],
+    "a key of 15 bytes": [key(1), key(2, b64(new Uint8Array(15)))],
+    "a key of another type": [key(1), { ...key(2), kty: "RSA" }],
+    "another key in place of one": [key(1), key(3)],
+  })) {
+    await assert.rejects(cdm.requestLicence([kid(1), kid(2)], async () => ({ keys })), { code: "malformed" }, what);
+  }
+  assert.equal(updates.length, 1, "no refused licence reached update()");
 });

@@ -155,10 +155,10 @@ class StaticPages:
 class KASProcess:
     """A real `kas serve` on its own port and data directory (plain http on loopback)."""
 
-    def __init__(self, directory, name, allowed_origin, **settings):
+    def __init__(self, directory, name, allowed_origin, port=None, **settings):
         self.data = os.path.join(directory, f"{name}-data")
         run(os.path.join(BIN, "kas"), "keys", "generate", "--data-dir", self.data)
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = os.path.join(directory, f"{name}.json")
         with open(config, "w") as f:
@@ -335,6 +335,16 @@ HEVC_REFUSED = "the cmaf profile has no HEVC"
 REGION_HEADER = "X-Viewer-Region"
 
 
+def backend_playback(kas, asset, token, manifest_types=None, region=None):
+    """A ClearKey playback started as an app's backend starts it (`region`: its trusted proxy's
+    region header): the KAS's answer."""
+    body = {"assetId": asset, "drmSystem": "clearkey", **({"manifestTypes": manifest_types} if manifest_types else {})}
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json", **({REGION_HEADER: region} if region else {})}
+    request = urllib.request.Request(f"{kas.url}/media/v1/playback", method="POST", data=json.dumps(body).encode(), headers=headers)
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.load(answer)
+
+
 class CMAFDelivery:
     """Standard players' path (docs/web.md "Standard players"): cmaf packages on Debian's nginx
     with signed URLs (`kas origin-config`'s block), catalogued by a KAS of their own whose
@@ -349,10 +359,13 @@ class CMAFDelivery:
         # private temporary directory (search permission only) and read the packages.
         for directory in (base.dir, self.dir):
             os.chmod(directory, 0o711)
-        self.nginx = NginxOrigin(os.path.join(BIN, "kas"), self.root, os.path.join(self.dir, "nginx"), base.app.origin, free_port())
+        # Pages of the app origin and the KAS's own test form (/player/test-form.html) read media.
+        kas_port = free_port()
+        self.nginx = NginxOrigin(os.path.join(BIN, "kas"), self.root, os.path.join(self.dir, "nginx"),
+                                 [base.app.origin, f"http://127.0.0.1:{kas_port}"], free_port())
         # Loopback is a trusted proxy naming the viewer's region in REGION_HEADER: a request
         # without it has no known region (docs/kas.md), which the regional title's rule refuses.
-        self.kas = KASProcess(self.dir, "delivery", base.app.origin, trustedProxies=["127.0.0.1"], regionHeader=REGION_HEADER,
+        self.kas = KASProcess(self.dir, "delivery", base.app.origin, port=kas_port, trustedProxies=["127.0.0.1"], regionHeader=REGION_HEADER,
                               delivery={"originURL": self.nginx.url, "originSecretFile": self.nginx.secret_file})
         self.policy = base.policy
         # The rungs state their colour (bt709) for the frame comparison, as the suite's clip does.
@@ -507,9 +520,14 @@ class BrowserCase(unittest.TestCase):
     def play_through_with_seek(self, name, token, page, kas=None, size=(320, 180)):
         result = self.start(page, name, token, kas)
         self.assertTrue(result["ok"], result)
+        return self.seeks_and_ends(page, [size])
+
+    def seeks_and_ends(self, page, sizes):
+        """After a load: `playing` at one of `sizes`, a 4 s duration, a seek to 2 s that resumes,
+        then `ended`, with no error (events and their order)."""
         playing = self.wait_event(page, "playing")
         state = page.evaluate("window.state()")
-        self.assertEqual((state["width"], state["height"]), size)
+        self.assertIn((state["width"], state["height"]), sizes)
         self.assertAlmostEqual(state["duration"], 4.0, delta=0.1)
         page.evaluate("window.seekTo(2.0)")
         seeked = self.wait_event(page, "seeked", after=playing)
@@ -522,6 +540,47 @@ class BrowserCase(unittest.TestCase):
         self.assertNotIn("error", kinds)
         self.assertNotIn("player-error", kinds)
         return page
+
+    def licence_was_called(self, viewer, keys=2):
+        """The KAS answered the playback's ClearKey licence route for `viewer` and delivered
+        `keys` keys by it, the video and the audio key by default (its request log and audit)."""
+        kas = fixture.cmaf().kas
+        mine = viewer_hash(viewer)
+        licences = [(r["method"], r["route"], r["status"]) for r in kas.requests()
+                    if r.get("viewer") == mine and r["route"].endswith("/clearkey")]
+        self.assertIn(("POST", "/media/v1/playback/{id}/clearkey", 200), licences, kas.requests()[-10:])
+        delivered = [e for e in kas.audit() if e.get("viewer") == mine and e["event"] == "key_request" and e["decision"] == "allow"]
+        self.assertEqual(len(delivered), keys, "each component's key through the licence")
+
+    def captured_keys_decrypt_the_ladder(self, page, name):
+        """The keys the licence put into the CDM (captured by wrapping MediaKeySession.update)
+        decrypt every rendition of the cmaf ladder to its source's packets, by an independent
+        cbcs decryptor. The drawn frames cannot be compared with the source here: neither browser
+        lets a canvas read an EME-decrypted frame (Chromium draws it black, firefox-esr
+        transparent)."""
+        delivery = fixture.cmaf()
+        licences = [json.loads(text) for text in page.evaluate("window.__capturedLicenses")]
+        keys = {k["kid"]: k["k"] for licence in licences for k in licence["keys"]}
+        self.assertEqual(len(keys), 2, "the video and the audio key")
+        rungs = list(delivery.rungs.values())
+        renditions = [(f"video-{i + 1}", "video", "0:v", rung) for i, rung in enumerate(rungs)] + [("audio", "audio", "0:a", rungs[0])]
+        for rendition, component, stream, source in renditions:
+            directory = os.path.join(delivery.root, "ladder", rendition)
+            with open(os.path.join(directory, "init.mp4"), "rb") as f:
+                init = f.read()
+            segments = sorted((n for n in os.listdir(directory) if n.endswith(".m4s")), key=lambda n: int(n[:-4]))
+            track = os.path.join(delivery.dir, f"{name}-{self.engine}-{rendition}.mp4")
+            with open(track, "wb") as f:
+                f.write(init)
+                for n in segments:
+                    with open(os.path.join(directory, n), "rb") as segment:
+                        f.write(segment.read())
+            kid = init[init.index(b"tenc") + 12: init.index(b"tenc") + 28]
+            key = base64.urlsafe_b64decode(keys[base64.urlsafe_b64encode(kid).decode().rstrip("=")] + "==").hex()
+            decrypted = decrypted_packets(track, component, kid.hex(), key, stream)
+            expected = packet_hashes(source, stream)
+            self.assertTrue(expected)
+            self.assertEqual(decrypted, expected, f"{rendition} decrypted with the key the licence gave")
 
     def frames_and_clear_source(self, page):
         """The played frames at fixed times, then (the player destroyed) the clear source's."""
@@ -957,6 +1016,27 @@ class DemoPageTests(BrowserCase):
         page.wait_for_function("() => performance.getEntriesByName('mediadrm-load-to-playing').length > 0", timeout=WAIT * 1000)
         self.assertEqual(violations, [])
 
+    def test_the_test_form_plays_a_clear_key_playback_of_a_cmaf_title_in_either_form(self):
+        """An asset id instead of a URL: the form starts a ClearKey playback at its KAS (the
+        delivery KAS, with the cmaf ladder) and plays its DASH, then its HLS form, under the
+        page's own CSP."""
+        delivery = fixture.cmaf()
+        for manifest in ("dash", "hls"):
+            page = self.context.new_page()
+            violations = []
+            page.on("console", lambda message: violations.append(message.text) if "Content Security Policy" in message.text else None)
+            page.goto(f"{delivery.kas.url}/player/test-form.html")
+            page.fill("#asset", delivery.ladder)
+            page.evaluate("form => { document.querySelector('#manifest').value = form; }", manifest)
+            page.fill("#token", delivery.kas.token(f"viewer-test-form-{manifest}"))
+            page.click("button[type=submit]")
+            try:
+                poll(lambda: page.inner_text("#status") == "playing", f"the test form to report playing ({manifest})")
+            except AssertionError as error:
+                raise AssertionError(f"{error}: the status says {page.inner_text('#status')!r}") from None
+            self.assertEqual(violations, [])
+            page.close()
+
 
 class OriginAndTokenTests(BrowserCase):
     def test_a_page_from_another_origin_cannot_call_the_kas(self):
@@ -1033,17 +1113,6 @@ class VideoJSTests(BrowserCase):
         self.assertAlmostEqual(quality["duration"], 4.0, delta=0.1)
         return page
 
-    def licence_was_called(self, viewer, keys=2):
-        """The KAS answered the playback's ClearKey licence route for `viewer` and delivered
-        `keys` keys by it, the video and the audio key by default (its request log and audit)."""
-        kas = fixture.cmaf().kas
-        mine = viewer_hash(viewer)
-        licences = [(r["method"], r["route"], r["status"]) for r in kas.requests()
-                    if r.get("viewer") == mine and r["route"].endswith("/clearkey")]
-        self.assertIn(("POST", "/media/v1/playback/{id}/clearkey", 200), licences, kas.requests()[-10:])
-        delivered = [e for e in kas.audit() if e.get("viewer") == mine and e["event"] == "key_request" and e["decision"] == "allow"]
-        self.assertEqual(len(delivered), keys, "each component's key through the licence")
-
     def test_a_cmaf_h264_ladder_plays_to_the_end_with_keys_from_the_licence_url_and_the_sources_frames(self):
         delivery = fixture.cmaf()
         viewer = "viewer-videojs"
@@ -1055,29 +1124,7 @@ class VideoJSTests(BrowserCase):
         paths = {path for _, path, _ in fetched}
         self.assertTrue({"/ladder/audio/init.mp4", "/ladder/audio/4.m4s"} <= paths, sorted(paths))
         self.assertTrue(any(path.startswith("/ladder/video-") and path.endswith("/4.m4s") for path in paths), sorted(paths))
-        # The keys the licence put into the CDM (captured by wrapping MediaKeySession.update)
-        # decrypt every rendition to its source's packets, by an independent cbcs decryptor. The
-        # drawn frames cannot be compared with the source here: neither browser lets a canvas read
-        # an EME-decrypted frame (Chromium draws it black, firefox-esr transparent).
-        licences = [json.loads(text) for text in page.evaluate("window.__capturedLicenses")]
-        keys = {k["kid"]: k["k"] for licence in licences for k in licence["keys"]}
-        self.assertEqual(len(keys), 2, "the video and the audio key")
-        rungs = list(delivery.rungs.values())
-        renditions = [(f"video-{i + 1}", "video", "0:v", rung) for i, rung in enumerate(rungs)] + [("audio", "audio", "0:a", rungs[0])]
-        for rendition, component, stream, source in renditions:
-            directory = os.path.join(delivery.root, "ladder", rendition)
-            with open(os.path.join(directory, "init.mp4"), "rb") as f:
-                init = f.read()
-            segments = sorted((n for n in os.listdir(directory) if n.endswith(".m4s")), key=lambda n: int(n[:-4]))
-            track = os.path.join(delivery.dir, f"videojs-{rendition}.mp4")
-            with open(track, "wb") as f:
-                f.write(init + b"".join(open(os.path.join(directory, n), "rb").read() for n in segments))
-            kid = init[init.index(b"tenc") + 12: init.index(b"tenc") + 28]
-            key = base64.urlsafe_b64decode(keys[base64.urlsafe_b64encode(kid).decode().rstrip("=")] + "==").hex()
-            decrypted = decrypted_packets(track, component, kid.hex(), key, stream)
-            expected = packet_hashes(source, stream)
-            self.assertTrue(expected)
-            self.assertEqual(decrypted, expected, f"{rendition} decrypted with the key the licence gave")
+        self.captured_keys_decrypt_the_ladder(page, "videojs")
 
     def test_a_title_keyed_per_resolution_plays_with_every_class_key_from_one_licence(self):
         """`--key-per-resolution`: the common pssh names the SD, HD and audio key ids, so the CDM's
@@ -1122,11 +1169,7 @@ class VideoJSTests(BrowserCase):
         decides; an unentitled viewer never gets a licence URL, above)."""
         delivery = fixture.cmaf()
         viewer = "viewer-videojs-region"
-        request = urllib.request.Request(f"{delivery.kas.url}/media/v1/playback", method="POST", data=json.dumps(
-            {"assetId": delivery.regional, "drmSystem": "clearkey", "manifestTypes": ["dash"]}).encode(), headers={
-            "Authorization": f"Bearer {delivery.kas.token(viewer)}", "Content-Type": "application/json", REGION_HEADER: "US"})
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            playback = json.load(answer)
+        playback = backend_playback(delivery.kas, delivery.regional, delivery.kas.token(viewer), ["dash"], region="US")
         page = self.open_videojs(capture_keys=True)
         self.assertTrue(page.evaluate("answer => window.playVideojs(answer)", playback)["ok"])
         refused = self.wait_event(page, "licence-refused")
@@ -1159,6 +1202,214 @@ class VideoJSTests(BrowserCase):
         viewer = "viewer-videojs-hevc"
         self.plays_to_the_end(asset, viewer)
         self.licence_was_called(viewer)
+
+
+def zip_entry_ranges(path):
+    """Each stored entry's data in the ZIP at `path` as name -> (offset, length), read from the
+    local headers (30 bytes, then the name and the extra field), as a view addresses them."""
+    ranges = {}
+    with zipfile.ZipFile(path) as archive, open(path, "rb") as f:
+        for info in archive.infolist():
+            f.seek(info.header_offset)
+            header = f.read(30)
+            name_length, extra_length = int.from_bytes(header[26:28], "little"), int.from_bytes(header[28:30], "little")
+            ranges[info.filename] = (info.header_offset + 30 + name_length + extra_length, info.compress_size)
+    return ranges
+
+
+class FPSv2Views:
+    """A static HLS and DASH view of an fps-v2 package (issue 30's form, made here by the test
+    while the KAS does not serve views): the package catalogued on the delivery KAS (ClearKey
+    licences by its key ids), copied to the suite's range origin, and beside it an HLS master
+    with media playlists whose `EXT-X-MAP` `BYTERANGE` and `EXT-X-BYTERANGE` address the ZIP
+    entries of the one `.tdf`, and an MPD whose `SegmentList` does the same with `Initialization
+    range` and `SegmentURL mediaRange` (inclusive) into the Representation's `BaseURL`."""
+
+    def __init__(self, base, delivery):
+        name = "view.tdf"
+        package = os.path.join(delivery.root, name)
+        run(os.path.join(BIN, "packager"), "package", base.clip, "-o", package, "--kas-url", delivery.kas.url,
+            "--kas-public-key", delivery.kas.public_key, "--policy", delivery.policy, "--classification", CLASSIFICATION,
+            "--segment-duration", "1", "--quiet")
+        self.asset = delivery.kas.assets_add(package, f"/{name}")
+        directory = os.path.join(base.origin_root, "views")
+        os.makedirs(directory)
+        shutil.copy(package, os.path.join(directory, name))
+        ranges = zip_entry_ranges(package)
+        with zipfile.ZipFile(package) as archive:
+            master = archive.read("master.m3u8").decode()
+            playlists = {c: archive.read(f"{c}.m3u8").decode() for c in ("video", "audio")}
+            inits = {c: archive.read(f"{c}-init.mp4") for c in ("video", "audio")}
+        codecs = re.search(r'CODECS="([^"]+)"', master).group(1).split(",")
+        sets = []
+        for component in ("video", "audio"):
+            init = inits[component]
+            kid = init[init.index(b"tenc") + 12: init.index(b"tenc") + 28]
+            durations = [float(d) for d in re.findall(r"#EXTINF:([0-9.]+),", playlists[component])]
+            segments = [ranges[f"{component}-segment{n}.m4s"] for n in range(len(durations))]
+            init_offset, init_length = ranges[f"{component}-init.mp4"]
+            lines = ["#EXTM3U", "#EXT-X-VERSION:6", f"#EXT-X-TARGETDURATION:{max(round(d) for d in durations)}", "#EXT-X-PLAYLIST-TYPE:VOD",
+                     f'#EXT-X-KEY:METHOD=SAMPLE-AES,URI="data:text/plain;base64,{base64.b64encode(kid).decode()}",KEYFORMAT="org.w3.clearkey",KEYFORMATVERSIONS="1"',
+                     f'#EXT-X-MAP:URI="{name}",BYTERANGE="{init_length}@{init_offset}"']
+            for duration, (offset, length) in zip(durations, segments):
+                lines += [f"#EXTINF:{duration:.5f},", f"#EXT-X-BYTERANGE:{length}@{offset}", name]
+            with open(os.path.join(directory, f"view-{component}.m3u8"), "w") as f:
+                f.write("\n".join(lines + ["#EXT-X-ENDLIST", ""]))
+            codec = next(c for c in codecs if c.startswith("avc1" if component == "video" else "mp4a"))
+            uuid = kid.hex()
+            uuid = f"{uuid[:8]}-{uuid[8:12]}-{uuid[12:16]}-{uuid[16:20]}-{uuid[20:]}"
+            timeline = "".join(f'<S d="{round(d * 1000)}"/>' for d in durations)
+            urls = "".join(f'<SegmentURL mediaRange="{o}-{o + n - 1}"/>' for o, n in segments)
+            size = ' width="320" height="180"' if component == "video" else ""
+            sets.append(f'<AdaptationSet contentType="{component}" mimeType="{component}/mp4" lang="und">'
+                        f'<ContentProtection schemeIdUri="urn:mpeg:dash:mp4protection:2011" value="cbcs" cenc:default_KID="{uuid}"/>'
+                        f'<Representation id="{component}" bandwidth="500000" codecs="{codec}"{size}><BaseURL>{name}</BaseURL>'
+                        f'<SegmentList timescale="1000"><Initialization range="{init_offset}-{init_offset + init_length - 1}"/>'
+                        f'<SegmentTimeline>{timeline}</SegmentTimeline>{urls}</SegmentList></Representation></AdaptationSet>')
+        total = sum(float(d) for d in re.findall(r"#EXTINF:([0-9.]+),", playlists["video"]))
+        with open(os.path.join(directory, "view.mpd"), "w") as f:
+            f.write('<?xml version="1.0" encoding="UTF-8"?>\n<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" xmlns:cenc="urn:mpeg:cenc:2013" '
+                    f'type="static" mediaPresentationDuration="PT{total:.3f}S"><Period>{"".join(sets)}</Period></MPD>\n')
+        with open(os.path.join(directory, "view.m3u8"), "w") as f:
+            f.write(master.replace('URI="audio.m3u8"', 'URI="view-audio.m3u8"').replace("\nvideo.m3u8", "\nview-video.m3u8"))
+        self.hls = base.url("views/view.m3u8")
+        self.dash = base.url("views/view.mpd")
+
+
+class ClearKeyPlaybackTests(BrowserCase):
+    """The web player (not a standard player) plays a ClearKey playback's DASH and HLS forms:
+    the cmaf ladder of the Video.js tests from the delivery KAS's signed manifests (nginx), with
+    one licence from the playback's licence URL; and views of an fps-v2 package, byte ranges into
+    its one `.tdf` (FPSv2Views)."""
+
+    def start_clear_key(self, page, manifest, asset, token):
+        return page.evaluate("args => window.startClearKeyPlayback(args)",
+                             {"kas": fixture.cmaf().kas.url, "assetId": asset, "token": token, "manifest": manifest})
+
+    def plays_the_ladder(self, manifest, viewer):
+        delivery = fixture.cmaf()
+        page = self.open(capture_keys=True)
+        result = self.start_clear_key(page, manifest, delivery.ladder, delivery.kas.token(viewer))
+        self.assertTrue(result["ok"], result)
+        self.assertEqual(result["keyIds"], ["audio", "video"])
+        self.seeks_and_ends(page, [(160, 90), (320, 180)])
+        delivered = [e["component"] for e in self.events(page) if e["type"] == "keysdelivered"]
+        self.assertEqual(sorted(delivered[:-1]), ["audio", "video"])
+        self.assertIsNone(delivered[-1], "then every key")
+        self.licence_was_called(viewer)
+        fetched = delivery.nginx.requests()
+        self.assertTrue(fetched and all(status in (200, 206) for _, _, status in fetched), fetched)
+        self.captured_keys_decrypt_the_ladder(page, f"player-{manifest}")
+
+    def test_the_cmaf_ladder_plays_from_its_dash_manifest_to_the_end(self):
+        self.plays_the_ladder("dash", "viewer-player-dash")
+
+    def test_the_cmaf_ladder_plays_from_its_hls_playlists_to_the_end(self):
+        self.plays_the_ladder("hls", "viewer-player-hls")
+
+    def test_a_licence_the_kas_refuses_is_shown_in_words_and_no_key_reaches_the_cdm(self):
+        """The US-only title's playback started by the app's backend with the region; the
+        player's licence request has none, so the licence route refuses it (403
+        `region_unknown`): the player's error carries that reason, the page shows the words of
+        refusals.json for it, and no key reaches the CDM."""
+        delivery = fixture.cmaf()
+        viewer = "viewer-player-region"
+        token = delivery.kas.token(viewer)
+        playback = backend_playback(delivery.kas, delivery.regional, token, ["dash"], region="US")
+        page = self.open(capture_keys=True)
+        result = page.evaluate("args => window.playClearKey(args)", {"kas": delivery.kas.url, "token": token, "answer": playback, "manifest": "dash"})
+        self.assertEqual((result["ok"], result["reason"]), (False, "region_unknown"), result)
+        poll(lambda: page.inner_text("#reason") == "region_unknown", "the licence server's reason in the page")
+        with open(os.path.join(ROOT, "Packages", "WebPlayer", "player", "refusals.json")) as f:
+            words = json.load(f)["refusals"]["region_unknown"]
+        poll(lambda: words["explanation"].lower() in page.inner_text("#words").lower(), "the refusal's words in the page")
+        self.assertIn(words["nextStep"], page.inner_text("#words"))
+        self.assertIn("(region_unknown)", page.inner_text("#words"))
+        self.assertEqual(page.evaluate("window.__capturedLicenses.length"), 0, "no key reached the CDM")
+        self.assertNotIn("keysdelivered", [e["type"] for e in self.events(page)])
+        mine = viewer_hash(viewer)
+        decisions = [(e["event"], e["decision"], e["reason"]) for e in delivery.kas.audit() if e.get("viewer") == mine]
+        self.assertIn(("key_request", "deny", "region_unknown"), decisions)
+
+    def test_the_viewer_page_plays_a_cmaf_title_from_its_catalog(self):
+        """The viewer page of the delivery KAS: the cmaf ladder's card starts a ClearKey playback
+        and plays its DASH form with the licence (the licence route answered this viewer)."""
+        delivery = fixture.cmaf()
+        viewer = "viewer-page-cmaf"
+        page = self.context.new_page()
+        page.goto(f"{delivery.kas.url}/player/")
+        poll(lambda: page.evaluate("document.querySelector('#sign-in-token') !== null"), "the sign-in form")
+        page.fill("#sign-in-token", delivery.kas.token(viewer))
+        page.click("#sign-in-form button[type=submit]")
+        card = f"button[data-asset-id='{delivery.ladder}']"
+        poll(lambda: page.evaluate(f"document.querySelector(\"{card}\") !== null"), "the cmaf title's card")
+        page.click(card)
+        poll(lambda: page.evaluate("(() => { const v = document.querySelector('#video'); return !v.paused && v.currentTime > 0.5; })()"),
+             "the cmaf title to play in the viewer page")
+        self.licence_was_called(viewer)
+
+    def plays_the_view(self, manifest, viewer):
+        delivery = fixture.cmaf()
+        if not hasattr(fixture, "_views"):
+            fixture._views = FPSv2Views(fixture, delivery)
+        views = fixture._views
+        token = delivery.kas.token(viewer)
+        playback = backend_playback(delivery.kas, views.asset, token)
+        page = self.open(capture_keys=True)
+        answer = {**playback, "dashUrl": views.dash, "hlsUrl": views.hls}
+        result = page.evaluate("args => window.playClearKey(args)", {"kas": delivery.kas.url, "token": token, "answer": answer, "manifest": manifest})
+        self.assertTrue(result["ok"], result)
+        self.assertEqual(result["keyIds"], ["audio", "video"])
+        self.seeks_and_ends(page, [(320, 180)])
+        self.licence_was_called(viewer)
+        # The captured keys decrypt the package's own tracks to the source's packets.
+        licences = [json.loads(text) for text in page.evaluate("window.__capturedLicenses")]
+        keys = {k["kid"]: k["k"] for licence in licences for k in licence["keys"]}
+        with zipfile.ZipFile(os.path.join(delivery.root, "view.tdf")) as archive:
+            for component, stream in (("video", "0:v"), ("audio", "0:a")):
+                init = archive.read(f"{component}-init.mp4")
+                count = sum(1 for n in archive.namelist() if n.startswith(f"{component}-segment"))
+                track = os.path.join(delivery.dir, f"view-{manifest}-{self.engine}-{component}.mp4")
+                with open(track, "wb") as f:
+                    f.write(init + b"".join(archive.read(f"{component}-segment{n}.m4s") for n in range(count)))
+                kid = init[init.index(b"tenc") + 12: init.index(b"tenc") + 28]
+                key = base64.urlsafe_b64decode(keys[base64.urlsafe_b64encode(kid).decode().rstrip("=")] + "==").hex()
+                self.assertEqual(decrypted_packets(track, component, kid.hex(), key, stream), packet_hashes(fixture.clip, stream), component)
+
+    def plays_the_kas_view(self, manifest, viewer):
+        """The KAS's own view of the fps-v2 package (issue 30's KAS half: the playback answer's
+        `hlsUrl`/`dashUrl` for an fps-v2 title, byte ranges into the signed `.tdf` on nginx)
+        plays to the end; skipped, saying so, while the KAS serves no views."""
+        delivery = fixture.cmaf()
+        if not hasattr(fixture, "_views"):
+            fixture._views = FPSv2Views(fixture, delivery)
+        token = delivery.kas.token(viewer)
+        try:
+            playback = backend_playback(delivery.kas, fixture._views.asset, token, [manifest])
+        except urllib.error.HTTPError as error:
+            if error.code == 400:
+                self.skipTest(f"this KAS serves no {manifest} view of an fps-v2 title (400 to manifestTypes [{manifest!r}])")
+            raise
+        if f"{manifest}Url" not in playback:
+            self.skipTest(f"this KAS serves no {manifest} view of an fps-v2 title (no {manifest}Url in the playback answer)")
+        page = self.open(capture_keys=True)
+        result = page.evaluate("args => window.playClearKey(args)", {"kas": delivery.kas.url, "token": token, "answer": playback, "manifest": manifest})
+        self.assertTrue(result["ok"], result)
+        self.seeks_and_ends(page, [(320, 180)])
+        self.licence_was_called(viewer)
+        self.assertIn("/view.tdf", {path for _, path, _ in delivery.nginx.requests()})
+
+    def test_an_fps_v2_package_plays_from_the_kas_hls_view(self):
+        self.plays_the_kas_view("hls", "viewer-kas-view-hls")
+
+    def test_an_fps_v2_package_plays_from_the_kas_dash_view(self):
+        self.plays_the_kas_view("dash", "viewer-kas-view-dash")
+
+    def test_an_fps_v2_package_plays_from_an_hls_view_of_byte_ranges(self):
+        self.plays_the_view("hls", "viewer-view-hls")
+
+    def test_an_fps_v2_package_plays_from_a_dash_view_of_a_segment_list(self):
+        self.plays_the_view("dash", "viewer-view-dash")
 
 
 # The viewer page (issue 33, docs/web.md "The viewer page"): a KAS of its own whose catalog

@@ -21,8 +21,10 @@ class NginxOrigin:
         self.url = f"http://127.0.0.1:{port}"
         self.secret_file = os.path.join(prefix, "origin-secret.conf")
         self.access_log = os.path.join(prefix, "logs", "origin.access.log")
+        # `cors_origin`: one origin, or a list of them (the option repeated).
+        origins = [cors_origin] if isinstance(cors_origin, str) else cors_origin
         block = subprocess.run([kas_binary, "origin-config", "--root", root, "--secret-file", self.secret_file,
-                                "--listen", f"127.0.0.1:{port}", "--cors-origin", cors_origin, "--access-log", self.access_log],
+                                "--listen", f"127.0.0.1:{port}", *(f for o in origins for f in ("--cors-origin", o)), "--access-log", self.access_log],
                                capture_output=True, text=True)
         if block.returncode != 0:
             raise RuntimeError(f"kas origin-config failed: {block.stderr.strip()}")

@@ -3,7 +3,11 @@
 // MediaKeySession per component. A key's bytes are dropped (zeroed) right after update():
 // the page keeps no copy.
 import { base64urlEncode, utf8 } from "./bytes.js";
-import { PlayerError } from "./errors.js";
+import { PlayerError, malformed } from "./errors.js";
+import { isObject } from "./strict-json.js";
+
+// A JSON Web Key's `kid` or `k` of 16 bytes: 22 base64url characters, no padding.
+const KEY_16 = /^[A-Za-z0-9_-]{21}[AQgw]$/;
 
 export class ClearKeyCDM {
   /** Asks for ClearKey with cbcs for these codecs and attaches MediaKeys to `video`. */
@@ -40,6 +44,30 @@ export class ClearKeyCDM {
     await session.generateRequest("keyids", utf8.encode(JSON.stringify({ kids: [kidText] })));
     const license = utf8.encode(JSON.stringify({ keys: [{ kty: "oct", kid: kidText, k: base64urlEncode(key) }], type: "temporary" }));
     key.fill(0);
+    try {
+      await session.update(license);
+    } finally {
+      license.fill(0);
+    }
+  }
+
+  /** Asks for the keys `kids` (16-byte key ids) in one MediaKeySession, by a licence server: the
+   * CDM's licence request (EME §9.1.3, the JSON naming the key ids) goes as it is to
+   * `post(message)`, whose answer, a JSON Web Key set (EME §9.1.4), must hold exactly the keys
+   * asked for before update() takes it; the bytes given to update() are zeroed after. */
+  async requestLicence(kids, post) {
+    const session = this.mediaKeys.createSession("temporary");
+    this.sessions.push(session);
+    const message = new Promise((resolve) => session.addEventListener("message", (e) => resolve(new Uint8Array(e.message)), { once: true }));
+    const wanted = kids.map(base64urlEncode);
+    await session.generateRequest("keyids", utf8.encode(JSON.stringify({ kids: wanted })));
+    const answer = await post(await message);
+    const keys = Array.isArray(answer.keys) ? answer.keys : [];
+    const usable = (key) => isObject(key) && key.kty === "oct" && typeof key.kid === "string" && typeof key.k === "string" && KEY_16.test(key.k);
+    if (keys.length !== wanted.length || !keys.every(usable) || !wanted.every((kid) => keys.some((key) => key.kid === kid))) {
+      throw malformed("the licence does not hold exactly the keys asked for");
+    }
+    const license = utf8.encode(JSON.stringify({ keys: keys.map(({ kty, kid, k }) => ({ kty, kid, k })), type: "temporary" }));
     try {
       await session.update(license);
     } finally {

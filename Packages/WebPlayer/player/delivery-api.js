@@ -49,6 +49,18 @@ export async function startPlayback(kas, token, assetId) {
   return { playbackId: answer.playbackId, mediaUrl: answer.mediaUrl, releaseUrl: answer.releaseUrl };
 }
 
+/** Starts a ClearKey playback of `assetId` (a cmaf title, or an fps-v2 title's views) in its
+ * `manifest` form ("dash" or "hls"): {playbackId, url (its dashUrl or hlsUrl), licenseUrl, keyIds,
+ * releaseUrl}, what MediaDRMPlayer.load takes for it. */
+export async function startClearKeyPlayback(kas, token, assetId, manifest) {
+  const answer = await call(kas, token, "POST", "/media/v1/playback", { assetId, drmSystem: "clearkey", manifestTypes: [manifest], clientPlatform: "web" });
+  const url = manifest === "dash" ? answer.dashUrl : answer.hlsUrl;
+  if (typeof answer.playbackId !== "string" || typeof url !== "string" || typeof answer.licenseUrl !== "string" || !isObject(answer.keyIds)) {
+    throw malformed(`the playback answer lacks its playbackId, ${manifest}Url, licenseUrl or keyIds`);
+  }
+  return { playbackId: answer.playbackId, url, licenseUrl: answer.licenseUrl, keyIds: answer.keyIds, releaseUrl: answer.releaseUrl };
+}
+
 /** Releases a playback (its sessions end, its stream slot is free); a failure is left unsaid. */
 export async function releasePlayback(kas, token, playbackId) {
   await call(kas, token, "DELETE", `/media/v1/playback/${encodeURIComponent(playbackId)}`).catch(() => {});

@@ -1,18 +1,28 @@
 // The test form at /player/test-form.html (the bench and the browser suite drive it; viewers use
-// the viewer page, /player/): the package URL may come from `?src=` (never the token:
-// it is typed or pasted, kept in memory only, and sent only as the bearer header).
+// the viewer page, /player/): any of the player's four forms. An fps-v2 package or tdf-hls
+// master playlist URL, which may come from `?src=`; or an asset id, for which the form starts a
+// ClearKey playback at this KAS and plays its DASH or HLS form (a cmaf title, an fps-v2 title's
+// views) with the answer's licence URL and key ids. The token is never in the URL: it is typed
+// or pasted, kept in memory only, and sent only as the bearer header.
+import { startClearKeyPlayback } from "./delivery-api.js";
 import { MediaDRMPlayer } from "./mediadrm-player.js";
 
 const video = document.getElementById("video");
 const status = document.getElementById("status");
 const src = document.getElementById("src");
 const token = document.getElementById("token");
+const asset = document.getElementById("asset");
+const manifest = document.getElementById("manifest");
 src.value = new URLSearchParams(location.search).get("src") || "";
 let player = null;
 
 document.getElementById("form").addEventListener("submit", async (event) => {
   event.preventDefault();
   await player?.destroy();
+  if (!src.value && !asset.value.trim()) {
+    status.textContent = "give a package or playlist URL, or an asset id";
+    return;
+  }
   const viewerToken = token.value.trim();
   player = new MediaDRMPlayer(video, { kas: location.origin, token: viewerToken });
   player.addEventListener("error", (e) => { status.textContent = `refused: ${e.detail.reason ?? e.detail.code}`; });
@@ -34,7 +44,12 @@ document.getElementById("form").addEventListener("submit", async (event) => {
     video.controls = true;
   }, { once: true });
   try {
-    await player.load(src.value);
+    if (asset.value.trim()) {
+      const playback = await startClearKeyPlayback(location.origin, viewerToken, asset.value.trim(), manifest.value);
+      await player.load(playback.url, { playbackId: playback.playbackId, licenseUrl: playback.licenseUrl, keyIds: playback.keyIds });
+    } else {
+      await player.load(src.value);
+    }
     await video.play();
     status.textContent = "playing";
   } catch (error) {

@@ -1,11 +1,49 @@
 // HLS playlists (RFC 8216): a line reader, attribute lists, and the fps-v2 closed grammar of
 // draft-arkavo-tdf-fairplay-01 §7 (the rules of MediaDRMHLS's FPSv2Grammar, failures named by
 // the shared check identifiers), plus the lenient reading tdf-hls playlists get.
-import { hex } from "./bytes.js";
+import { base64Decode, hex } from "./bytes.js";
 import { malformed, refused } from "./errors.js";
 
 export const MAX_PLAYLIST_BYTES = 1048576;
-const MAX_SEGMENTS = 100000;
+/** The most segments one rendition may list (HLS and DASH alike). */
+export const MAX_SEGMENTS = 100000;
+// The ClearKey key format of an EXT-X-KEY (its URI a data: URI of the 16-byte key id, as
+// docs/formats.md "cmaf package" writes it and hls.js reads it).
+const MAX_KEYS = 64;
+const CLEAR_KEY_FORMAT = "org.w3.clearkey";
+const CLEAR_KEY_URI = /^data:text\/plain;base64,([A-Za-z0-9+/]{22}==)$/;
+// RFC 8216 §4.3.2.2 <n>[@<o>]: decimal integers, bounded so that offset + length stays exact.
+const BYTE_RANGE = /^([0-9]{1,15})(?:@([0-9]{1,15}))?$/;
+
+/** An EXT-X-BYTERANGE or BYTERANGE value as {start, length}; without `@offset` the range starts
+ * at `next` (the byte after the previous range of the same URI), which must then be known. */
+export function byteRange(value, next) {
+  const match = BYTE_RANGE.exec(value ?? "");
+  if (!match || Number(match[1]) === 0) throw malformed("a playlist byte range is not <length>[@<offset>] with a positive length");
+  const start = match[2] !== undefined ? Number(match[2]) : next;
+  if (start === null || start === undefined) throw malformed("a playlist byte range has no offset and follows no range of the same URI");
+  return { start, length: Number(match[1]) };
+}
+
+/** `uri` resolved against `base`; a URI that does not parse is the playlist's fault. */
+export function resolveURL(uri, base) {
+  try {
+    return new URL(uri, base).href;
+  } catch {
+    throw malformed("a manifest names a URI that is not a URL");
+  }
+}
+
+/** The key id (32 lower-case hex digits) of an `EXT-X-KEY` attribute list in the ClearKey key
+ * format, null for another key format; a ClearKey URI that is not a data: URI of 16 bytes is
+ * refused. */
+function clearKeyID(list) {
+  if (list.get("KEYFORMAT")?.text !== CLEAR_KEY_FORMAT) return null;
+  const match = CLEAR_KEY_URI.exec(list.get("URI")?.text ?? "");
+  const kid = match && base64Decode(match[1]);
+  if (!kid || kid.length !== 16) throw malformed("a ClearKey EXT-X-KEY URI is not a data: URI of a 16-byte key id");
+  return hex(kid);
+}
 
 /** Lines of a playlist: `#EXTM3U` first; tags as {tag, value}, URIs as {uri}. Blank lines and
  * comments are kept out only when `lenient`. */
@@ -182,19 +220,29 @@ export function checkMedia(text, id, { uuid, iv }) {
 }
 
 /** A tdf-hls or plain playlist, read leniently: a master's variants, audio and subtitle renditions, or a
- * media playlist's map and segments (each URI resolved against `base`). */
+ * media playlist's map and segments (each URI resolved against `base`). A segment or map given as
+ * a byte range (`EXT-X-BYTERANGE`, `EXT-X-MAP` `BYTERANGE`) has `range` {start, length}; `keys`
+ * lists the EXT-X-KEY lines ({method, keyFormat, kid: the ClearKey key id or null}). */
 export function readLenient(text, base) {
   const lines = playlistLines(text, { lenient: true });
-  const resolve = (uri) => new URL(uri, base).href;
-  const result = { profile: null, variants: [], audio: [], subtitles: [], map: null, segments: [], ended: false };
-  let duration = null;
+  const resolve = (uri) => resolveURL(uri, base);
+  const result = { profile: null, variants: [], audio: [], subtitles: [], map: null, mapRange: null, segments: [], keys: [], ended: false };
+  let duration = null, range = null;
+  const ends = new Map();   // URI -> the byte after its last range, for a range without an offset
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (line.uri !== undefined) {
       if (duration === null) throw malformed("a media playlist URI without EXTINF");
       if (result.segments.length >= MAX_SEGMENTS) throw malformed("a playlist with more than 100,000 segments");
-      result.segments.push({ url: resolve(line.uri), duration });
+      const url = resolve(line.uri);
+      const segment = { url, duration };
+      if (range) {
+        segment.range = byteRange(range, ends.get(url));
+        ends.set(url, segment.range.start + segment.range.length);
+      }
+      result.segments.push(segment);
       duration = null;
+      range = null;
       continue;
     }
     const list = () => attributes(line.value);
@@ -214,9 +262,18 @@ export function readLenient(text, base) {
       if (a.get("TYPE")?.text === "AUDIO" && a.get("URI")) result.audio.push(rendition());
       if (a.get("TYPE")?.text === "SUBTITLES" && a.get("URI")) result.subtitles.push(rendition());
     } else if (line.tag === "EXT-X-MAP") {
-      const uri = list().get("URI")?.text;
+      const a = list();
+      const uri = a.get("URI")?.text;
       if (!uri) throw malformed("EXT-X-MAP without a URI");
       result.map = resolve(uri);
+      // RFC 8216 §4.3.2.5: a map's BYTERANGE without an offset starts at byte 0.
+      if (a.has("BYTERANGE")) result.mapRange = byteRange(a.get("BYTERANGE").text, 0);
+    } else if (line.tag === "EXT-X-BYTERANGE") {
+      range = line.value;
+    } else if (line.tag === "EXT-X-KEY") {
+      const a = list();
+      if (result.keys.length >= MAX_KEYS) throw malformed("a playlist with more than 64 keys");
+      result.keys.push({ method: a.get("METHOD")?.text ?? null, keyFormat: a.get("KEYFORMAT")?.text ?? "identity", kid: clearKeyID(a) });
     } else if (line.tag === "EXTINF") {
       const value = Number((line.value || "").split(",")[0]);
       if (!(value > 0 && value < 86400)) throw malformed("an EXTINF duration is not a positive number");

@@ -50,6 +50,27 @@ function derivedReason(status, error) {
   return status >= 500 ? "unavailable" : "malformed_request";
 }
 
+/** A KAS answer read strictly: the JSON object, or the refusal as a PlayerError whose `reason`
+ * is the KAS's refusal code when it sent one, else derived from the status. */
+async function readAnswer(response, route) {
+  const text = await response.text();
+  if (text.length > MAX_ANSWER_BYTES) throw malformed(`the key service's ${route} answer is too large`);
+  let object = null;
+  try { object = parseStrictJSON(text, `the ${route} answer`); } catch { object = null; }
+  if (!response.ok) {
+    const error = isObject(object) && typeof object.error === "string" ? object.error : null;
+    const given = isObject(object) && typeof object.reason === "string" && /^[a-z0-9_]{1,64}$/.test(object.reason) ? object.reason : null;
+    const reason = given ?? derivedReason(response.status, error);
+    throw new PlayerError(response.status === 429 ? "limit" : response.status === 401 ? "unauthorized" : response.status >= 500 ? "transient" : "denied",
+      `the key service refused ${route}: ${response.status} ${error ?? ""}`.trim(),
+      // A 429 without a refusal code is the viewer's request budget running dry (a rate
+      // limit, docs/protocol.md): its Retry-After says when to ask again.
+      { reason, status: response.status, retryAfter: response.status === 429 && !given ? retryAfterSeconds(response.headers) : undefined });
+  }
+  if (!isObject(object)) throw malformed(`the key service's ${route} answer is not a JSON object`);
+  return object;
+}
+
 export class KeyService {
   /** `base` the KAS origin; `token()` resolves to the bearer token (the last one is kept in
    * `lastToken` for the unload path); `network`: the configuration's network group (the
@@ -106,23 +127,26 @@ export class KeyService {
       if (error && (error.name === "AbortError" || error instanceof PlayerError)) throw error;
       throw new PlayerError("transport", `the key service could not be reached for ${route}`);
     }
-    const text = await response.text();
-    if (text.length > MAX_ANSWER_BYTES) throw malformed(`the key service's ${route} answer is too large`);
-    let object = null;
-    try { object = parseStrictJSON(text, `the ${route} answer`); } catch { object = null; }
-    if (!response.ok) {
-      const error = isObject(object) && typeof object.error === "string" ? object.error : null;
-      const given = isObject(object) && typeof object.reason === "string" && /^[a-z0-9_]{1,64}$/.test(object.reason) ? object.reason : null;
-      const reason = given ?? derivedReason(response.status, error);
-      throw new PlayerError(response.status === 429 ? "limit" : response.status === 401 ? "unauthorized" : response.status >= 500 ? "transient" : "denied",
-        `the key service refused ${route}: ${response.status} ${error ?? ""}`.trim(),
-        // A 429 without a refusal code is the viewer's request budget running dry (a rate
-        // limit, docs/protocol.md): its Retry-After says when to ask again.
-        { reason, status: response.status, retryAfter: response.status === 429 && !given ? retryAfterSeconds(response.headers) : undefined });
-    }
-    if (!isObject(object)) throw malformed(`the key service's ${route} answer is not a JSON object`);
-    return object;
+    return readAnswer(response, route);
   }
+
+  /** POSTs an EME ClearKey licence request (`message`, the CDM's JSON, as it is) to a playback's
+   * licence URL (docs/delivery.md "The ClearKey licence URL"), which carries its own
+   * authorization: no bearer header is sent. Returns the parsed JSON Web Key set; a refusal is
+   * a PlayerError with the KAS's `reason`. The URL (its signature) never appears in an error. */
+  async licence(url, message) {
+    let response;
+    try {
+      if (this.signal?.aborted) throw new DOMException("stopped", "AbortError");
+      response = await withTimeout(fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: message,
+        signal: this.signal, credentials: "omit", cache: "no-store", redirect: "error", mode: "cors" }), this.network.keyServiceTimeoutSeconds, "licence");
+    } catch (error) {
+      if (error && (error.name === "AbortError" || error instanceof PlayerError)) throw error;
+      throw new PlayerError("transport", "the key service could not be reached for the licence");
+    }
+    return readAnswer(response, "licence");
+  }
+
 
   async startSession({ assetId, component, playbackId }) {
     const answer = await this.call("POST", "/media/v1/session/start", { assetId, component, playbackId, protocol: "tdf" }, "session start");

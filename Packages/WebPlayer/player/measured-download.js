@@ -7,22 +7,35 @@ import { AbandonedTransfer } from "./abr.js";
 import { anySignal } from "./browser-support.js";
 import { concat } from "./bytes.js";
 import { PlayerError, malformed } from "./errors.js";
+import { contentRange } from "./range-source.js";
 
 // How often a batch in flight samples a link that brings nothing and asks `giveUp`.
 const CHECK_MS = 100;
 
-/** The body of `url` (at most `limit` bytes); `onLength(n)` once its Content-Length is known,
- * `onBytes(n)` as each chunk arrives. */
-export async function fetchBytes(url, signal, limit, { onLength, onBytes } = {}) {
+/** The name a message gives a file: the last segment of its path. A per-playback manifest's
+ * path holds the playback id, a credential (docs/delivery.md), which no error may carry. */
+export const fileName = (url) => new URL(url).pathname.split("/").pop();
+
+/** The body of `url` (at most `limit` bytes), or of its byte `range` ({start, length}: a Range
+ * request whose answer must be 206 with exactly those bytes); `onLength(n)` once its
+ * Content-Length is known, `onBytes(n)` as each chunk arrives. */
+export async function fetchBytes(url, signal, limit, { onLength, onBytes, range = null } = {}) {
+  if (range && range.length > limit) throw malformed(`a byte range of ${fileName(url)} is larger than the limit`);
   let response;
   try {
-    response = await fetch(url, { signal, credentials: "omit" });
+    response = await fetch(url, { signal, credentials: "omit",
+      headers: range ? { Range: `bytes=${range.start}-${range.start + range.length - 1}` } : undefined });
   } catch (error) {
     if (error?.name === "AbortError") throw error;
     throw new PlayerError("transport", `the stream origin could not be reached (${new URL(url).origin})`);
   }
-  if (!response.ok) throw new PlayerError("transport", `the stream origin answered ${response.status} for ${new URL(url).pathname}`, { status: response.status });
-  const tooLarge = () => malformed(`${new URL(url).pathname} is larger than the limit`);
+  if (!response.ok) throw new PlayerError("transport", `the stream origin answered ${response.status} for ${fileName(url)}`, { status: response.status });
+  if (range) {
+    if (response.status !== 206) throw new PlayerError("transport", `the stream origin answered ${response.status} to a Range request; it must answer 206`, { status: response.status });
+    const { first, last } = contentRange(response);
+    if (first !== range.start || last !== range.start + range.length - 1) throw malformed("the origin answered another range than the one asked for");
+  }
+  const tooLarge = () => malformed(`${fileName(url)} is larger than the limit`);
   const length = Number(response.headers.get("Content-Length") || 0);
   if (length > limit) throw tooLarge();
   if (length) onLength?.(length);
@@ -49,6 +62,7 @@ export async function fetchBytes(url, signal, limit, { onLength, onBytes } = {})
     if (error instanceof PlayerError || error?.name === "AbortError") throw error;
     throw new PlayerError("transport", `the stream origin's answer broke off (${new URL(url).origin})`);
   }
+  if (range && received !== range.length) throw malformed("the origin's body does not match its Content-Range");
   return chunks.length === 1 ? chunks[0] : concat(chunks);
 }
 
@@ -75,7 +89,7 @@ export async function downloadBatch(items, { meter, signal, limit, giveUp, onIte
   const timer = setInterval(() => { transfer.tick(); judge(); }, CHECK_MS);
   try {
     return await Promise.all(items.map(async (item, i) => {
-      const bytes = await fetchBytes(item.url, combined, limit, {
+      const bytes = await fetchBytes(item.url, combined, limit, { range: item.range ?? null,
         onLength: (n) => { lengths[i] = n; }, onBytes: (n) => { transfer.received(n); judge(); } });
       onItem?.(i, bytes);
       return bytes;

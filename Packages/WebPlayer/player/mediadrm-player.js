@@ -1,13 +1,16 @@
 // MediaDRMPlayer: plays fps-v2 packages and tdf-hls streams in a <video> element with Media
-// Source Extensions, keys by the open path under the KAS's policy (docs/web.md). No build step:
+// Source Extensions, keys by the open path under the KAS's policy, and the DASH and HLS forms of
+// a ClearKey playback (cmaf titles, fps-v2 views) with keys from its licence URL (docs/web.md). No build step:
 // import this module from the KAS (`/player/mediadrm-player.js`) or from your own origin.
 import { requireBrowserAPIs } from "./browser-support.js";
 import { PlayerError } from "./errors.js";
 import { ClearKeyCDM } from "./clear-key-cdm.js";
+import { ClearKeyStream } from "./clear-key-stream.js";
 import { DEFAULT_CONFIGURATION, mergeConfiguration } from "./configuration.js";
 import { FPSv2Package } from "./fps-v2-package.js";
 import { KeyService } from "./key-service.js";
 import { MediaSessions } from "./media-sessions.js";
+import { withRetryAfter } from "./rate-limit-wait.js";
 import { StreamingEngine } from "./streaming-engine.js";
 import { loadSubtitles } from "./subtitles.js";
 import { TDFHLSStream } from "./tdf-hls.js";
@@ -63,13 +66,16 @@ export class MediaDRMPlayer extends EventTarget {
     return this.configuration;
   }
 
-  /** Admits `src` (an fps-v2 package URL, or a tdf-hls master playlist URL ending in .m3u8) and
+  /** Admits `src` (an fps-v2 package URL, or a tdf-hls master playlist URL ending in .m3u8; with
+   * `options.licenseUrl` and `options.keyIds`, a ClearKey playback's `dashUrl` or `hlsUrl`) and
    * gets its first keys. Resolves when playback can start; rejects with a PlayerError carrying
    * `reason` on a refusal. Unloads whatever was loaded before. `options.playbackId`: the
    * delivery playback (`POST /media/v1/playback`) the media sessions join; `options.audioLanguage`:
-   * the tdf-hls audio rendition wanted (BCP 47 prefix match; else the default). */
+   * the audio rendition wanted (BCP 47 prefix match; else the default); `options.licenseUrl`,
+   * `options.keyIds`: a ClearKey playback answer's licence URL and its component -> key id map. */
   async load(src, options = {}) {
-    this.source = { src, playbackId: options.playbackId ?? null };
+    checkClearKeyOptions(src, options);
+    this.source = { src, options: { playbackId: options.playbackId ?? null, licenseUrl: options.licenseUrl, keyIds: options.keyIds } };
     await this.unload();
     try {
       requireBrowserAPIs();
@@ -87,7 +93,8 @@ export class MediaDRMPlayer extends EventTarget {
     const service = new KeyService(this.options.kas, this.options.token, { signal: abort.signal, network: this.configuration.network });
     const url = new URL(src, document.baseURI).href;
     try {
-      if (new URL(url).pathname.endsWith(".m3u8")) await this.loadTDFHLS(current, service, url, options);
+      if (options.licenseUrl !== undefined) await this.loadClearKey(current, service, url, options);
+      else if (new URL(url).pathname.endsWith(".m3u8")) await this.loadTDFHLS(current, service, url, options);
       else await this.loadFPSv2(current, service, url, options);
       this.emit("trackschange", {});
     } catch (error) {
@@ -153,7 +160,33 @@ export class MediaDRMPlayer extends EventTarget {
     await Promise.all([keys, current.engine.start(stream.duration)]);
   }
 
-  // MARK: Tracks (tdf-hls; an fps-v2 package has one video and one audio)
+  async loadClearKey(current, service, url, { licenseUrl, keyIds, audioLanguage }) {
+    const stream = await ClearKeyStream.open(url, { signal: current.abort.signal, isTypeSupported: (m) => MediaSource.isTypeSupported(m),
+      settings: this.configuration, audioLanguage, onVariant: (change) => this.emit("variantchange", change) });
+    current.stream = stream;
+    const keys = stream.keysFor(keyIds);
+    this.emit("admitted", { profile: stream.profile, duration: stream.duration });
+    // As for fps-v2, the media side gets ready while the licence comes: the CDM is set up, the
+    // MediaSource opens and takes the inits, and the first segments wait in the decoder for
+    // their keys. One licence request names every key the played renditions need.
+    const cdmReady = ClearKeyCDM.attach(this.video, stream.codecs);
+    current.cdm = cdmReady.catch(() => null);
+    const licensed = cdmReady
+      // A licence answered 429 with Retry-After is asked again, as a tdf-hls rewrap is.
+      .then((cdm) => cdm.requestLicence(keys.map(({ kid }) => hexBytes(kid)), (message) => withRetryAfter(() => service.licence(licenseUrl, message),
+        { retry: this.configuration.retry, signal: current.abort.signal, onRateLimited: (wait) => this.emit("ratelimited", wait) })))
+      .then(() => {
+        for (const { component } of keys) this.emit("keysdelivered", { component });
+        this.emit("keysdelivered", { all: true });
+      });
+    current.engine = new StreamingEngine(this.video, stream.renditions.map((r) => ({
+      mime: r.mime, init: r.init, segments: r.segments, fetch: (index, options) => stream.segment(r, index, options),
+      adapt: r.variants ? (index, bufferAhead) => stream.adapt(r, index, bufferAhead) : undefined,
+    })), { onError: (error) => this.failDuringPlayback(current, error), streaming: this.configuration.streaming });
+    await Promise.all([licensed, current.engine.start(stream.duration)]);
+  }
+
+  // MARK: Tracks (tdf-hls and ClearKey playbacks; an fps-v2 package has one video and one audio)
 
   /** The video qualities: [{index, width, height, bandwidth}], lowest first, and `selected`:
    * the pinned index or "auto". */
@@ -186,7 +219,7 @@ export class MediaDRMPlayer extends EventTarget {
     if (!this.source || language === this.audioTracks.selected) return;
     const time = this.video.currentTime, paused = this.video.paused;
     const pinned = this.current?.stream?.pinned ?? null, subtitles = this.subtitleTracks.selected;
-    await this.load(this.source.src, { playbackId: this.source.playbackId, audioLanguage: language });
+    await this.load(this.source.src, { ...this.source.options, audioLanguage: language });
     if (pinned !== null) this.setQuality(pinned);
     if (subtitles !== null) await this.setSubtitles(subtitles);
     this.video.currentTime = time;
@@ -263,6 +296,25 @@ export class MediaDRMPlayer extends EventTarget {
 
   emit(type, detail) {
     this.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+}
+
+/** The 16 bytes of a key id given as 32 hex digits. */
+const hexBytes = (text) => Uint8Array.from(text.match(/../g), (pair) => parseInt(pair, 16));
+
+/** A ClearKey playback's options, checked before anything is loaded: `licenseUrl` an absolute
+ * http(s) URL and `keyIds` component -> 32 hex digits, together; a DASH MPD needs them. */
+function checkClearKeyOptions(src, { licenseUrl, keyIds }) {
+  if (licenseUrl === undefined && keyIds === undefined) {
+    if (typeof src === "string" && /\.mpd(\?|#|$)/.test(src)) throw new TypeError("a DASH MPD plays with the licenseUrl and keyIds options (a ClearKey playback's answer)");
+    return;
+  }
+  let url = null;
+  try { url = new URL(licenseUrl); } catch { url = null; }
+  if (!url || !["https:", "http:"].includes(url.protocol)) throw new TypeError("the licenseUrl option is not an absolute http(s) URL");
+  const entries = keyIds !== null && typeof keyIds === "object" ? Object.entries(keyIds) : [];
+  if (!entries.length || entries.length > 16 || !entries.every(([, kid]) => typeof kid === "string" && /^[0-9a-fA-F]{32}$/.test(kid))) {
+    throw new TypeError("the keyIds option is not an object of component -> key id (32 hex digits)");
   }
 }
 

@@ -6,6 +6,14 @@
 import { anySignal } from "./browser-support.js";
 import { PlayerError, malformed } from "./errors.js";
 
+/** The `Content-Range` of a 206 answer as {first, last, total}. */
+export function contentRange(response) {
+  const match = /^bytes (\d{1,15})-(\d{1,15})\/(\d{1,15})$/.exec(response.headers.get("Content-Range") || "");
+  if (!match) throw malformed("the origin's Content-Range is missing or malformed (is Content-Range exposed by CORS?)");
+  const [first, last, total] = match.slice(1).map(Number);
+  return { first, last, total };
+}
+
 export class RangeSource {
   /** `url` of the file; `signal` aborts every request (destroy()). */
   constructor(url, { signal } = {}) {
@@ -81,10 +89,7 @@ export class RangeSource {
     if (response.status !== 206) {
       throw new PlayerError("transport", `the package origin answered ${response.status} to a Range request; it must answer 206 (see docs/web.md, origin set-up)`, { status: response.status });
     }
-    const header = response.headers.get("Content-Range") || "";
-    const match = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(header);
-    if (!match) throw malformed("the package origin's Content-Range is missing or malformed (is Content-Range exposed by CORS?)");
-    const [first, last, total] = match.slice(1).map(Number);
+    const { first, last, total } = contentRange(response);
     if (this.size === null) this.size = total;
     if (total !== this.size) throw malformed("the package changed size between two reads");
     const etag = response.headers.get("ETag");

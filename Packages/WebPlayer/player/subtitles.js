@@ -51,14 +51,14 @@ export function parseWebVTT(text) {
   return cues;
 }
 
-/** Loads the rendition `track` ({url, language, name}) into a new TextTrack of `video`, shown;
- * resolves with the TextTrack. */
+/** Loads the rendition `track` ({url, language, name}: an HLS media playlist; or {segments: [url]},
+ * a DASH text Representation's) into a new TextTrack of `video`, shown; resolves with the TextTrack. */
 export async function loadSubtitles(video, track, signal) {
-  const playlist = readLenient(utf8.decode(await fetchBytes(track.url, signal, MAX_PLAYLIST_BYTES)), track.url);
-  if (playlist.segments.some((s) => !new URL(s.url).pathname.endsWith(".vtt"))) {
+  const urls = track.segments ?? readLenient(utf8.decode(await fetchBytes(track.url, signal, MAX_PLAYLIST_BYTES)), track.url).segments.map((s) => s.url);
+  if (urls.some((url) => !new URL(url).pathname.endsWith(".vtt"))) {
     throw malformed("this subtitle rendition is protected (.tdf segments), which the web player does not read");
   }
-  const texts = await Promise.all(playlist.segments.map((s) => fetchBytes(s.url, signal, MAX_SEGMENT_BYTES)));
+  const texts = await Promise.all(urls.map((url) => fetchBytes(url, signal, MAX_SEGMENT_BYTES)));
   const textTrack = video.addTextTrack("subtitles", track.name ?? track.language ?? "Subtitles", track.language ?? "");
   const seen = new Set();
   for (const bytes of texts) {

@@ -13,7 +13,7 @@
 // is chosen by the ABR rule (abr.js) from the bandwidth measured on segment downloads while they
 // run (measured-download.js); a batch that cannot arrive before the video buffer runs out is
 // given up for a lower variant.
-import { AbandonedTransfer, BandwidthMeter, chooseVariant, shouldAbandon } from "./abr.js";
+import { AbandonedTransfer, shouldAbandon } from "./abr.js";
 import { anySignal } from "./browser-support.js";
 import { base64Decode, base64urlEncode, utf8 } from "./bytes.js";
 import { DEFAULT_CONFIGURATION } from "./configuration.js";
@@ -21,18 +21,17 @@ import { PlayerError, malformed } from "./errors.js";
 import { normalizeKeyServiceURL } from "./fps-v2-manifest.js";
 import { readLenient } from "./hls-playlist.js";
 import { ephemeralKey, unwrapKey } from "./key-unwrap.js";
-import { downloadBatch, fetchBytes } from "./measured-download.js";
+import { downloadBatch, fetchBytes, fileName } from "./measured-download.js";
+import { withRetryAfter } from "./rate-limit-wait.js";
 import { isObject, parseStrictJSON } from "./strict-json.js";
 import { TDFArchive } from "./tdf-archive.js";
+import { VariantLadder } from "./variant-ladder.js";
 
 const LOOKAHEAD = 4;
 const MEDIA_RULES_KEY = "arkavo:media";
 // The media rewrap's limits per request (docs/protocol.md, `POST /media/v1/rewrap`).
 const MEDIA_REWRAP_MAX_OBJECTS = 512;
 const MEDIA_REWRAP_MAX_POLICIES = 4;
-// A rate limit's Retry-After is waited out as the Swift client's RateLimitWait does
-// (docs/protocol.md): at most retry.maxRateLimitedSends sends of one request, each wait at most
-// retry.longestRetryAfterSeconds (the configuration's); past either the 429 is the playback's error.
 const MAX_SEGMENT_BYTES = 64 << 20;
 const MAX_INIT_BYTES = 1 << 20;
 
@@ -105,17 +104,7 @@ export function languageMatches(language, wanted) {
   return a === b || a.startsWith(`${b}-`);
 }
 
-/** Resolves after `ms`, or rejects with an AbortError when `signal` aborts first. */
-function delay(ms, signal) {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) { reject(new DOMException("stopped", "AbortError")); return; }
-    const timer = setTimeout(() => { signal?.removeEventListener("abort", aborted); resolve(); }, ms);
-    const aborted = () => { clearTimeout(timer); reject(new DOMException("stopped", "AbortError")); };
-    signal?.addEventListener("abort", aborted, { once: true });
-  });
-}
-
-export class TDFHLSStream {
+export class TDFHLSStream extends VariantLadder {
   /** Reads the master and media playlists and the clear inits of every variant whose codecs
    * MediaSource plays (ascending by BANDWIDTH; those whose segments do not start at the first's
    * times are left out, since no switch to them is seamless) and of the default audio
@@ -130,7 +119,7 @@ export class TDFHLSStream {
     if (!playable.length) throw new PlayerError("unsupported", "this browser plays none of the stream's variants", { reason: "codec_unsupported" });
     const load = async (id, mediaURL, mime) => {
       const playlist = readLenient(utf8.decode(await fetchBytes(mediaURL, signal, 1 << 20)), mediaURL);
-      if (!playlist.map || playlist.segments.length === 0 || !playlist.ended) throw malformed(`${new URL(mediaURL).pathname} is not a complete VOD playlist with a map`);
+      if (!playlist.map || playlist.segments.length === 0 || !playlist.ended) throw malformed(`${fileName(mediaURL)} is not a complete VOD playlist with a map`);
       let start = 0;
       const segments = playlist.segments.map((s) => { const out = { url: s.url, start, duration: s.duration }; start += s.duration; return out; });
       return { id, mime, init: await fetchBytes(playlist.map, signal, MAX_INIT_BYTES), segments };
@@ -151,75 +140,27 @@ export class TDFHLSStream {
       renditions.push(await load("audio", chosenAudio.url, `audio/mp4; codecs="${audioCodec}"`));
     }
     const tracks = (list) => list.map(({ url: trackURL, language, name }) => ({ url: trackURL, language, name }));
-    const stream = new TDFHLSStream(renditions, { service, signal, width: variants[0].width, height: variants[0].height, onVariant,
-      startMediaSession, onRateLimited, settings });
+    const stream = new TDFHLSStream(renditions, { service, signal, onVariant, startMediaSession, onRateLimited, settings });
     stream.audioTracks = tracks(audio);
     stream.audioLanguage = renditions.length > 1 ? chosenAudio.language : null;
     stream.subtitleTracks = tracks(master.subtitles.filter((t) => t.group === playable[0].subtitleGroup));
     return stream;
   }
 
-  constructor(renditions, { service, signal, width, height, onVariant, startMediaSession, onRateLimited, settings = DEFAULT_CONFIGURATION }) {
-    this.renditions = renditions;
-    this.settings = settings;
-    this.pinned = null;          // a viewer's quality choice (a video variant index), or null: automatic
+  constructor(renditions, { service, signal, onVariant, startMediaSession, onRateLimited, settings = DEFAULT_CONFIGURATION }) {
+    super(renditions, { onVariant, settings });
     this.service = service;
     this.signal = signal;
     this.startMediaSession = startMediaSession;
     this.onRateLimited = onRateLimited;
     this.route = null;           // a promise of the media session id, or of null (bulk rewrap)
-    this.width = width;
-    this.height = height;
-    this.onVariant = onVariant;
-    this.meter = new BandwidthMeter(settings.abr);
-    this.duration = renditions[0].segments.reduce((sum, s) => sum + s.duration, 0);
     this.archives = new Map();   // "<id>-<n>" -> TDFArchive awaiting its key
     this.keys = new Map();       // "<id>-<n>" -> 32-byte payload key (dropped once used)
     this.pending = null;         // the batch in flight: {promise, controller}
     this.failure = null;         // a batch's failure other than a cancel: final for the playback
-    this.videoBufferAhead = null;   // () -> seconds of video buffered ahead (the engine's)
   }
 
-  /** What a rendition plays now: its current variant, or itself. */
-  static source(r) { return r.variants ? r.variants[r.current] : r; }
-
-  /** Before segment `index` of the video: the ABR rule's choice (never above the variant a
-   * transfer of this segment was given up for); the new variant's init and mime when the
-   * SourceBuffer has another's (keys and archives fetched ahead for the old one are dropped). */
-  adapt(r, index, bufferAhead) {
-    if (!r.variants) return null;
-    if (r.variants.length > 1) {
-      let next = this.pinned ?? (this.settings.abr.enabled ? chooseVariant(r.variants, r.current, this.meter.estimate, bufferAhead, this.settings.abr) : 0);
-      if (r.ceiling?.index === index) next = Math.min(next, r.ceiling.variant);
-      if (next !== r.current) this.switchTo(r, next, { segment: index, bufferAhead });
-    }
-    if (r.appended === r.current) return null;
-    r.appended = r.current;
-    return { init: r.variants[r.current].init, mime: r.variants[r.current].mime };
-  }
-
-  /** A viewer's quality choice: the video variant `index` pinned, or null for the ABR rule. The
-   * switch is made at once (not at the next video segment), so a batch that the audio asks
-   * for meanwhile does not bring the old variant's video with it. */
-  pin(index) {
-    this.pinned = index;
-    const video = this.renditions.find((r) => r.variants);
-    if (video && index !== null && index !== video.current) {
-      this.switchTo(video, index, { segment: null, bufferAhead: this.videoBufferAhead?.() ?? null });
-    }
-  }
-
-  switchTo(r, next, { segment, bufferAhead, abandoned = false }) {
-    this.forget(r.variants[r.current].id);
-    const from = r.current;
-    r.current = next;
-    const to = r.variants[next];
-    this.width = to.width;
-    this.height = to.height;
-    this.onVariant?.({ from, to: next, segment, bandwidth: to.bandwidth, width: to.width, height: to.height,
-      estimate: Math.round(this.meter.estimate), bufferAhead, direction: next > from ? "up" : "down", abandoned });
-  }
-
+  /** Keys and archives fetched ahead for the variant `id`, which the video leaves, are dropped. */
   forget(id) {
     for (const [name, key] of this.keys) if (name.startsWith(`${id}-`)) { key.fill(0); this.keys.delete(name); }
     for (const name of [...this.archives.keys()]) if (name.startsWith(`${id}-`)) this.archives.delete(name);
@@ -266,8 +207,7 @@ export class TDFHLSStream {
     const fetching = wanted.filter((w) => !this.archives.has(w.id));
     const variant = video?.current ?? 0;
     const lowest = video?.variants[0];
-    const automatic = this.pinned === null && this.settings.abr.enabled;
-    const giveUp = automatic && variant > 0 && this.videoBufferAhead ? ({ loadedBytes, totalBytes, elapsedMs, lengths }) => {
+    const giveUp = this.mayAbandon ? ({ loadedBytes, totalBytes, elapsedMs, lengths }) => {
       // In place of this batch: the same, with the lowest variant's video (by the BANDWIDTH ratio).
       const videoBytes = fetching.reduce((sum, w, i) => sum + (w.isVideo ? lengths[i] : 0), 0);
       const lowerBytes = totalBytes - videoBytes + videoBytes * (lowest.bandwidth / video.variants[variant].bandwidth);
@@ -278,12 +218,7 @@ export class TDFHLSStream {
         // Each archive is kept as it arrives: a batch given up or cancelled keeps what came.
         onItem: (i, bytes) => { if (this.isCurrent(fetching[i].id)) this.archives.set(fetching[i].id, new TDFArchive(bytes)); } });
     } catch (error) {
-      if (error instanceof AbandonedTransfer && video.current === variant) {
-        const buffered = this.videoBufferAhead();
-        const lower = Math.min(variant - 1, chooseVariant(video.variants, variant, this.meter.estimate, buffered, this.settings.abr));
-        video.ceiling = { index, variant: lower };
-        this.switchTo(video, lower, { segment: index, bufferAhead: buffered, abandoned: true });
-      }
+      if (error instanceof AbandonedTransfer) this.abandoned(video, variant, index);
       throw error;
     }
     const archives = wanted.map((w) => this.archives.get(w.id));
@@ -336,20 +271,9 @@ export class TDFHLSStream {
     return unwrapResults(await this.service.mediaRewrap(sessionId, publicKeyPEM, requests), requests, privateKey);
   }
 
-  /** Runs `request` (a new request, with a new key, each time) again after a rate limit's
-   * `Retry-After`, emitting `onRateLimited` before each wait; anything else is thrown. */
-  async withRetryAfter(request) {
-    for (let send = 1; ; send++) {
-      try {
-        return await request();
-      } catch (error) {
-        const seconds = error?.retryAfter;
-        const { longestRetryAfterSeconds, maxRateLimitedSends } = this.settings.retry;
-        if (!seconds || seconds > longestRetryAfterSeconds || send >= maxRateLimitedSends) throw error;
-        this.onRateLimited?.({ retryAfter: seconds, attempt: send });
-        await delay(seconds * 1000, this.signal);
-      }
-    }
+  /** Runs `request` again after a rate limit's `Retry-After` (rate-limit-wait.js). */
+  withRetryAfter(request) {
+    return withRetryAfter(request, { retry: this.settings.retry, signal: this.signal, onRateLimited: this.onRateLimited });
   }
 
   /** A `fail` rewrap result as a PlayerError: the KAS's `reason` code when it sent one, else

@@ -3,15 +3,15 @@
 // view with the page's own control bar (player-controls.js) over the library's MediaDRMPlayer.
 // A refusal is shown in words (viewer-words.js) with its code beside them. The token lives in
 // sign-in.js's memory only; localStorage keeps only each title's resume position.
-import { listCatalog, releasePlayback, startPlayback } from "./delivery-api.js";
+import { listCatalog, releasePlayback, startClearKeyPlayback, startPlayback } from "./delivery-api.js";
 import { MediaDRMPlayer } from "./mediadrm-player.js";
 import { PlayerControls, formatTime } from "./player-controls.js";
 import { savePosition, savedPosition } from "./resume-positions.js";
 import { signIn } from "./sign-in.js";
 import { describeFailure, loadRefusalTable } from "./viewer-words.js";
 
-// The profiles this player plays (a cmaf title plays in standard players: docs/web.md).
-const PLAYABLE = new Set(["fps-v2", "tdf-hls"]);
+// The profiles this player plays (a cmaf title as a ClearKey playback: docs/web.md).
+const PLAYABLE = new Set(["fps-v2", "tdf-hls", "cmaf"]);
 
 const $ = (id) => document.getElementById(id);
 const kas = location.origin;
@@ -102,8 +102,15 @@ async function play(title) {
   playing = current;
   player.addEventListener("error", (event) => { if (playing === current) showRefusal(event.detail.error); });
   try {
-    current.playback = await startPlayback(kas, session.token(), title.assetId);
-    await player.load(current.playback.mediaUrl, { playbackId: current.playback.playbackId });
+    if (title.profile === "cmaf") {
+      // A cmaf title: a ClearKey playback, played in its DASH form with the answer's licence.
+      current.playback = await startClearKeyPlayback(kas, session.token(), title.assetId, "dash");
+      await player.load(current.playback.url, { playbackId: current.playback.playbackId,
+        licenseUrl: current.playback.licenseUrl, keyIds: current.playback.keyIds });
+    } else {
+      current.playback = await startPlayback(kas, session.token(), title.assetId);
+      await player.load(current.playback.mediaUrl, { playbackId: current.playback.playbackId });
+    }
     if (playing !== current) return;
     const resume = savedPosition(title.assetId, video.duration || title.duration);
     if (resume) video.currentTime = resume;

@@ -5,10 +5,12 @@
 // it throws is a bug: a hostile input must never reach a bare TypeError or RangeError.
 import { utf8 } from "../player/bytes.js";
 import { PlayerError } from "../player/errors.js";
+import { readMPD } from "../player/dash-manifest.js";
 import { checkManifest } from "../player/fps-v2-manifest.js";
 import { FPSv2Package } from "../player/fps-v2-package.js";
 import { checkMaster, checkMedia, readLenient } from "../player/hls-playlist.js";
 import { checkInit } from "../player/mp4-init.js";
+import { readSegmentIndex } from "../player/mp4-segment-index.js";
 import { parseStrictJSON } from "../player/strict-json.js";
 import { parseWebVTT } from "../player/subtitles.js";
 import { TDFArchive } from "../player/tdf-archive.js";
@@ -55,7 +57,8 @@ export const TARGETS = {
     run: (bytes) => checkManifest(bytes, [KEY_SERVICE]),
   },
   "hls-lenient": {
-    corpus: ["Tests/Fuzz/corpus/hls"],
+    // With the byte-range playlists of fps-v2 views and cmaf's ClearKey keys (this package's own seeds).
+    corpus: ["Tests/Fuzz/corpus/hls", "Packages/WebPlayer/tests/corpus/hls-byterange"],
     run: (bytes) => readLenient(utf8.decode(bytes), "https://origin.example/stream/master.m3u8"),
   },
   "hls-fps-v2": {
@@ -91,6 +94,17 @@ export const TARGETS = {
   webvtt: {
     corpus: ["Tests/Fuzz/corpus/webvtt"],
     run: (bytes) => parseWebVTT(utf8.decode(bytes)),
+  },
+  // A DASH MPD of a cmaf title or an fps-v2 view (dash-manifest.js: the XML subset reader and
+  // the SegmentTemplate, SegmentList and SegmentBase addressing).
+  mpd: {
+    corpus: ["Packages/WebPlayer/tests/corpus/mpd"],
+    run: (bytes) => readMPD(utf8.decode(bytes), "https://origin.example/talk/manifest.mpd"),
+  },
+  // A SegmentBase's index (mp4-segment-index.js), read as if it were at byte 1000 of its file.
+  sidx: {
+    corpus: ["Packages/WebPlayer/tests/corpus/sidx"],
+    run: (bytes) => readSegmentIndex(bytes, 1000),
   },
   "fps-v2-package": {
     corpus: PACKAGES,

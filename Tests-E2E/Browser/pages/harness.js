@@ -8,17 +8,21 @@ for (const type of ["playing", "seeking", "seeked", "ended", "waiting", "error",
   video.addEventListener(type, () => record(type, type === "error" ? { message: video.error?.message } : {}));
 }
 
-window.startPlayer = async ({ kas, src, token }) => {
+window.startPlayer = async ({ kas, src, token, options = {} }) => {
   try {
     const { MediaDRMPlayer } = await import(`${kas}/player/mediadrm-player.js`);
     window.player = new MediaDRMPlayer(video, { kas, token: async () => token });
-    window.player.addEventListener("error", (e) => { record("player-error", { reason: e.detail.reason, code: e.detail.code, check: e.detail.check }); document.getElementById("reason").textContent = e.detail.reason; });
+    window.player.addEventListener("error", (e) => {
+      record("player-error", { reason: e.detail.reason, code: e.detail.code, check: e.detail.check });
+      document.getElementById("reason").textContent = e.detail.reason;
+      showWords(kas, e.detail.error);
+    });
     window.player.addEventListener("keysdelivered", (e) => record("keysdelivered", { component: e.detail.component ?? null }));
     window.player.addEventListener("variantchange", (e) => record("variantchange", e.detail));
     window.player.addEventListener("ratelimited", (e) => record("ratelimited", e.detail));
     const started = performance.now();
     video.addEventListener("playing", () => { window.firstPlayingMs ??= performance.now() - started; }, { once: true });
-    await window.player.load(src);
+    await window.player.load(src, options);
     record("loaded");
     await video.play();
     return { ok: true };
@@ -26,6 +30,37 @@ window.startPlayer = async ({ kas, src, token }) => {
     record("load-rejected", { reason: error.reason ?? null, code: error.code ?? null, check: error.check ?? null, message: String(error.message) });
     return { ok: false, reason: error.reason ?? null, code: error.code ?? null, message: String(error.message) };
   }
+};
+
+/** The viewer's words for a failure (viewer-words.js, the KAS's refusals.json), in #words. */
+async function showWords(kas, error) {
+  const { describeFailure, loadRefusalTable } = await import(`${kas}/player/viewer-words.js`);
+  const words = describeFailure(error, await loadRefusalTable().catch(() => ({})));
+  document.getElementById("words").textContent = `${words.explanation} ${words.nextStep} (${words.code})`;
+}
+
+/** A ClearKey playback of `assetId` started at the KAS (`manifest`: "dash" or "hls"), as an app's
+ * backend would, then its `dashUrl` or `hlsUrl` played by the player with the answer's
+ * `licenseUrl`, `keyIds` and `playbackId`. */
+window.startClearKeyPlayback = async ({ kas, assetId, token, manifest }) => {
+  const started = await fetch(`${kas}/media/v1/playback`, { method: "POST", credentials: "omit",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ assetId, drmSystem: "clearkey", manifestTypes: [manifest] }) });
+  const answer = await started.json().catch(() => ({}));
+  if (!started.ok) {
+    record("playback-refused", { reason: answer.reason ?? null, status: started.status });
+    document.getElementById("reason").textContent = answer.reason ?? "";
+    return { ok: false, reason: answer.reason ?? null, status: started.status };
+  }
+  return window.playClearKey({ kas, token, answer, manifest });
+};
+
+/** Plays a ClearKey playback answer (however the backend got it) with the player. */
+window.playClearKey = async ({ kas, token, answer, manifest }) => {
+  const src = manifest === "dash" ? answer.dashUrl : answer.hlsUrl;
+  const result = await window.startPlayer({ kas, src, token,
+    options: { licenseUrl: answer.licenseUrl, keyIds: answer.keyIds, playbackId: answer.playbackId } });
+  return { ...result, keyIds: Object.keys(answer.keyIds).sort() };
 };
 
 window.seekTo = (time) => { video.currentTime = time; };

@@ -77,7 +77,15 @@ import Testing
     }
 
     @Test func aPlaybackStartedOnOneNodeIsKeyedLicensedRenewedAndReleasedThroughTheOther() throws {
-        let cluster = try Cluster()
+        // FairPlay configured on both nodes with an SDK that answers nothing (`fail`): a valid
+        // licence URL reaches it and gets 503.
+        let sdk = try SDKCommandTestDouble(spcAssetID: nil)
+        let certificate = try SDKCommandTestDouble.certificate(in: sdk.directory.path)
+        let cluster = try Cluster { configuration in
+            configuration.fairPlay = KASConfiguration.FairPlaySettings(
+                certificateFile: certificate.path, transport: .command(executable: sdk.executable, arguments: sdk.arguments("fail")),
+                timeoutSeconds: 5)
+        }
         defer { cluster.stop() }
         let package = try cluster.catalogue(MediaRules(maxConcurrentStreams: 2))
         let subject = "cluster-viewer-\(UUID().uuidString)"
@@ -108,7 +116,7 @@ import Testing
         #expect(renewed.status == 200, "\(renewed.text)")
 
         // A FairPlay playback started on A: B accepts its licence URL (the SPC then reaches the
-        // FairPlay step, absent here: 503) and refuses the URL with another signature.
+        // FairPlay SDK, which answers nothing here: 503) and refuses the URL with another signature.
         let fairplay = try start(on: cluster.a, "fairplay")
         #expect(fairplay.status == 200, "\(fairplay.text)")
         let fairplayPlayback = try #require(Self.object(fairplay))

@@ -74,7 +74,7 @@ extension DeliveryService {
         switch system {
         case .fairplay:
             let urls = entry.components.map { ($0, licenseURL(playbackID: playbackID, component: $0, now: now)) }
-            members.append(("certificateUrl", .string(publicURL + "/media/v1/certificate")))
+            members.append(("certificateUrl", .string(certificateURL(playbackID: playbackID, now: now))))
             members.append(("licenseUrl", .string(urls.first?.1 ?? "")))
             members.append(("licenseUrls", .object(JSONObject(urls.map { ($0.0, JSONValue.string($0.1)) }))))
         case .tdf:
@@ -100,6 +100,10 @@ extension DeliveryService {
     /// fps-v2's model); `dash` as `manifestTypes(_:_:)` says. `clearkey` needs the key ids the catalog
     /// read (an fps-v2 entry added before it kept them must be added again).
     static func checkServed(_ request: PlaybackRequest, entry: CatalogEntry) throws(DeliveryFailure) {
+        if let live = request.live, live != (entry.live != nil) {
+            throw .malformed(live ? "contentType live names a title that is not live: ask for vod"
+                                  : "this title is live: ask for contentType live")
+        }
         switch entry.profile {
         case .tdfHLS:
             guard request.drmSystem == .tdf else { throw .malformed("this asset is tdf-hls: ask for drmSystem tdf") }

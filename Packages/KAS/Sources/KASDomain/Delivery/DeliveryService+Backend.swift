@@ -12,7 +12,7 @@ extension DeliveryService {
     /// `POST /media/v1/backend/playback` (docs/delivery.md "DRM-X's backend call"): a customer
     /// backend starts a playback for the viewer it vouches for. After the client's own budget
     /// (`callsPerMinute`, 429 with Retry-After) and the body (`BackendPlaybackRequest`, 400), the
-    /// playback is started by `startPlayback`, with every check, limit and audit record of
+    /// playback is started by `startPlayback`'s steps (`startedPlayback`), with every check, limit and audit record of
     /// `POST /media/v1/playback`. The answer is that playback's with DRM-X's names: the app holds
     /// no bearer, so its release URL is signed (`POST …/release?expires=&sig=`, valid while the
     /// playback lives) and the bearer-only heartbeat URL is left out; every other URL carries its
@@ -24,11 +24,10 @@ extension DeliveryService {
         }
         if case .limited(let retryAfter) = decision { throw .media(.rateLimited(retryAfter: retryAfter)) }
         let request = try BackendPlaybackRequest(json: body, issuer: client.issuer)
-        guard case .object(var answer) = try startPlayback(request.playback, viewer: request.viewer, region: region),
-              let playbackID = answer["playbackId"]?.string,
-              let playback = try storeCall({ () throws(StoreError) in try playbacks.live(playbackID, now: now) })
-        else { throw .storeUnavailable }
-        let expires = Int64(playback.expires.timeIntervalSince1970.rounded(.down))
+        let started = try startedPlayback(request.playback, viewer: request.viewer, region: region)
+        var answer = started.answer
+        let playbackID = started.playbackID
+        let expires = Int64(started.expires.timeIntervalSince1970.rounded(.down))
         answer["heartbeatUrl"] = nil
         answer["releaseUrl"] = .string(publicURL + "/media/v1/playback/\(playbackID)/release?"
                                        + licenses.query(.release, playbackID: playbackID, expires: expires))

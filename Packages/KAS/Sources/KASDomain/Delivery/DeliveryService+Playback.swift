@@ -10,6 +10,13 @@ extension DeliveryService {
     /// for this viewer. A refused viewer gets its `MediaDenial` and no URL; the stream limit is
     /// the session start's.
     package func startPlayback(_ request: PlaybackRequest, viewer: Identity, region: String?) throws(DeliveryFailure) -> JSONValue {
+        .object(try startedPlayback(request, viewer: viewer, region: region).answer)
+    }
+
+    /// `startPlayback`'s steps, with the stored playback's id and end (`expiresAt`) beside its
+    /// answer, for the routes that add URLs of their own (`startBackendPlayback`).
+    func startedPlayback(_ request: PlaybackRequest, viewer: Identity,
+                         region: String?) throws(DeliveryFailure) -> (answer: JSONObject, playbackID: String, expires: Date) {
         let now = clock()
         do {
             try media.consumeRateToken(.playbackStart, viewer: viewer, now: now)
@@ -90,9 +97,9 @@ extension DeliveryService {
             ("sessionId", .string(sessionID)),
             ("heartbeatUrl", .string(publicURL + "/media/v1/session/\(sessionID)/heartbeat")),
             ("releaseUrl", .string(publicURL + "/media/v1/playback/\(playbackID)")),
-            ("expiresAt", .string(Self.timestamp(signed.expires.addingTimeInterval(PlaybackRecord.renewalGrace)))),
+            ("expiresAt", .string(Self.timestamp(record.expires))),
         ]
-        return .object(JSONObject(members))
+        return (JSONObject(members), playbackID, record.expires)
     }
 
     /// The DRM systems and manifest forms each profile is served with: tdf-hls `tdf`; fps-v2

@@ -16,8 +16,9 @@ extension DeliveryService {
     /// `POST /media/v1/playback`. The answer is that playback's with DRM-X's names: the app holds
     /// no bearer, so its release URL is signed (`POST …/release?expires=&sig=`, valid while the
     /// playback lives) and the bearer-only heartbeat URL is left out; every other URL carries its
-    /// own signature.
-    package func startBackendPlayback(_ body: JSONValue, client: BackendClient, region: String?) throws(DeliveryFailure) -> JSONValue {
+    /// own signature. The answer names the viewer for the log.
+    package func startBackendPlayback(_ body: JSONValue, client: BackendClient,
+                                      region: String?) throws(DeliveryFailure) -> (answer: JSONValue, viewer: Identity) {
         let now = clock()
         let decision = try storeCall { () throws(StoreError) in
             try media.store.consumeRateToken(key: "backend:" + client.id, perMinute: client.callsPerMinute, now: now)
@@ -33,7 +34,7 @@ extension DeliveryService {
                                        + licenses.query(.release, playbackID: playbackID, expires: expires))
         answer["contentType"] = .string(request.playback.live == true ? "live" : "vod")
         if let hls = answer["hlsUrl"] { answer["hlsManifestUrl"] = hls }
-        return .object(answer)
+        return (.object(answer), request.viewer)
     }
 
     /// `POST /media/v1/playback/{id}/release?expires=&sig=`: the release an app without a bearer

@@ -123,6 +123,9 @@ import Testing
         // 8. The playbacks were started and audited as a viewer's are; no secret or unknown member was written.
         let logs = fixture.writtenLogs
         #expect(logs.split(separator: "\n").filter { $0.contains(#""playback_start""#) && $0.contains(#""allow""#) }.count == 2)
+        // The backend's calls are in the request log, under the viewer each was for (its issuer the client's).
+        let alice = Identity(subject: "alice", issuer: Self.issuer).viewerHash
+        #expect(logs.split(separator: "\n").contains { $0.contains("/media/v1/backend/playback") && $0.contains(alice) })
         for secret in [Self.secret, Self.otherSecret, String(school.dropFirst(21)), String(wrong.dropFirst(21)),
                        Self.unknownTop, Self.unknownViewer, "customerOrderRef", "favouriteColour", "sig="] {
             #expect(!logs.contains(secret), "\(secret) is in the logs")

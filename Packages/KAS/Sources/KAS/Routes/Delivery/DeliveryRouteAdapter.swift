@@ -37,9 +37,9 @@ struct DeliveryRouteAdapter: Sendable {
             }
             let client = try service.backendClient(id: credential.id, secret: credential.secret)
             let json = try request.jsonBody()
-            let body: JSONValue
+            let started: (answer: JSONValue, viewer: Identity)
             do {
-                body = try service.startBackendPlayback(json, client: client, region: regions.region(for: request))
+                started = try service.startBackendPlayback(json, client: client, region: regions.region(for: request))
             } catch {
                 // The viewer the backend vouched for names the refusal in the log, as a bearer's would.
                 if let viewer = try? BackendPlaybackRequest.identity(json.object?["viewer"], issuer: client.issuer) {
@@ -48,7 +48,9 @@ struct DeliveryRouteAdapter: Sendable {
                 }
                 throw error
             }
-            return .json(body)
+            context.identity = started.viewer
+            context.viewerHash = started.viewer.viewerHash
+            return .json(started.answer)
         } catch let error as HTTPError {
             throw error
         } catch let error as DeliveryFailure {

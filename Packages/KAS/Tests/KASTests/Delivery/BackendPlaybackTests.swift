@@ -132,6 +132,44 @@ import Testing
         }
     }
 
+    /// DRM-X's `contentType: live` on a live title of the catalog (a real `packager live` stream
+    /// catalogued with `kas assets add --live`, docs/live.md): served as a live playback (tdf, the
+    /// live master playlist); asked as `vod`, refused with the reason.
+    @Test func liveContentTypeIsServedForLiveTitles() throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("kas-backend-live-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let secretFile = work + "/school.secret"
+        _ = FileManager.default.createFile(atPath: secretFile, contents: Data(Self.secret.utf8), attributes: [.posixPermissions: 0o600])
+        let kas = try KASTestHarness(configure: {
+            $0.delivery.backendClients = [BackendClient(id: "school-backend", secretFile: secretFile, issuer: Self.issuer)]
+        })
+        defer { kas.stop() }
+        let stream = try LiveStreamFixture(kas: kas, in: work)
+        let added = try KASToolHarness.run(["assets", "add", stream.directory + "/", "--path", "/match/", "--title", "Match", "--live",
+                                            "--data-dir", kas.dataDirectory, "--public-url", kas.publicURL])
+        #expect(added.status == 0, "\(added.stderr)")
+        let asset = added.output.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        func call(_ contentType: String) throws -> CurlResult {
+            let body = JSONValue.object(JSONObject([
+                ("viewer", .object(JSONObject([("subject", .string("fan")), ("entitlements", .array([.string(LiveStreamFixture.attribute)]))]))),
+                ("contentId", .string(asset)), ("contentType", .string(contentType)), ("drmSystem", .string("tdf")),
+                ("manifestTypes", .array([.string("hls")])), ("clientPlatform", .string("ios")),
+            ]))
+            return try Curl.run(["-X", "POST", "-H", "Content-Type: application/json",
+                                 "-H", "Authorization: Basic " + Base64.encode(Data("school-backend:\(Self.secret)".utf8)),
+                                 "--data-binary", "@-", kas.url("/media/v1/backend/playback")], stdin: JSONWriter.write(body))
+        }
+        let vod = try call("vod")
+        #expect(vod.status == 400 && errorText(vod) == "this title is live: ask for contentType live", "\(vod.text)")
+        let live = try call("live")
+        #expect(live.status == 200, "\(live.text)")
+        let playback = try #require(try JSONParser.parse(live.body).object)
+        #expect(playback["contentType"]?.string == "live" && playback["live"]?.object != nil, "\(live.text)")
+        #expect(playback["mediaUrl"]?.string?.hasSuffix("/match/master.m3u8") == true, "\(live.text)")
+    }
+
     /// `POST /media/v1/backend/playback` with DRM-X's members (`drmSystem` fairplay,
     /// `manifestTypes` `["hls"]`, `clientPlatform` ios) for `viewer`, with the `Authorization`
     /// header `header` (none when nil).

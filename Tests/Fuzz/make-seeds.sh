@@ -36,7 +36,7 @@ chmod 700 "$RING" "$RING/keys"; chmod 600 "$RING"/keys/*
 "$BIN/kas" keys export-public --data-dir "$RING" --algorithm ec:secp256r1 >"$WORK/kas-ec.pem"
 
 rm -rf "$FUZZ/corpus"
-mkdir -p "$FUZZ"/corpus/{json,zip,tdf-manifest,tdf-archive,jose,pem,mp4,demux,h264,hevc,hevc-slice,webvtt,hls,fpsv2-admission,kas-proto,kas-manifest,kas-media-routes,resp,fmp4-stream}
+mkdir -p "$FUZZ"/corpus/{json,zip,tdf-manifest,tdf-archive,jose,pem,mp4,demux,h264,hevc,hevc-slice,webvtt,hls,fpsv2-admission,kas-proto,kas-manifest,kas-media-routes,kas-backend-request,resp,fmp4-stream}
 C="$FUZZ/corpus"
 
 # Clips: tiny, so that a package is a few tens of KB and fuzzing stays fast.
@@ -271,6 +271,14 @@ put("resp", "bulk-binary.resp", b"$6\r\n\x00\r\n\xff*\r\r\n$0\r\n\r\n$-1\r\n*-1\
 put("resp", "info.resp", b"$%d\r\n%s\r\n" % (len(info), info))
 put("resp", "script-rows.resp", b"*3\r\n:1\r\n*2\r\n$7\r\nsession\r\n*1\r\n:1700000000\r\n-ERR nested\r\n")
 put("resp", "pipeline.resp", b"+OK\r\n*2\r\n$1\r\na\r\n$1\r\nb\r\n:42\r\n*0\r\n")
+# DRM-X's backend call: the Authorization line, then the body (with a member of the customer's own).
+basic = b"Basic " + base64.b64encode(b"school-backend:" + b"ab" * 32) + b"\n"
+drmx = {"viewer": {"subject": "alice", "entitlements": ["https://example.com/attr/tier/value/premium"], "rentals": {"5f0c3a52-7a7e-4c1e-9d3b-2b1f0e9a8c11": 1796148084}},
+        "contentId": "Ab12cd34", "contentType": "vod", "drmSystem": "fairplay", "manifestTypes": ["hls"],
+        "clientPlatform": "ios", "customerOrderRef": "x-1"}
+put("kas-backend-request", "drmx-vod.txt", basic + json.dumps(drmx).encode())
+drmx.update(contentType="live", drmSystem="tdf")
+put("kas-backend-request", "drmx-live.txt", basic + json.dumps(drmx).encode())
 PY
 
 # HEVC and WebVTT seeds (Tests/Fuzz/make-media-seeds.sh, also run alone).

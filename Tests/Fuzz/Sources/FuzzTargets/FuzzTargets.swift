@@ -19,6 +19,7 @@ public enum FuzzTargets {
         KASTargets.proto,
         KASTargets.manifest,
         KASTargets.mediaRoutes,
+        BackendRequestTarget.target,
         RESPTarget.target,
     ]
 

@@ -148,7 +148,8 @@ public final class KASApplication: Sendable {
                               }))
         if let media {
             let authentication = AuthenticationMiddleware(verifier: verifier, sink: sink, metrics: metrics)
-            registerMediaRoutes(on: router, service: media, regions: regions, authentication: authentication)
+            registerMediaRoutes(on: router, service: media, regions: regions, authentication: authentication,
+                                openCertificate: delivery == nil || !configuration.delivery.signedCertificateURL)
             registerMediaRewrapRoute(on: router, service: MediaRewrapService(media: media, keys: keyRing, catalog: delivery?.catalog),
                                      regions: regions, authentication: authentication)
         }

@@ -111,6 +111,13 @@ extension KASConfiguration {
             if let value = delivery["deliverySecretFile"] {
                 layer.deliverySecretFile = try reader.path(value, "delivery.deliverySecretFile")
             }
+            if let value = delivery["backendClients"] { layer.backendClients = try backendClients(value, reader) }
+            if let value = delivery["signedCertificateURL"] {
+                guard case .bool(let flag) = value else {
+                    throw ConfigValue.invalid(reader.source("delivery.signedCertificateURL"), "true or false")
+                }
+                layer.signedCertificateURL = flag
+            }
         }
         if let value = root["store"]?.object?["url"] {
             layer.storeURL = try ConfigValue.storeURL(reader.string(value, "store.url"), reader.source("store.url"))
@@ -139,7 +146,7 @@ extension KASConfiguration {
             ("web", ["enabled", "root"]),
             ("cors", ["allowedOrigins"]),
             ("delivery", ["originURL", "originSecretFile", "deliverySecretFile", "mediaURLMarginSeconds", "licenseURLSeconds",
-                          "maxLivePlaybacksPerViewer"]),
+                          "maxLivePlaybacksPerViewer", "backendClients", "signedCertificateURL"]),
             ("store", ["url", "poolSize", "timeoutSeconds", "maxEndedRecordsPerViewer", "maxSessions", "maxPlaybacks"]),
             ("keyRing", ["sealKeyFile"]),
         ]
@@ -158,6 +165,33 @@ extension KASConfiguration {
             let names = unknown.map { "'\($0.prefix(64))'" }.joined(separator: ", ")
             throw KASConfigurationError(.unknownKey, "configuration file '\(file)' has unknown key\(unknown.count == 1 ? "" : "s") \(names)")
         }
+    }
+
+    /// `delivery.backendClients`: each an object of exactly `id`, `secretFile`, `issuer` and
+    /// optionally `callsPerMinute` (`BackendClient`); ids distinct.
+    private static func backendClients(_ value: JSONValue, _ reader: FileReader) throws(KASConfigurationError) -> [BackendClient] {
+        let key = "delivery.backendClients"
+        guard case .array(let items) = value else { throw ConfigValue.invalid(reader.source(key), "an array of backend client objects") }
+        var clients: [BackendClient] = []
+        for (position, item) in items.enumerated() {
+            let prefix = "\(key)[\(position)]"
+            guard case .object(let object) = item, object.keys.allSatisfy(["id", "secretFile", "issuer", "callsPerMinute"].contains)
+            else { throw ConfigValue.invalid(reader.source(prefix), "an object of id, secretFile, issuer and callsPerMinute") }
+            guard let idValue = object["id"], let fileValue = object["secretFile"], let issuerValue = object["issuer"] else {
+                throw ConfigValue.invalid(reader.source(prefix), "an object with id, secretFile and issuer")
+            }
+            let id = try reader.string(idValue, prefix + ".id")
+            guard BackendClient.isValidID(id), !clients.contains(where: { $0.id == id }) else {
+                throw ConfigValue.invalid(reader.source(prefix + ".id"), "1 to 64 letters, digits, '.', '_' or '-', distinct")
+            }
+            var client = BackendClient(id: id, secretFile: try reader.path(fileValue, prefix + ".secretFile"),
+                                       issuer: try reader.string(issuerValue, prefix + ".issuer"))
+            if let perMinute = object["callsPerMinute"] {
+                client.callsPerMinute = try reader.integer(perMinute, prefix + ".callsPerMinute", BackendClient.callsPerMinuteRange)
+            }
+            clients.append(client)
+        }
+        return clients
     }
 
     private static func issuers(_ value: JSONValue, _ reader: FileReader) throws(KASConfigurationError) -> [IssuerConfiguration] {
@@ -223,12 +257,7 @@ extension KASConfiguration {
         var settings = OpenIDDiscovery()
         if let value = object["caFile"] { settings.caFile = try reader.path(value, "\(prefix).caFile") }
         if let value = object["maxStaleSeconds"] {
-            let range = OpenIDDiscovery.maxStaleSecondsRange
-            guard case .number(let number) = value, let integer = number.int64, let exact = Int(exactly: integer) else {
-                throw ConfigValue.invalid(reader.source("\(prefix).maxStaleSeconds"),
-                                          "an integer from \(range.lowerBound) to \(range.upperBound)")
-            }
-            settings.maxStaleSeconds = try ConfigValue.checked(exact, reader.source("\(prefix).maxStaleSeconds"), range)
+            settings.maxStaleSeconds = try reader.integer(value, "\(prefix).maxStaleSeconds", OpenIDDiscovery.maxStaleSecondsRange)
         }
         return settings
     }
@@ -257,6 +286,14 @@ private struct FileReader {
             result.append(text)
         }
         return result
+    }
+
+    /// An integer within `range`.
+    func integer(_ value: JSONValue, _ key: String, _ range: ClosedRange<Int>) throws(KASConfigurationError) -> Int {
+        guard case .number(let number) = value, let integer = number.int64, let exact = Int(exactly: integer) else {
+            throw ConfigValue.invalid(source(key), "an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return try ConfigValue.checked(exact, source(key), range)
     }
 
     /// A path; relative ones are taken from the configuration file's directory.

@@ -91,6 +91,14 @@ extension KASConfiguration {
         deliverySection.append(("mediaURLMarginSeconds", number(delivery.mediaURLMarginSeconds)))
         deliverySection.append(("licenseURLSeconds", number(delivery.licenseURLSeconds)))
         deliverySection.append(("maxLivePlaybacksPerViewer", number(delivery.maxLivePlaybacksPerViewer)))
+        if !delivery.backendClients.isEmpty {
+            // The secret stays in its file: only the file's path is shown.
+            deliverySection.append(("backendClients", .array(delivery.backendClients.map { client in
+                .object(JSONObject([("id", .string(client.id)), ("secretFile", .string(client.secretFile)),
+                                    ("issuer", .string(client.issuer)), ("callsPerMinute", number(client.callsPerMinute))]))
+            })))
+        }
+        deliverySection.append(("signedCertificateURL", .bool(delivery.signedCertificateURL)))
         members.append(("delivery", .object(JSONObject(deliverySection))))
         var storeSection: [(String, JSONValue)] = []
         if let url = store.url { storeSection.append(("url", .string(url.redacted))) }

@@ -50,6 +50,8 @@ extension KASConfiguration {
         public var mediaURLMarginSeconds: Int?
         public var licenseURLSeconds: Int?
         public var maxLivePlaybacksPerViewer: Int?
+        public var backendClients: [BackendClient]?
+        public var signedCertificateURL: Bool?
         package var storeURL: RedisURL?
         public var storePassword: String?
         public var storePoolSize: Int?
@@ -154,6 +156,8 @@ extension KASConfiguration {
         if let value = merged.mediaURLMarginSeconds { configuration.delivery.mediaURLMarginSeconds = value }
         if let value = merged.licenseURLSeconds { configuration.delivery.licenseURLSeconds = value }
         if let value = merged.maxLivePlaybacksPerViewer { configuration.delivery.maxLivePlaybacksPerViewer = value }
+        if let value = merged.backendClients { configuration.delivery.backendClients = value }
+        if let value = merged.signedCertificateURL { configuration.delivery.signedCertificateURL = value }
         guard configuration.delivery.originSecretFile == nil || configuration.delivery.originURL != nil else {
             throw KASConfigurationError(.conflict, "delivery.originSecretFile (--origin-secret-file) is set without "
                                         + "delivery.originURL (--origin-url), the origin it signs media URLs for")
@@ -356,6 +360,8 @@ extension KASConfiguration.Overrides {
         if let value = other.mediaURLMarginSeconds { mediaURLMarginSeconds = value }
         if let value = other.licenseURLSeconds { licenseURLSeconds = value }
         if let value = other.maxLivePlaybacksPerViewer { maxLivePlaybacksPerViewer = value }
+        if let value = other.backendClients { backendClients = value }
+        if let value = other.signedCertificateURL { signedCertificateURL = value }
         if let value = other.storeURL { storeURL = value }
         if let value = other.storePassword { storePassword = value }
         if let value = other.storePoolSize { storePoolSize = value }

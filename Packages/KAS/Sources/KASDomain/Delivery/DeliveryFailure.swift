@@ -21,6 +21,9 @@ package enum DeliveryFailure: Error, Sendable {
     case deliveryTokensNotConfigured
     /// The delivery token does not verify; the sentence is fixed text, never token data.
     case deliveryTokenRefused(String)
+    /// A backend call without the Basic credential of a configured backend client (missing,
+    /// unknown client, wrong secret, or any other scheme such as a viewer's bearer).
+    case backendCredentialRefused
     /// A media-service step (session start, key request) refused; answered as the media routes answer it.
     case media(MediaFailure)
     case storeUnavailable

@@ -10,6 +10,13 @@ extension DeliveryService {
     /// for this viewer. A refused viewer gets its `MediaDenial` and no URL; the stream limit is
     /// the session start's.
     package func startPlayback(_ request: PlaybackRequest, viewer: Identity, region: String?) throws(DeliveryFailure) -> JSONValue {
+        .object(try startedPlayback(request, viewer: viewer, region: region).answer)
+    }
+
+    /// `startPlayback`'s steps, with the stored playback's id and end (`expiresAt`) beside its
+    /// answer, for the routes that add URLs of their own (`startBackendPlayback`).
+    func startedPlayback(_ request: PlaybackRequest, viewer: Identity,
+                         region: String?) throws(DeliveryFailure) -> (answer: JSONObject, playbackID: String, expires: Date) {
         let now = clock()
         do {
             try media.consumeRateToken(.playbackStart, viewer: viewer, now: now)
@@ -74,7 +81,7 @@ extension DeliveryService {
         switch system {
         case .fairplay:
             let urls = entry.components.map { ($0, licenseURL(playbackID: playbackID, component: $0, now: now)) }
-            members.append(("certificateUrl", .string(publicURL + "/media/v1/certificate")))
+            members.append(("certificateUrl", .string(certificateURL(playbackID: playbackID, now: now))))
             members.append(("licenseUrl", .string(urls.first?.1 ?? "")))
             members.append(("licenseUrls", .object(JSONObject(urls.map { ($0.0, JSONValue.string($0.1)) }))))
         case .tdf:
@@ -90,9 +97,9 @@ extension DeliveryService {
             ("sessionId", .string(sessionID)),
             ("heartbeatUrl", .string(publicURL + "/media/v1/session/\(sessionID)/heartbeat")),
             ("releaseUrl", .string(publicURL + "/media/v1/playback/\(playbackID)")),
-            ("expiresAt", .string(Self.timestamp(signed.expires.addingTimeInterval(PlaybackRecord.renewalGrace)))),
+            ("expiresAt", .string(Self.timestamp(record.expires))),
         ]
-        return .object(JSONObject(members))
+        return (JSONObject(members), playbackID, record.expires)
     }
 
     /// The DRM systems and manifest forms each profile is served with: tdf-hls `tdf`; fps-v2
@@ -100,6 +107,10 @@ extension DeliveryService {
     /// fps-v2's model); `dash` as `manifestTypes(_:_:)` says. `clearkey` needs the key ids the catalog
     /// read (an fps-v2 entry added before it kept them must be added again).
     static func checkServed(_ request: PlaybackRequest, entry: CatalogEntry) throws(DeliveryFailure) {
+        if let live = request.live, live != (entry.live != nil) {
+            throw .malformed(live ? "contentType live names a title that is not live: ask for vod"
+                                  : "this title is live: ask for contentType live")
+        }
         switch entry.profile {
         case .tdfHLS:
             guard request.drmSystem == .tdf else { throw .malformed("this asset is tdf-hls: ask for drmSystem tdf") }

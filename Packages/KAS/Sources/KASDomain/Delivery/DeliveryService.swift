@@ -23,6 +23,8 @@ package final class DeliveryService: Sendable {
     let origin: OriginURLSigner?
     let originURL: String?
     let tokenKey: DeliveryTokenKey?
+    /// The backend clients' secrets (`delivery.backendClients`).
+    let backendCredentials: BackendCredentials
     let licenses: LicenseURLSigner
     let playbacks: any PlaybackStore
     let clock: @Sendable () -> Date
@@ -55,6 +57,7 @@ package final class DeliveryService: Sendable {
         }
         do {
             tokenKey = try settings.deliverySecretFile.map { path throws(DeliverySecretError) in try DeliveryTokenKey.load(path: path) }
+            backendCredentials = try BackendCredentials(settings.backendClients)
         } catch {
             throw KASApplicationError(error.reason)
         }

@@ -14,6 +14,8 @@ extension KASConfiguration {
     /// | `mediaURLMarginSeconds` | `KAS_MEDIA_URL_MARGIN_SECONDS` | | 600 (1 ... 86400; below 600 only for tests) |
     /// | `licenseURLSeconds` | `KAS_LICENSE_URL_SECONDS` | | 300 (1 ... 3600) |
     /// | `maxLivePlaybacksPerViewer` | `KAS_MAX_LIVE_PLAYBACKS_PER_VIEWER` | | 16 (1 ... 100000) |
+    /// | `backendClients` (file only: `BackendClient`) | | | none: the backend playback route refuses every call |
+    /// | `signedCertificateURL` (file only) | | | false: `/media/v1/certificate` is open to anyone |
     public struct DeliverySettings: Sendable, Equatable {
         /// Where nginx serves the catalogued packages: `scheme://host[:port]`.
         public var originURL: String?
@@ -30,6 +32,13 @@ extension KASConfiguration {
         /// (until its media URL's end plus the renewal grace), so this, not the session bound,
         /// is what stops one viewer from filling the playback store.
         public var maxLivePlaybacksPerViewer: Int = 16
+        /// The customer backends that may start playbacks for their viewers (docs/delivery.md
+        /// "DRM-X's backend call").
+        public var backendClients: [BackendClient] = []
+        /// When true, a FairPlay playback's `certificateUrl` is signed for that playback (valid
+        /// `licenseURLSeconds`, refused after its release) and the open `/media/v1/certificate`
+        /// answers 403 `certificate_url_unsigned`.
+        public var signedCertificateURL = false
 
         public init() {}
     }

@@ -70,7 +70,8 @@ package struct DeliveryTokenKey: Sendable {
 
     /// The viewer a delivery token carries: the token is this KAS's own, signed over the claims of
     /// the viewer it verified when the playback started, so its project claims are read as given.
-    private static func identity(subject: String, claims: JSONObject) -> Identity {
+    /// A backend client's call vouches for its viewer in the same claims (`BackendPlaybackRequest`).
+    static func identity(subject: String, claims: JSONObject) -> Identity {
         var rentals: [UUID: Int64] = [:]
         if case .object(let object)? = claims["rentals"] {
             for (key, value) in object {

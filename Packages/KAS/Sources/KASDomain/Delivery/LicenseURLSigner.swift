@@ -26,12 +26,15 @@ struct LicenseURLSigner: Sendable {
     }
 
     /// What a signed URL opens: one component's FairPlay licence, the playback's ClearKey
-    /// licence, or the playback's manifests (docs/delivery.md). Each signs its own text, so no
+    /// licence, the playback's manifests, its FairPlay certificate (`delivery.signedCertificateURL`)
+    /// or its release by an app that holds no bearer (docs/delivery.md). Each signs its own text, so no
     /// URL's signature opens another route.
     enum Purpose: Sendable, Equatable {
         case fairPlay(component: String)
         case clearKey
         case manifests
+        case certificate
+        case release
 
         /// Newline-separated: neither a playback id nor a component id can hold one. The FairPlay
         /// text is the one URLs were signed with before the other purposes existed.
@@ -40,6 +43,8 @@ struct LicenseURLSigner: Sendable {
             case .fairPlay(let component): Data("fairplay-license\n\(playbackID)\n\(component)\n\(expires)".utf8)
             case .clearKey: Data("clearkey-license\n\(playbackID)\n\(expires)".utf8)
             case .manifests: Data("playback-manifests\n\(playbackID)\n\(expires)".utf8)
+            case .certificate: Data("playback-certificate\n\(playbackID)\n\(expires)".utf8)
+            case .release: Data("playback-release\n\(playbackID)\n\(expires)".utf8)
             }
         }
     }

@@ -8,6 +8,9 @@ package struct PlaybackRequest: Sendable, Equatable {
     package var drmSystem: DeliveryDRMSystem
     /// `hls` and/or `dash` (`dash` for cmaf titles only); `[hls]` when not given.
     package var manifestTypes: Set<ManifestType>
+    /// Whether the caller said the title is live (DRM-X's `contentType`); nil when it did not say.
+    /// A title that is not what was said is refused (`DeliveryService.checkServed`).
+    package var live: Bool?
 
     /// The manifest forms a playback answers URLs for.
     package enum ManifestType: String, Sendable, Equatable, CaseIterable {

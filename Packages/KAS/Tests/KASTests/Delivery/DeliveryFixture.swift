@@ -17,7 +17,8 @@ import Testing
 /// that KAS and catalogued by `kas assets add`; with `keyPerResolution` the cmaf package has
 /// an SD rendition (the clip, 160x90) and an HD one (1280x720) packaged with `--key-per-resolution`.
 /// FairPlay is configured (an openssl-made certificate and `SDKCommandTestDouble` in its `fail`
-/// mode: an SDK that answers nothing, so a valid licence URL reaches it and gets 503); with
+/// mode: an SDK that answers nothing, so a valid licence URL reaches it and gets 503; with
+/// `fairPlayMode: "answer"` it answers the CKC its directory's answers hold); with
 /// `fairPlay: false` the KAS has no `fairplay` section and offers no FairPlay.
 /// `stop()` ends both servers and removes the directory.
 final class DeliveryFixture: @unchecked Sendable {
@@ -39,7 +40,8 @@ final class DeliveryFixture: @unchecked Sendable {
     /// The FairPlay SDK stand-in `kas serve` runs (kept for the fixture's life); nil without FairPlay.
     let fairPlaySDK: SDKCommandTestDouble?
 
-    init(serveArguments: [String] = [], cmaf: Bool = false, keyPerResolution: Bool = false, fairPlay: Bool = true) throws {
+    init(serveArguments: [String] = [], cmaf: Bool = false, keyPerResolution: Bool = false, fairPlay: Bool = true,
+         fairPlayMode: String = "fail") throws {
         work = FileManager.default.temporaryDirectory.appendingPathComponent("kas-delivery-\(UUID().uuidString.prefix(8))").path
         dataDirectory = work + "/data"
         root = work + "/origin"
@@ -61,7 +63,7 @@ final class DeliveryFixture: @unchecked Sendable {
                 fairPlaySDK = sdk
                 environment = ["KAS_FAIRPLAY_CERTIFICATE_FILE": try SDKCommandTestDouble.certificate(in: work).path,
                                "KAS_FAIRPLAY_SDK_COMMAND": sdk.executable,
-                               "KAS_FAIRPLAY_SDK_ARGUMENTS": #"["\#(sdk.directory.path)","fail"]"#]
+                               "KAS_FAIRPLAY_SDK_ARGUMENTS": #"["\#(sdk.directory.path)","\#(fairPlayMode)"]"#]
             } else {
                 fairPlaySDK = nil
             }

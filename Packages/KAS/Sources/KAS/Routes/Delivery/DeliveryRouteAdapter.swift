@@ -27,6 +27,65 @@ struct DeliveryRouteAdapter: Sendable {
         }
     }
 
+    /// `POST /media/v1/backend/playback`: a customer backend, authenticated by its Basic
+    /// credential (never a viewer's bearer), starts a playback for its viewer. The log names the
+    /// viewer the playback is for; neither the credential nor the body is logged.
+    func startBackendPlayback(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        do {
+            guard let credential = BasicCredential(authorizationHeaderValues: request.headers.values(for: "Authorization")) else {
+                throw DeliveryFailure.backendCredentialRefused
+            }
+            let client = try service.backendClient(id: credential.id, secret: credential.secret)
+            let json = try request.jsonBody()
+            let started: (answer: JSONValue, viewer: Identity)
+            do {
+                started = try service.startBackendPlayback(json, client: client, region: regions.region(for: request))
+            } catch {
+                // The viewer the backend vouched for names the refusal in the log, as a bearer's would.
+                if let viewer = try? BackendPlaybackRequest.identity(json.object?["viewer"], issuer: client.issuer) {
+                    context.identity = viewer
+                    context.viewerHash = viewer.viewerHash
+                }
+                throw error
+            }
+            context.identity = started.viewer
+            context.viewerHash = started.viewer.viewerHash
+            return .json(started.answer)
+        } catch let error as HTTPError {
+            throw error
+        } catch let error as DeliveryFailure {
+            throw Self.answer(error)
+        } catch {
+            throw HTTPError.internalError
+        }
+    }
+
+    /// The signed release an app makes (the backend call's `releaseUrl`): no bearer header.
+    func releaseSignedPlayback(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        do {
+            let viewer = try service.releaseSignedPlayback(id: context.parameters["id"], expires: request.queryValue("expires"),
+                                                           signature: request.queryValue("sig"))
+            context.identity = viewer
+            context.viewerHash = viewer.viewerHash
+            return ServerResponse(status: .noContent)
+        } catch {
+            throw Self.answer(error)
+        }
+    }
+
+    /// The FairPlay certificate of one playback (`delivery.signedCertificateURL`): the URL's signature authorizes it.
+    func playbackCertificate(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        do {
+            let answer = try service.playbackCertificate(id: context.parameters["id"], expires: request.queryValue("expires"),
+                                                         signature: request.queryValue("sig"))
+            context.identity = answer.viewer
+            context.viewerHash = answer.viewer.viewerHash
+            return .bytes(answer.certificate, contentType: "application/octet-stream")
+        } catch {
+            throw Self.answer(error)
+        }
+    }
+
     /// `GET /media/v1/catalog?limit=&after=`: the titles this viewer may watch (docs/delivery.md).
     func listCatalog(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
         let viewer = try MediaRouteAdapter.viewer(&context)
@@ -143,7 +202,7 @@ struct DeliveryRouteAdapter: Sendable {
     // MARK: The status table
 
     /// Every failure's answer: 400 malformed or a DRM system this service does not offer
-    /// (`fairplay_not_offered`), 401 a refused delivery token, 403 a refused viewer
+    /// (`fairplay_not_offered`), 401 a refused delivery token or backend credential, 403 a refused viewer
     /// (`platform refused` with the `MediaDenial` code), licence or manifest URL (`licence URL
     /// refused` with its code) or key id (`licence refused`, `key_id_unknown`), 404 unknown
     /// asset, playback or manifest, 503 a dependency down; a media-service refusal is
@@ -159,6 +218,8 @@ struct DeliveryRouteAdapter: Sendable {
         case .licenseURLRefused(let code): HTTPError(.forbidden, reason: "licence URL refused", code: code)
         case .deliveryTokensNotConfigured: HTTPError(.unauthorized, reason: "delivery tokens are not configured")
         case .deliveryTokenRefused(let reason): HTTPError(.unauthorized, reason: reason)
+        case .backendCredentialRefused:
+            HTTPError(.unauthorized, reason: "backend credential refused", headers: ["WWW-Authenticate": #"Basic realm="kas-backend""#])
         case .media(let failure): MediaRouteAdapter.answer(failure)
         case .storeUnavailable: HTTPError(.serviceUnavailable, reason: "state store unavailable")
         case .catalogEntryUnreadable: HTTPError(.serviceUnavailable, reason: "catalog entry unreadable")

@@ -13,6 +13,9 @@ import KASHTTP
 /// | `POST /media/v1/playback/{id}/clearkey` | `clearKeyLicense` (the URL's own signature) |
 /// | `GET /media/v1/playback/{id}/{name}` | `playbackManifest` (the URL's own signature) |
 /// | `GET /v2/media/{assetId}` | `describe` (`?token=` delivery token, or bearer) |
+/// | `POST /media/v1/backend/playback` | `startBackendPlayback` (a backend client's Basic credential) |
+/// | `POST /media/v1/playback/{id}/release` | `releaseSignedPlayback` (the URL's own signature) |
+/// | `GET /media/v1/certificate/{id}` | `playbackCertificate` (the URL's own signature) |
 func registerDeliveryRoutes(on router: Router<KASRequestContext>, service: DeliveryService, regions: TrustedRegionSource = .none,
                             authentication: any HTTPMiddleware<KASRequestContext>) {
     let adapter = DeliveryRouteAdapter(service: service, regions: regions, authentication: authentication)
@@ -25,5 +28,8 @@ func registerDeliveryRoutes(on router: Router<KASRequestContext>, service: Deliv
     media.post("playback/{id}/license/{component}") { request, context in try adapter.license(request, context: &context) }
     media.post("playback/{id}/clearkey") { request, context in try adapter.clearKeyLicense(request, context: &context) }
     media.get("playback/{id}/{name}") { request, context in try adapter.playbackManifest(request, context: &context) }
+    media.post("backend/playback") { request, context in try adapter.startBackendPlayback(request, context: &context) }
+    media.post("playback/{id}/release") { request, context in try adapter.releaseSignedPlayback(request, context: &context) }
+    media.get("certificate/{id}") { request, context in try adapter.playbackCertificate(request, context: &context) }
     router.get("/v2/media/{assetId}") { request, context in try adapter.describe(request, context: &context) }
 }

@@ -16,10 +16,15 @@ struct MediaRouteAdapter: Sendable {
     let service: MediaService
     /// Where a request's region comes from (a header believed only from a trusted proxy).
     let regions: TrustedRegionSource
+    /// False with `delivery.signedCertificateURL`: the certificate comes only by a playback's signed URL.
+    var openCertificate = true
 
     // MARK: Handlers
 
     func certificate(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        guard openCertificate else {
+            throw HTTPError(.forbidden, reason: "the certificate comes with a playback's certificateUrl", code: "certificate_url_unsigned")
+        }
         guard let certificate = service.configuration.certificate else { throw Self.answer(.noCertificate) }
         return .bytes(certificate, contentType: "application/octet-stream")
     }

@@ -8,7 +8,7 @@ import KASObservability
 ///
 /// | Route | Adapter → service |
 /// |---|---|
-/// | `GET certificate` | no credential; 404 unless a certificate is configured |
+/// | `GET certificate` | no credential; 404 unless a certificate is configured; 403 with `openCertificate` false |
 /// | `POST session/start` | `startSession` |
 /// | `POST session/{id}/heartbeat` | `heartbeat` |
 /// | `DELETE session/{id}` | `endSession` |
@@ -17,9 +17,9 @@ import KASObservability
 /// `authentication` (the bearer-token middleware) wraps every route but the certificate, which
 /// fps-v2 §10.1 fetches without a credential.
 func registerMediaRoutes(on group: RouteGroup<KASRequestContext>, service: MediaService, regions: TrustedRegionSource = .none,
-                         authentication: (any HTTPMiddleware<KASRequestContext>)? = nil) {
+                         authentication: (any HTTPMiddleware<KASRequestContext>)? = nil, openCertificate: Bool = true) {
     let media = group.group("media/v1")
-    let adapter = MediaRouteAdapter(service: service, regions: regions)
+    let adapter = MediaRouteAdapter(service: service, regions: regions, openCertificate: openCertificate)
     media.get("certificate") { request, context in try adapter.certificate(request, context: &context) }
     let authenticated = authentication.map { media.add(middleware: $0) } ?? media
     authenticated.post("session/start") { request, context in try adapter.startSession(request, context: &context) }
@@ -28,8 +28,9 @@ func registerMediaRoutes(on group: RouteGroup<KASRequestContext>, service: Media
     authenticated.post("key-request") { request, context in try adapter.keyRequest(request, context: &context) }
 }
 
-/// `registerMediaRoutes(on:service:regions:authentication:)` on the router's root group.
+/// `registerMediaRoutes(on:service:regions:authentication:openCertificate:)` on the router's root group.
 func registerMediaRoutes(on router: Router<KASRequestContext>, service: MediaService, regions: TrustedRegionSource = .none,
-                         authentication: (any HTTPMiddleware<KASRequestContext>)? = nil) {
-    registerMediaRoutes(on: router.group(), service: service, regions: regions, authentication: authentication)
+                         authentication: (any HTTPMiddleware<KASRequestContext>)? = nil, openCertificate: Bool = true) {
+    registerMediaRoutes(on: router.group(), service: service, regions: regions, authentication: authentication,
+                        openCertificate: openCertificate)
 }

@@ -1,0 +1,24 @@
+import Foundation
+
+extension DeliveryService {
+    /// A FairPlay playback's `certificateUrl`: the open `/media/v1/certificate`, or, with
+    /// `delivery.signedCertificateURL`, `/media/v1/certificate/{playbackId}?expires=&sig=`, valid
+    /// `licenseURLSeconds` like the licence URL the app posts its SPC to next.
+    func certificateURL(playbackID: String, now: Date) -> String {
+        guard settings.signedCertificateURL else { return publicURL + "/media/v1/certificate" }
+        let expires = Int64(now.timeIntervalSince1970.rounded(.down)) + Int64(settings.licenseURLSeconds)
+        return publicURL + "/media/v1/certificate/\(playbackID)?" + licenses.query(.certificate, playbackID: playbackID, expires: expires)
+    }
+
+    /// `GET /media/v1/certificate/{playbackId}?expires=&sig=`: the FairPlay application
+    /// certificate (DER) for a live playback, after the signed URL's checks (403
+    /// `license_url_invalid`, `license_url_expired`, `playback_ended`). The answer names the
+    /// playback's viewer for the log.
+    package func playbackCertificate(id: String?, expires: String?, signature: String?) throws(DeliveryFailure)
+        -> (certificate: Data, viewer: Identity)
+    {
+        let playback = try signedPlayback(id: id, .certificate, expires: expires, signature: signature, now: clock())
+        guard let certificate = media.configuration.certificate else { throw .fairPlayUnavailable }
+        return (certificate, playback.identity)
+    }
+}

@@ -32,7 +32,7 @@ import Testing
         #expect(neither.status == 64)
         let badAsset = try Tools.run(player, ["play", "--asset", "talk", "--kas", "https://kas.example", "--token", "t"])
         #expect(badAsset.status == 64)
-        #expect(badAsset.stderrText.contains("--asset is not a canonical"))
+        #expect(badAsset.stderrText.contains("--asset is neither a canonical lower-case UUID"), "\(badAsset.stderrText)")
     }
 
     @Test func aPlaybackThatFailsIsStillReleased() throws {

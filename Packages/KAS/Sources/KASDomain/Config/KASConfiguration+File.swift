@@ -111,6 +111,10 @@ extension KASConfiguration {
             if let value = delivery["deliverySecretFile"] {
                 layer.deliverySecretFile = try reader.path(value, "delivery.deliverySecretFile")
             }
+            if let value = delivery["titlePageBaseURL"] {
+                layer.titlePageBaseURL = try ConfigValue.url(reader.string(value, "delivery.titlePageBaseURL"),
+                                                             reader.source("delivery.titlePageBaseURL"))
+            }
         }
         if let value = root["store"]?.object?["url"] {
             layer.storeURL = try ConfigValue.storeURL(reader.string(value, "store.url"), reader.source("store.url"))
@@ -139,7 +143,7 @@ extension KASConfiguration {
             ("web", ["enabled", "root"]),
             ("cors", ["allowedOrigins"]),
             ("delivery", ["originURL", "originSecretFile", "deliverySecretFile", "mediaURLMarginSeconds", "licenseURLSeconds",
-                          "maxLivePlaybacksPerViewer"]),
+                          "maxLivePlaybacksPerViewer", "titlePageBaseURL"]),
             ("store", ["url", "poolSize", "timeoutSeconds", "maxEndedRecordsPerViewer", "maxSessions", "maxPlaybacks"]),
             ("keyRing", ["sealKeyFile"]),
         ]

@@ -91,6 +91,7 @@ extension KASConfiguration {
         deliverySection.append(("mediaURLMarginSeconds", number(delivery.mediaURLMarginSeconds)))
         deliverySection.append(("licenseURLSeconds", number(delivery.licenseURLSeconds)))
         deliverySection.append(("maxLivePlaybacksPerViewer", number(delivery.maxLivePlaybacksPerViewer)))
+        if let url = delivery.titlePageBaseURL { deliverySection.append(("titlePageBaseURL", .string(url))) }
         members.append(("delivery", .object(JSONObject(deliverySection))))
         var storeSection: [(String, JSONValue)] = []
         if let url = store.url { storeSection.append(("url", .string(url.redacted))) }

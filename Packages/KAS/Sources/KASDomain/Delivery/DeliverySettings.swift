@@ -14,6 +14,7 @@ extension KASConfiguration {
     /// | `mediaURLMarginSeconds` | `KAS_MEDIA_URL_MARGIN_SECONDS` | | 600 (1 ... 86400; below 600 only for tests) |
     /// | `licenseURLSeconds` | `KAS_LICENSE_URL_SECONDS` | | 300 (1 ... 3600) |
     /// | `maxLivePlaybacksPerViewer` | `KAS_MAX_LIVE_PLAYBACKS_PER_VIEWER` | | 16 (1 ... 100000) |
+    /// | `titlePageBaseURL` | `KAS_TITLE_PAGE_BASE_URL` | | none: the viewer page, `<publicURL>/player/#<mediaid>` |
     public struct DeliverySettings: Sendable, Equatable {
         /// Where nginx serves the catalogued packages: `scheme://host[:port]`.
         public var originURL: String?
@@ -30,6 +31,9 @@ extension KASConfiguration {
         /// (until its media URL's end plus the renewal grace), so this, not the session bound,
         /// is what stops one viewer from filling the playback store.
         public var maxLivePlaybacksPerViewer: Int = 16
+        /// Where a title's page is: the delivery API's `link` is this, `/` and the media id.
+        /// Nil: the KAS's viewer page, `<publicURL>/player/#<mediaid>`.
+        public var titlePageBaseURL: String?
 
         public init() {}
     }

@@ -34,7 +34,10 @@ enum AssetsCommand {
                  Each title has a short media id (8 letters and digits) accepted wherever an asset id is: \
                  --media-id chooses it, else adding again keeps the one it has and a new title draws one. Adding again \
                  also keeps the description (unless --description gives another) and the date the title was first \
-                 catalogued (the delivery API's pubdate). Prints the \
+                 catalogued (the delivery API's pubdate). --poster-from makes poster frames (JPEG, 320, 640 and 1280 \
+                 wide) with ffmpeg from a clear video of the title and writes them where the origin serves them: \
+                 a directory package's own directory, or NAME.posters/ beside an fps-v2 file; adding again keeps them. \
+                 Prints the \
                  asset id. A live tdf-hls directory (packager live) is added with --live and its event: keys \
                  only from --starts-at until --ends-at plus media.liveDVRSeconds, none in --blackout-regions.
                  """,
@@ -45,6 +48,8 @@ enum AssetsCommand {
                                       help: "The title's short id: 8 letters and digits. Default: the one it has, else a random one."),
                     ToolOption.single("description", valueName: "text",
                                       help: "What the title is about (at most \(CatalogEntry.maxDescriptionBytes) bytes). Default: the one it has, else none."),
+                    ToolOption.single("poster-from", valueName: "video",
+                                      help: "A clear video of the title to make its poster frames from (ffmpeg; MEDIADRM_FFMPEG)."),
                     configOption,
                     ToolOption.single("public-url", valueName: "url", help: "The KAS's public URL (the accepted key service)."),
                     CommonOptions.dataDirectory,
@@ -94,6 +99,20 @@ enum AssetsCommand {
             entry.mediaID = try chosenMediaID ?? kept?.mediaID ?? MediaID.random()
             entry.description = description ?? kept?.description ?? ""
             entry.publishedAt = kept?.publishedAt
+            entry.posterPath = kept?.posterPath
+            if let source = parsed.value("poster-from") {
+                guard !package.lowercased().hasPrefix("http://") && !package.lowercased().hasPrefix("https://") else {
+                    throw UsageError("--poster-from writes beside a local package; PACKAGE is a URL")
+                }
+                do throws(CatalogError) {
+                    let directory = try CatalogPosters.directory(package: package, mediaPath: mediaPath)
+                    try CatalogPosters.make(from: source, into: directory, ffmpeg: CatalogPosters.ffmpeg)
+                    entry.posterPath = try CatalogPosters.path(for: mediaPath)
+                    console.progress("poster frames in \(directory), served at \(entry.posterPath?.prefix ?? "")")
+                } catch {
+                    throw ToolFailure(error.reason)
+                }
+            }
             do throws(StoreError) {
                 try stores.catalog.put(entry)
             } catch {

@@ -45,6 +45,8 @@ public struct CatalogEntry: Sendable, Equatable {
     /// The WebVTT subtitle renditions of a tdf-hls or cmaf title, in master playlist order;
     /// empty otherwise. The delivery API's `tracks`.
     public var subtitles: [CatalogSubtitle]
+    /// Where the origin serves the title's poster frames (`CatalogPosters`), nil when it has none.
+    package var posterPath: TitlePath?
 
     /// The longest `description` a title may have, in UTF-8 bytes.
     public static let maxDescriptionBytes = 4096
@@ -52,7 +54,8 @@ public struct CatalogEntry: Sendable, Equatable {
     package init(assetID: String, title: String, duration: Double, profile: CatalogProfile, components: [String],
                 mediaPath: TitlePath, policyJSON: Data, manifest: Data?, keyIDs: [CatalogKeyID] = [],
                 manifests: [String: Data] = [:], live: CatalogLiveEvent? = nil, mediaID: MediaID? = nil,
-                description: String = "", publishedAt: Date? = nil, subtitles: [CatalogSubtitle] = []) {
+                description: String = "", publishedAt: Date? = nil, subtitles: [CatalogSubtitle] = [],
+                posterPath: TitlePath? = nil) {
         self.assetID = assetID
         self.mediaID = mediaID
         self.title = title
@@ -68,6 +71,7 @@ public struct CatalogEntry: Sendable, Equatable {
         self.description = description
         self.publishedAt = publishedAt
         self.subtitles = subtitles
+        self.posterPath = posterPath
     }
 
     /// `"mediaId"` for the JSON answers that name the title, none when it has no media id.

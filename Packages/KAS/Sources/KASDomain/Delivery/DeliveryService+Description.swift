@@ -41,6 +41,9 @@ extension DeliveryService {
         sources.shuffle()
         sources += viewSources(entry, playbackURL: playbackURL)
         let mediaID = entry.mediaID?.text ?? entry.assetID
+        let posters = entry.posterPath.map { path in
+            CatalogPosters.widths.map { (width: $0, src: originFile(CatalogPosters.fileName(width: $0), in: path, expires: mediaURL.expires)) }
+        } ?? []
         return .object(JSONObject([
             ("title", .string(entry.title)),
             ("description", .string(entry.description)),
@@ -53,9 +56,12 @@ extension DeliveryService {
                 ("title", .string(entry.title)),
                 ("description", .string(entry.description)),
                 ("link", .string(titlePageBaseURL + mediaID)),
-                // No poster frames are catalogued: JW's members are required, so they are empty.
-                ("image", .string("")),
-                ("images", .array([])),
+                // JW requires both members: without poster frames, an empty string and list.
+                ("image", .string(posters.first { $0.width == CatalogPosters.imageWidth }?.src ?? "")),
+                ("images", .array(posters.map { poster in
+                    .object(JSONObject([("src", .string(poster.src)), ("width", .number(JSONNumber(Int64(poster.width)))),
+                                        ("type", .string("image/jpeg"))]))
+                })),
                 ("duration", .number(JSONNumber(Int64(entry.duration.rounded())))),
                 ("pubdate", .number(JSONNumber(Int64((entry.publishedAt ?? now).timeIntervalSince1970.rounded(.down))))),
                 ("sources", .array(sources)),
@@ -68,11 +74,16 @@ extension DeliveryService {
     /// title's prefix like its media URL and valid as long.
     func tracks(_ entry: CatalogEntry, expires: Date) -> [JSONValue] {
         entry.subtitles.map { subtitle in
-            let file = origin?.signedURL(file: subtitle.uri, in: entry.mediaPath,
-                                         expires: Int64(expires.timeIntervalSince1970.rounded(.down)))
-                ?? (originURL ?? "") + entry.mediaPath.prefix + subtitle.uri
-            return .object(JSONObject([("file", .string(file)), ("kind", .string("captions")), ("label", .string(subtitle.name))]))
+            .object(JSONObject([("file", .string(originFile(subtitle.uri, in: entry.mediaPath, expires: expires))),
+                                ("kind", .string("captions")), ("label", .string(subtitle.name))]))
         }
+    }
+
+    /// A file below a title path on the origin, signed for that prefix until `expires` (plain
+    /// without an origin secret, as media URLs are).
+    func originFile(_ relative: String, in path: TitlePath, expires: Date) -> String {
+        origin?.signedURL(file: relative, in: path, expires: Int64(expires.timeIntervalSince1970.rounded(.down)))
+            ?? (originURL ?? "") + path.prefix + relative
     }
 
     /// Where a title's page is, up to its media id: `delivery.titlePageBaseURL` and `/`, else

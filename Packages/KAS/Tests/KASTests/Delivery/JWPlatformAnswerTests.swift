@@ -153,4 +153,44 @@ struct JWDeliveryAPI: Decodable {
             #expect(fetched.text.hasPrefix("WEBVTT"), "\(segment): \(fetched.text.prefix(40))")
         }
     }
+
+    /// Poster frames from the clear source (`kas assets add --poster-from`): three JPEGs of
+    /// their widths, served by nginx only with their signature (an fps-v2 file's beside it at
+    /// `/talk.tdf.posters/`, a directory title's in its directory); `image` is the 640 one, and
+    /// adding again without the option keeps them.
+    @Test(arguments: ["fps-v2", "cmaf"]) func posterFramesAreSignedJPEGsOfTheirWidths(profile: String) throws {
+        let fixture = try DeliveryFixture(cmaf: profile == "cmaf")
+        defer { fixture.stop() }
+        let alice = try fixture.token("alice")
+        let (package, path) = profile == "cmaf" ? (fixture.root + "/talk/", "/talk/") : (fixture.root + "/talk.tdf", "/talk.tdf")
+        let add = ["assets", "add", package, "--path", path, "--title", "Talk",
+                   "--data-dir", fixture.dataDirectory, "--public-url", fixture.kas.address]
+        try DeliveryFixture.tool(add + ["--poster-from", try ProjectTools.clip()])
+        for round in 0..<2 {
+            let item = try #require(try Self.describe(fixture, fixture.assetID, token: alice).playlist.first)
+            #expect(item.images.map(\.width) == [320, 640, 1280], "round \(round)")
+            #expect(item.images.allSatisfy { $0.type == "image/jpeg" })
+            #expect(item.image == item.images.first { $0.width == 640 }?.src)
+            for image in item.images {
+                let unsigned = String(image.src.prefix { $0 != "?" })
+                let directory = profile == "cmaf" ? "/talk/" : "/talk.tdf.posters/"
+                #expect(unsigned == fixture.nginx.url + directory + "poster-\(image.width).jpg")
+                #expect(try fixture.request("GET", unsigned).status == 403, "the origin refuses it unsigned")
+                let fetched = try fixture.request("GET", image.src)
+                #expect(fetched.status == 200)
+                let file = fixture.work + "/fetched-\(image.width).jpg"
+                try fetched.body.write(to: URL(fileURLWithPath: file))
+                let probe = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                                "stream=codec_name,width", "-of", "csv=p=0", file])
+                #expect(String(decoding: probe.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                        == "mjpeg,\(image.width)")
+            }
+            // Added again without --poster-from: the posters stay.
+            if round == 0 { try DeliveryFixture.tool(add) }
+        }
+        // A source ffmpeg cannot read: refused with ffmpeg's words, the entry's posters untouched.
+        let refused = try KASToolHarness.run(add + ["--poster-from", fixture.policyFile])
+        #expect(refused.status == 1 && refused.stderr.contains("ffmpeg failed to make the poster frames"), "\(refused.stderr)")
+        #expect(try Self.describe(fixture, fixture.assetID, token: alice).playlist.first?.images.count == 3)
+    }
 }

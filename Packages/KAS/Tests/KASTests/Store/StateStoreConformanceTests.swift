@@ -25,7 +25,7 @@ import Testing
                      publishedAt: Date(timeIntervalSince1970: 1_800_000_000))
     }
 
-    /// The delivery API's fields: a description and subtitle renditions read back as written;
+    /// The delivery API's fields: a description, subtitle renditions and the posters' path read back as written;
     /// the first catalogued date is the one the entry carries, else the put's `now`.
     @Test(arguments: StateBackend.allCases)
     func theCatalogKeepsDescriptionFirstDateAndSubtitles(_ backend: StateBackend) throws {
@@ -37,9 +37,11 @@ import Testing
             entry.description = "Über \"open\" DRM,\nin two lines."
             entry.subtitles = [CatalogSubtitle(uri: "subtitles-en.m3u8", name: "English"),
                                CatalogSubtitle(uri: "subtitles-zh.m3u8", name: "中文, \"zh\"")]
+            entry.posterPath = try TitlePath("/a/")
             try catalog.put(entry, now: t0.addingTimeInterval(60))
             let stored = try #require(try catalog.entry(assetID: a))
             #expect(stored.description == entry.description && stored.subtitles == entry.subtitles)
+            #expect(stored.posterPath == entry.posterPath)
             #expect(stored.publishedAt == t0.addingTimeInterval(60), "stamped with the put's now")
             // Written again with the date it carries (what `kas assets add` does): the date stays.
             try catalog.put(stored, now: t0.addingTimeInterval(3600))

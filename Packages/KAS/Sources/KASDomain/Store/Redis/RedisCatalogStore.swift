@@ -12,7 +12,7 @@ import MediaDRMMedia
 /// - `catalog:asset:<asset id>` — hash: `title`, `duration_ms`, `profile`, `components` (comma
 ///   separated), `media_path`, `policy` (base64), `manifest`? (base64), `added_ms`, `key_ids`? and `manifests`? (`CatalogEntry.keyIDsText`,
 ///   `manifestsText`), `live`? (`CatalogLiveEvent.text`), `description`, `published_ms` (first catalogued; `added_ms` for a hash
-///   written before it), `subtitles`? (`CatalogSubtitle.text`).
+///   written before it), `subtitles`? (`CatalogSubtitle.text`), `poster_path`?.
 /// - `catalog:path:<media path>` — string: the asset id served there.
 /// - `catalog:media:<media id>` — string: the asset id with that short id.
 /// - `catalog:assets` — set of every catalogued asset id (`entries`).
@@ -85,6 +85,7 @@ final class RedisCatalogStore: CatalogStore {
         if let live = entry.live { fields += ["live", live.text] }
         if let mediaID = entry.mediaID { fields += ["media_id", mediaID.text] }
         if let subtitles = CatalogSubtitle.text(entry.subtitles) { fields += ["subtitles", subtitles] }
+        if let posters = entry.posterPath { fields += ["poster_path", posters.prefix] }
         let stored = try RedisStoreCalls.evaluate(client, Self.putScript,
                                                   keys: [assetKey(entry.assetID), pathPrefix + entry.mediaPath.prefix, assetsKey,
                                                          mediaPrefix + (entry.mediaID?.text ?? "")],
@@ -146,6 +147,7 @@ final class RedisCatalogStore: CatalogStore {
                             keyIDs: CatalogEntry.keyIDs(text: fields["key_ids"]), manifests: CatalogEntry.manifests(text: fields["manifests"]), live: live,
                             mediaID: fields["media_id"].flatMap(MediaID.init), description: fields["description"] ?? "",
                             publishedAt: (fields["published_ms"] ?? fields["added_ms"]).flatMap { Int64($0) }.map(MediaStoreTime.date),
-                            subtitles: CatalogSubtitle.list(text: fields["subtitles"]))
+                            subtitles: CatalogSubtitle.list(text: fields["subtitles"]),
+                            posterPath: fields["poster_path"].flatMap { try? TitlePath($0) })
     }
 }

@@ -40,15 +40,16 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
             "ALTER TABLE catalog_assets ADD COLUMN media_id TEXT",
             "CREATE UNIQUE INDEX catalog_assets_media_id ON catalog_assets (media_id)",
         ],
-        // The delivery API's fields (`CatalogEntry.description`, `publishedAt`, `subtitles`, `posterPath`):
+        // The delivery API's fields (`CatalogEntry.description`, `publishedAt`, `subtitles`):
         // an entry added before was first catalogued no later than its last add.
         [
             "ALTER TABLE catalog_assets ADD COLUMN description TEXT NOT NULL DEFAULT ''",
             "ALTER TABLE catalog_assets ADD COLUMN published_ms INTEGER",
             "UPDATE catalog_assets SET published_ms = added_ms",
             "ALTER TABLE catalog_assets ADD COLUMN subtitles TEXT",
-            "ALTER TABLE catalog_assets ADD COLUMN poster_path TEXT",
         ],
+        // Where the title's poster frames are (`CatalogEntry.posterPath`); NULL: none.
+        ["ALTER TABLE catalog_assets ADD COLUMN poster_path TEXT"],
     ]
 
     private let lock = NSLock()

@@ -17,7 +17,8 @@ import Testing
 /// that KAS and catalogued by `kas assets add`; with `keyPerResolution` the cmaf package has
 /// an SD rendition (the clip, 160x90) and an HD one (1280x720) packaged with `--key-per-resolution`;
 /// with `tdfHLS` a `--profile tdf-hls` directory at `/talk/`; with `subtitles` (cmaf or tdf-hls)
-/// the package has an English WebVTT rendition (`--subtitles talk.en.vtt:lang=en`).
+/// the package has an English WebVTT rendition (`--subtitles talk.en.vtt:lang=en`);
+/// `serveEnvironment` adds `KAS_*` variables to `kas serve`'s.
 /// FairPlay is configured (an openssl-made certificate and `SDKCommandTestDouble` in its `fail`
 /// mode: an SDK that answers nothing, so a valid licence URL reaches it and gets 503); with
 /// `fairPlay: false` the KAS has no `fairplay` section and offers no FairPlay.
@@ -42,7 +43,7 @@ final class DeliveryFixture: @unchecked Sendable {
     let fairPlaySDK: SDKCommandTestDouble?
 
     init(serveArguments: [String] = [], cmaf: Bool = false, keyPerResolution: Bool = false, fairPlay: Bool = true,
-         tdfHLS: Bool = false, subtitles: Bool = false) throws {
+         tdfHLS: Bool = false, subtitles: Bool = false, serveEnvironment: [String: String] = [:]) throws {
         work = FileManager.default.temporaryDirectory.appendingPathComponent("kas-delivery-\(UUID().uuidString.prefix(8))").path
         dataDirectory = work + "/data"
         root = work + "/origin"
@@ -58,13 +59,13 @@ final class DeliveryFixture: @unchecked Sendable {
         do {
             let secret = try SecureRandom.bytes(count: 32)
             _ = FileManager.default.createFile(atPath: deliverySecretFile, contents: Data(secret), attributes: [.posixPermissions: 0o600])
-            var environment: [String: String] = [:]
+            var environment = serveEnvironment
             if fairPlay {
                 let sdk = try SDKCommandTestDouble(spcAssetID: nil)
                 fairPlaySDK = sdk
-                environment = ["KAS_FAIRPLAY_CERTIFICATE_FILE": try SDKCommandTestDouble.certificate(in: work).path,
-                               "KAS_FAIRPLAY_SDK_COMMAND": sdk.executable,
-                               "KAS_FAIRPLAY_SDK_ARGUMENTS": #"["\#(sdk.directory.path)","fail"]"#]
+                environment.merge(["KAS_FAIRPLAY_CERTIFICATE_FILE": try SDKCommandTestDouble.certificate(in: work).path,
+                                   "KAS_FAIRPLAY_SDK_COMMAND": sdk.executable,
+                                   "KAS_FAIRPLAY_SDK_ARGUMENTS": #"["\#(sdk.directory.path)","fail"]"#]) { $1 }
             } else {
                 fairPlaySDK = nil
             }

@@ -122,12 +122,14 @@ struct JWDeliveryAPI: Decodable {
     /// A tdf-hls and a cmaf title with a WebVTT rendition: one `captions` track labelled with
     /// the rendition's NAME, its `file` the rendition's playlist signed for the title's prefix
     /// (refused by nginx without the signature); its segments, fetched with the same query, are
-    /// WebVTT.
+    /// WebVTT. `link` is under the configured `delivery.titlePageBaseURL`.
     @Test(arguments: ["tdf-hls", "cmaf"]) func subtitleRenditionsAreSignedCaptionTracks(profile: String) throws {
-        let fixture = try DeliveryFixture(cmaf: profile == "cmaf", tdfHLS: profile == "tdf-hls", subtitles: true)
+        let fixture = try DeliveryFixture(cmaf: profile == "cmaf", tdfHLS: profile == "tdf-hls", subtitles: true,
+                                          serveEnvironment: ["KAS_TITLE_PAGE_BASE_URL": "https://www.example.com/watch/"])
         defer { fixture.stop() }
         let answer = try Self.describe(fixture, fixture.assetID, token: try fixture.token("alice"))
         let item = try #require(answer.playlist.first)
+        #expect(item.link == "https://www.example.com/watch/" + item.mediaid)
         #expect(item.images.isEmpty && item.image == "")
         #expect(item.tracks.count == 1, "\(item.tracks)")
         let track = try #require(item.tracks.first)

@@ -66,6 +66,10 @@ enum AssetsCommand {
             if let title = parsed.value("title"), title.isEmpty || title.utf8.count > 256 {
                 throw UsageError("invalid value for '--title': expected 1 to 256 bytes of text")
             }
+            let posterSource = parsed.value("poster-from")
+            if posterSource != nil, package.lowercased().hasPrefix("http://") || package.lowercased().hasPrefix("https://") {
+                throw UsageError("--poster-from writes beside a local package; PACKAGE is a URL")
+            }
             let description = parsed.value("description")
             if let description, description.utf8.count > CatalogEntry.maxDescriptionBytes {
                 throw UsageError("invalid value for '--description': expected at most \(CatalogEntry.maxDescriptionBytes) bytes of text")
@@ -100,10 +104,7 @@ enum AssetsCommand {
             entry.description = description ?? kept?.description ?? ""
             entry.publishedAt = kept?.publishedAt
             entry.posterPath = kept?.posterPath
-            if let source = parsed.value("poster-from") {
-                guard !package.lowercased().hasPrefix("http://") && !package.lowercased().hasPrefix("https://") else {
-                    throw UsageError("--poster-from writes beside a local package; PACKAGE is a URL")
-                }
+            if let source = posterSource {
                 do throws(CatalogError) {
                     let directory = try CatalogPosters.directory(package: package, mediaPath: mediaPath)
                     try CatalogPosters.make(from: source, into: directory, ffmpeg: CatalogPosters.ffmpeg)

@@ -44,7 +44,7 @@ public struct CatalogEntry: Sendable, Equatable {
     public var publishedAt: Date?
     /// The WebVTT subtitle renditions of a tdf-hls or cmaf title, in master playlist order;
     /// empty otherwise. The delivery API's `tracks`.
-    public var subtitles: [CatalogSubtitle]
+    package var subtitles: [CatalogSubtitle]
     /// Where the origin serves the title's poster frames (`CatalogPosters`), nil when it has none.
     package var posterPath: TitlePath?
 

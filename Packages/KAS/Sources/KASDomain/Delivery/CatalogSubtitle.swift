@@ -5,13 +5,13 @@ import MediaDRMJSON
 /// One WebVTT subtitle rendition of a directory title (tdf-hls or cmaf), as its master playlist
 /// names it (`EXT-X-MEDIA:TYPE=SUBTITLES`, RFC 8216 §4.3.4.1): the delivery API lists each as a
 /// `captions` track, its `file` signed for the title's prefix (docs/delivery.md#the-delivery-api).
-public struct CatalogSubtitle: Sendable, Equatable {
+package struct CatalogSubtitle: Sendable, Equatable {
     /// The rendition's playlist, relative to the title's directory (`subs-en.m3u8`).
-    public var uri: String
+    package var uri: String
     /// Its `NAME`, what a player shows (`English`).
-    public var name: String
+    package var name: String
 
-    public init(uri: String, name: String) {
+    package init(uri: String, name: String) {
         self.uri = uri
         self.name = name
     }

@@ -194,5 +194,9 @@ struct JWDeliveryAPI: Decodable {
         let refused = try KASToolHarness.run(add + ["--poster-from", fixture.policyFile])
         #expect(refused.status == 1 && refused.stderr.contains("ffmpeg failed to make the poster frames"), "\(refused.stderr)")
         #expect(try Self.describe(fixture, fixture.assetID, token: alice).playlist.first?.images.count == 3)
+        // A package given by URL: nowhere to write them.
+        let remote = try KASToolHarness.run(["assets", "add", fixture.nginx.url + path, "--path", path, "--poster-from", try ProjectTools.clip(),
+                                             "--data-dir", fixture.dataDirectory, "--public-url", fixture.kas.address])
+        #expect(remote.status == 64 && remote.stderr.contains("--poster-from writes beside a local package"), "\(remote.stderr)")
     }
 }

@@ -32,7 +32,12 @@ enum AssetsCommand {
                  one signed URL covers that prefix. An fps-v2 file also gets its HLS and DASH views, byte ranges \
                  of the file that standard players read (docs/formats.md). Adding an asset again replaces its entry. \
                  Each title has a short media id (8 letters and digits) accepted wherever an asset id is: \
-                 --media-id chooses it, else adding again keeps the one it has and a new title draws one. Prints the \
+                 --media-id chooses it, else adding again keeps the one it has and a new title draws one. Adding again \
+                 also keeps the description (unless --description gives another) and the date the title was first \
+                 catalogued (the delivery API's pubdate). --poster-from makes poster frames (JPEG, 320, 640 and 1280 \
+                 wide) with ffmpeg from a clear video of the title and writes them where the origin serves them: \
+                 a directory package's own directory, or NAME.posters/ beside an fps-v2 file; adding again keeps them. \
+                 Prints the \
                  asset id. A live tdf-hls directory (packager live) is added with --live and its event: keys \
                  only from --starts-at until --ends-at plus media.liveDVRSeconds, none in --blackout-regions.
                  """,
@@ -41,6 +46,10 @@ enum AssetsCommand {
                     ToolOption.single("title", valueName: "text", help: "The title. Default: the package's file name."),
                     ToolOption.single("media-id", valueName: "id",
                                       help: "The title's short id: 8 letters and digits. Default: the one it has, else a random one."),
+                    ToolOption.single("description", valueName: "text",
+                                      help: "What the title is about (at most \(CatalogEntry.maxDescriptionBytes) bytes). Default: the one it has, else none."),
+                    ToolOption.single("poster-from", valueName: "video",
+                                      help: "A clear video of the title to make its poster frames from (ffmpeg; MEDIADRM_FFMPEG)."),
                     configOption,
                     ToolOption.single("public-url", valueName: "url", help: "The KAS's public URL (the accepted key service)."),
                     CommonOptions.dataDirectory,
@@ -56,6 +65,14 @@ enum AssetsCommand {
             }
             if let title = parsed.value("title"), title.isEmpty || title.utf8.count > 256 {
                 throw UsageError("invalid value for '--title': expected 1 to 256 bytes of text")
+            }
+            let posterSource = parsed.value("poster-from")
+            if posterSource != nil, package.lowercased().hasPrefix("http://") || package.lowercased().hasPrefix("https://") {
+                throw UsageError("--poster-from writes beside a local package; PACKAGE is a URL")
+            }
+            let description = parsed.value("description")
+            if let description, description.utf8.count > CatalogEntry.maxDescriptionBytes {
+                throw UsageError("invalid value for '--description': expected at most \(CatalogEntry.maxDescriptionBytes) bytes of text")
             }
             let chosenMediaID = try parsed.value("media-id").map { text in
                 guard let id = MediaID(text) else {
@@ -75,14 +92,28 @@ enum AssetsCommand {
             }
             let stores = try openStores(configuration)
             defer { stores.close() }
-            // A title added again keeps its media id, so the links that name it keep working.
-            let kept: MediaID?
+            // A title added again keeps its media id, so the links that name it keep working, and
+            // its description and first catalogued date.
+            let kept: CatalogEntry?
             do throws(StoreError) {
-                kept = try stores.catalog.entry(assetID: entry.assetID)?.mediaID
+                kept = try stores.catalog.entry(assetID: entry.assetID)
             } catch {
                 throw ToolFailure("cannot read the catalog: \(error.reason)")
             }
-            entry.mediaID = try chosenMediaID ?? kept ?? MediaID.random()
+            entry.mediaID = try chosenMediaID ?? kept?.mediaID ?? MediaID.random()
+            entry.description = description ?? kept?.description ?? ""
+            entry.publishedAt = kept?.publishedAt
+            entry.posterPath = kept?.posterPath
+            if let source = posterSource {
+                do throws(CatalogError) {
+                    let directory = try CatalogPosters.directory(package: package, mediaPath: mediaPath)
+                    try CatalogPosters.make(from: source, into: directory, ffmpeg: CatalogPosters.ffmpeg)
+                    entry.posterPath = try CatalogPosters.path(for: mediaPath)
+                    console.progress("poster frames in \(directory), served at \(entry.posterPath?.prefix ?? "")")
+                } catch {
+                    throw ToolFailure(error.reason)
+                }
+            }
             do throws(StoreError) {
                 try stores.catalog.put(entry)
             } catch {

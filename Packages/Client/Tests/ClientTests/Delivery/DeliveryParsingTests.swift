@@ -121,6 +121,24 @@ import Testing
         }
     }
 
+    /// The KAS's answer with JW's every member (description, feed_instance_id, link, pubdate,
+    /// images, captions tracks) and the standard players' forms, whose `drm` is empty: each
+    /// system still has its one source.
+    @Test func descriptionWithJWsMembersAndEmptyDRMViewsReads() throws {
+        let view = #"{"file": "https://kas.example/media/v1/playback", "type": "application/dash+xml", "drm": {}, "playback": {"url": "https://kas.example/media/v1/playback", "drmSystems": ["clearkey"], "manifestTypes": ["dash"], "urlMember": "dashUrl"}}"#
+        let json = Data("""
+            {"title": "Talk", "description": "", "kind": "Single Item", "feed_instance_id": "q3Z0V9pX2m8bKx1cT4yQfw",
+             "playlist": [{"mediaid": "Ab12cd34", "title": "Talk", "description": "", "link": "https://kas.example/player/#Ab12cd34",
+             "image": "", "images": [], "duration": 4, "pubdate": 1796083200, "sources": [\((Self.sources + [view]).joined(separator: ","))],
+             "tracks": [{"file": "https://o.example/talk/subtitles-en.m3u8?md5=a&expires=1", "kind": "captions", "label": "English"}]}]}
+            """.utf8)
+        let description = try DeliveryDescription(json: json)
+        #expect(description.mediaID == "Ab12cd34")
+        #expect(description.sources.count == 4)
+        #expect(try description.source(for: .clearkey).file == "https://o.example/ck/master.m3u8")
+        #expect(try description.source(for: .fairplay).drm[.fairplay]?["processSpcUrl"] == "https://kas.example/fp/spc")
+    }
+
     @Test func descriptionWithoutOrWithTwoSourcesForASystemIsRefused() throws {
         let none = try DeliveryDescription(json: Self.description([Self.sources[0], Self.sources[2]]))
         #expect(throws: PlaybackError(.denied, "")) { try none.source(for: .tdf) }

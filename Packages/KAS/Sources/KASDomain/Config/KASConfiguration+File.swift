@@ -118,6 +118,10 @@ extension KASConfiguration {
                 }
                 layer.signedCertificateURL = flag
             }
+            if let value = delivery["titlePageBaseURL"] {
+                layer.titlePageBaseURL = try ConfigValue.url(reader.string(value, "delivery.titlePageBaseURL"),
+                                                             reader.source("delivery.titlePageBaseURL"))
+            }
         }
         if let value = root["store"]?.object?["url"] {
             layer.storeURL = try ConfigValue.storeURL(reader.string(value, "store.url"), reader.source("store.url"))
@@ -146,7 +150,8 @@ extension KASConfiguration {
             ("web", ["enabled", "root"]),
             ("cors", ["allowedOrigins"]),
             ("delivery", ["originURL", "originSecretFile", "deliverySecretFile", "mediaURLMarginSeconds", "licenseURLSeconds",
-                          "maxLivePlaybacksPerViewer", "backendClients", "signedCertificateURL"]),
+                          "maxLivePlaybacksPerViewer", "backendClients", "signedCertificateURL",
+                          "titlePageBaseURL"]),
             ("store", ["url", "poolSize", "timeoutSeconds", "maxEndedRecordsPerViewer", "maxSessions", "maxPlaybacks"]),
             ("keyRing", ["sealKeyFile"]),
         ]

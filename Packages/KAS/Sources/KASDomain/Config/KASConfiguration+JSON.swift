@@ -99,6 +99,7 @@ extension KASConfiguration {
             })))
         }
         deliverySection.append(("signedCertificateURL", .bool(delivery.signedCertificateURL)))
+        if let url = delivery.titlePageBaseURL { deliverySection.append(("titlePageBaseURL", .string(url))) }
         members.append(("delivery", .object(JSONObject(deliverySection))))
         var storeSection: [(String, JSONValue)] = []
         if let url = store.url { storeSection.append(("url", .string(url.redacted))) }

@@ -52,6 +52,7 @@ extension KASConfiguration {
         public var maxLivePlaybacksPerViewer: Int?
         public var backendClients: [BackendClient]?
         public var signedCertificateURL: Bool?
+        public var titlePageBaseURL: String?
         package var storeURL: RedisURL?
         public var storePassword: String?
         public var storePoolSize: Int?
@@ -77,7 +78,7 @@ extension KASConfiguration {
         "KAS_AUDIT_MAX_BYTES", "KAS_AUDIT_KEEP_FILES", "KAS_FAIRPLAY_CERTIFICATE_FILE", "KAS_FAIRPLAY_SDK_COMMAND",
         "KAS_FAIRPLAY_SDK_ARGUMENTS", "KAS_FAIRPLAY_SDK_URL", "KAS_FAIRPLAY_TIMEOUT_SECONDS",
         "KAS_ORIGIN_URL", "KAS_ORIGIN_SECRET_FILE", "KAS_DELIVERY_SECRET_FILE", "KAS_MEDIA_URL_MARGIN_SECONDS",
-        "KAS_LICENSE_URL_SECONDS", "KAS_MAX_LIVE_PLAYBACKS_PER_VIEWER", "KAS_STORE_URL", "KAS_STORE_PASSWORD",
+        "KAS_LICENSE_URL_SECONDS", "KAS_MAX_LIVE_PLAYBACKS_PER_VIEWER", "KAS_TITLE_PAGE_BASE_URL", "KAS_STORE_URL", "KAS_STORE_PASSWORD",
         "KAS_STORE_POOL_SIZE", "KAS_STORE_TIMEOUT_SECONDS", "KAS_STORE_MAX_ENDED_RECORDS_PER_VIEWER",
         "KAS_STORE_MAX_SESSIONS", "KAS_STORE_MAX_PLAYBACKS", "KAS_NODE", "KAS_KEY_RING_DIR",
         "KAS_KEY_RING_SEAL_KEY_FILE", "KAS_KEY_RING_SEAL_KEY",
@@ -153,6 +154,7 @@ extension KASConfiguration {
         configuration.delivery.originURL = merged.originURL
         configuration.delivery.originSecretFile = merged.originSecretFile
         configuration.delivery.deliverySecretFile = merged.deliverySecretFile
+        configuration.delivery.titlePageBaseURL = merged.titlePageBaseURL
         if let value = merged.mediaURLMarginSeconds { configuration.delivery.mediaURLMarginSeconds = value }
         if let value = merged.licenseURLSeconds { configuration.delivery.licenseURLSeconds = value }
         if let value = merged.maxLivePlaybacksPerViewer { configuration.delivery.maxLivePlaybacksPerViewer = value }
@@ -282,6 +284,9 @@ extension KASConfiguration {
         if let text = value("KAS_DELIVERY_SECRET_FILE") {
             layer.deliverySecretFile = try ConfigValue.path(text, "KAS_DELIVERY_SECRET_FILE")
         }
+        if let text = value("KAS_TITLE_PAGE_BASE_URL") {
+            layer.titlePageBaseURL = try ConfigValue.url(text, "KAS_TITLE_PAGE_BASE_URL")
+        }
         if let text = value("KAS_STORE_URL") { layer.storeURL = try ConfigValue.storeURL(text, "KAS_STORE_URL") }
         if let text = value("KAS_STORE_PASSWORD") { layer.storePassword = text }
         if let text = value("KAS_NODE") { layer.node = try ConfigValue.node(text, "KAS_NODE") }
@@ -362,6 +367,7 @@ extension KASConfiguration.Overrides {
         if let value = other.maxLivePlaybacksPerViewer { maxLivePlaybacksPerViewer = value }
         if let value = other.backendClients { backendClients = value }
         if let value = other.signedCertificateURL { signedCertificateURL = value }
+        if let value = other.titlePageBaseURL { titlePageBaseURL = value }
         if let value = other.storeURL { storeURL = value }
         if let value = other.storePassword { storePassword = value }
         if let value = other.storePoolSize { storePoolSize = value }

@@ -105,7 +105,8 @@ enum CatalogCMAFReader {
         return CatalogEntry(assetID: admitted.policyUUID.lowercased(), title: title, duration: duration, profile: .cmaf,
                             components: admitted.components.map(\.id), mediaPath: mediaPath,
                             policyJSON: JSONWriter.write(policy.jsonValue, options: [.sortedKeys]), manifest: manifestBytes,
-                            keyIDs: keys.map { CatalogKeyID(component: $0.component, keyID: $0.keyID) }, manifests: manifests)
+                            keyIDs: keys.map { CatalogKeyID(component: $0.component, keyID: $0.keyID) }, manifests: manifests,
+                            subtitles: CatalogSubtitle.renditions(of: master))
     }
 
     /// `meta.keys`: exactly the admitted components in order, each `{component, kid, renditions}`.

@@ -36,10 +36,26 @@ public struct CatalogEntry: Sendable, Equatable {
     /// A live tdf-hls stream's event (`--live`); nil for a VOD title. `duration` is then what the
     /// playlists listed when it was added.
     public var live: CatalogLiveEvent?
+    /// What the title is about (`kas assets add --description`, at most `maxDescriptionBytes`);
+    /// empty when none was given. The delivery API's `description`.
+    public var description: String
+    /// When the title was first catalogued: adding it again keeps it (`kas assets add`), so the
+    /// delivery API's `pubdate` stays. Nil until a store's `put` stamps it with its `now`.
+    public var publishedAt: Date?
+    /// The WebVTT subtitle renditions of a tdf-hls or cmaf title, in master playlist order;
+    /// empty otherwise. The delivery API's `tracks`.
+    package var subtitles: [CatalogSubtitle]
+    /// Where the origin serves the title's poster frames (`CatalogPosters`), nil when it has none.
+    package var posterPath: TitlePath?
+
+    /// The longest `description` a title may have, in UTF-8 bytes.
+    public static let maxDescriptionBytes = 4096
 
     package init(assetID: String, title: String, duration: Double, profile: CatalogProfile, components: [String],
                 mediaPath: TitlePath, policyJSON: Data, manifest: Data?, keyIDs: [CatalogKeyID] = [],
-                manifests: [String: Data] = [:], live: CatalogLiveEvent? = nil, mediaID: MediaID? = nil) {
+                manifests: [String: Data] = [:], live: CatalogLiveEvent? = nil, mediaID: MediaID? = nil,
+                description: String = "", publishedAt: Date? = nil, subtitles: [CatalogSubtitle] = [],
+                posterPath: TitlePath? = nil) {
         self.assetID = assetID
         self.mediaID = mediaID
         self.title = title
@@ -52,6 +68,10 @@ public struct CatalogEntry: Sendable, Equatable {
         self.keyIDs = keyIDs
         self.manifests = manifests
         self.live = live
+        self.description = description
+        self.publishedAt = publishedAt
+        self.subtitles = subtitles
+        self.posterPath = posterPath
     }
 
     /// `"mediaId"` for the JSON answers that name the title, none when it has no media id.

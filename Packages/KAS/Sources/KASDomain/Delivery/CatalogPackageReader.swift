@@ -158,7 +158,8 @@ package enum CatalogPackageReader {
         }
         return CatalogEntry(assetID: policy.uuid.lowercased(), title: title, duration: duration, profile: .tdfHLS,
                             components: components, mediaPath: mediaPath,
-                            policyJSON: JSONWriter.write(policy.jsonValue, options: [.sortedKeys]), manifest: nil)
+                            policyJSON: JSONWriter.write(policy.jsonValue, options: [.sortedKeys]), manifest: nil,
+                            subtitles: CatalogSubtitle.renditions(of: masterPlaylist))
     }
 
     /// `video.m3u8` -> `video`.

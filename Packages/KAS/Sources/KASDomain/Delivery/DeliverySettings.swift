@@ -16,6 +16,7 @@ extension KASConfiguration {
     /// | `maxLivePlaybacksPerViewer` | `KAS_MAX_LIVE_PLAYBACKS_PER_VIEWER` | | 16 (1 ... 100000) |
     /// | `backendClients` (file only: `BackendClient`) | | | none: the backend playback route refuses every call |
     /// | `signedCertificateURL` (file only) | | | false: `/media/v1/certificate` is open to anyone |
+    /// | `titlePageBaseURL` | `KAS_TITLE_PAGE_BASE_URL` | | none: the viewer page, `<publicURL>/player/#<mediaid>` |
     public struct DeliverySettings: Sendable, Equatable {
         /// Where nginx serves the catalogued packages: `scheme://host[:port]`.
         public var originURL: String?
@@ -39,6 +40,9 @@ extension KASConfiguration {
         /// `licenseURLSeconds`, refused after its release) and the open `/media/v1/certificate`
         /// answers 403 `certificate_url_unsigned`.
         public var signedCertificateURL = false
+        /// Where a title's page is: the delivery API's `link` is this, `/` and the media id.
+        /// Nil: the KAS's viewer page, `<publicURL>/player/#<mediaid>`.
+        public var titlePageBaseURL: String?
 
         public init() {}
     }

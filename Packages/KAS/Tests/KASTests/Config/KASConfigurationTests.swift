@@ -165,6 +165,7 @@ extension ConfigTests {
                 "KAS_STORE_MAX_SESSIONS": "900", "KAS_STORE_MAX_PLAYBACKS": "450",
                 "KAS_KEY_RING_SEAL_KEY_FILE": "/seal.key",
                 "KAS_LIVE_KEY_PERIOD_SECONDS": "6", "KAS_LIVE_PERIOD_LEAD_SECONDS": "2", "KAS_LIVE_DVR_SECONDS": "0",
+                "KAS_TITLE_PAGE_BASE_URL": "https://www.example.com/watch/",
             ])
             // KAS_FAIRPLAY_SDK_URL excludes KAS_FAIRPLAY_SDK_COMMAND: FairPlayConfigurationTests reads it.
             #expect(configuration.fairPlay == .init(certificateFile: "/fps.der",
@@ -187,10 +188,11 @@ extension ConfigTests {
             #expect(configuration.rateLimits.sessionStartsPerMinute == 11)
             #expect(configuration.rateLimits.playbackStartsPerMinute == 7)
             #expect(configuration.delivery.maxLivePlaybacksPerViewer == 2)
+            #expect(configuration.delivery.titlePageBaseURL == "https://www.example.com/watch")
             #expect(configuration.store.maxEndedRecordsPerViewer == 9)
             #expect(configuration.store.maxSessions == 900 && configuration.store.maxPlaybacks == 450)
             // KAS_KEY_RING_SEAL_KEY is known but read by KeyRingSealKey, never kept in the configuration.
-            #expect(KASConfiguration.environmentVariables.count == 51)
+            #expect(KASConfiguration.environmentVariables.count == 52)
             #expect(configuration.keyRingSealKeyFile == "/seal.key")
             #expect(configuration.keyRingDirectory == "/shared" && configuration.keyRingHome == "/shared")
             #expect(try KASConfiguration.load().keyRingHome == KASConfiguration.defaultDataDirectory)

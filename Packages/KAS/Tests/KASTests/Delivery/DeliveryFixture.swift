@@ -15,7 +15,10 @@ import Testing
 /// `--origin-secret-file` and `--delivery-secret-file`, a real fps-v2 package (or, with `cmaf`, a
 /// `--profile cmaf` directory at `/talk/`; at most one stream) made by the project's packager for
 /// that KAS and catalogued by `kas assets add`; with `keyPerResolution` the cmaf package has
-/// an SD rendition (the clip, 160x90) and an HD one (1280x720) packaged with `--key-per-resolution`.
+/// an SD rendition (the clip, 160x90) and an HD one (1280x720) packaged with `--key-per-resolution`;
+/// with `tdfHLS` a `--profile tdf-hls` directory at `/talk/`; with `subtitles` (cmaf or tdf-hls)
+/// the package has an English WebVTT rendition (`--subtitles talk.en.vtt:lang=en`);
+/// `serveEnvironment` adds `KAS_*` variables to `kas serve`'s.
 /// FairPlay is configured (an openssl-made certificate and `SDKCommandTestDouble` in its `fail`
 /// mode: an SDK that answers nothing, so a valid licence URL reaches it and gets 503; with
 /// `fairPlayMode: "answer"` it answers the CKC its directory's answers hold); with
@@ -32,7 +35,7 @@ final class DeliveryFixture: @unchecked Sendable {
     let kas: ServedKAS
     let nginx: TestNginx
     let assetID: String
-    /// The package as nginx serves it (fps-v2; empty for cmaf).
+    /// The package as nginx serves it (fps-v2; empty for a directory: cmaf, tdf-hls).
     let packageBytes: Data
     /// The origin's key ring public key (`kas keys export-public`) and the policy file packaged with.
     var publicKeyFile: String { work + "/kas.pub.pem" }
@@ -41,7 +44,8 @@ final class DeliveryFixture: @unchecked Sendable {
     let fairPlaySDK: SDKCommandTestDouble?
 
     init(serveArguments: [String] = [], cmaf: Bool = false, keyPerResolution: Bool = false, fairPlay: Bool = true,
-         fairPlayMode: String = "fail") throws {
+         fairPlayMode: String = "fail", tdfHLS: Bool = false, subtitles: Bool = false,
+         serveEnvironment: [String: String] = [:]) throws {
         work = FileManager.default.temporaryDirectory.appendingPathComponent("kas-delivery-\(UUID().uuidString.prefix(8))").path
         dataDirectory = work + "/data"
         root = work + "/origin"
@@ -57,13 +61,13 @@ final class DeliveryFixture: @unchecked Sendable {
         do {
             let secret = try SecureRandom.bytes(count: 32)
             _ = FileManager.default.createFile(atPath: deliverySecretFile, contents: Data(secret), attributes: [.posixPermissions: 0o600])
-            var environment: [String: String] = [:]
+            var environment = serveEnvironment
             if fairPlay {
                 let sdk = try SDKCommandTestDouble(spcAssetID: nil)
                 fairPlaySDK = sdk
-                environment = ["KAS_FAIRPLAY_CERTIFICATE_FILE": try SDKCommandTestDouble.certificate(in: work).path,
-                               "KAS_FAIRPLAY_SDK_COMMAND": sdk.executable,
-                               "KAS_FAIRPLAY_SDK_ARGUMENTS": #"["\#(sdk.directory.path)","\#(fairPlayMode)"]"#]
+                environment.merge(["KAS_FAIRPLAY_CERTIFICATE_FILE": try SDKCommandTestDouble.certificate(in: work).path,
+                                   "KAS_FAIRPLAY_SDK_COMMAND": sdk.executable,
+                                   "KAS_FAIRPLAY_SDK_ARGUMENTS": #"["\#(sdk.directory.path)","\#(fairPlayMode)"]"#]) { $1 }
             } else {
                 fairPlaySDK = nil
             }
@@ -80,7 +84,7 @@ final class DeliveryFixture: @unchecked Sendable {
             let policy = work + "/policy.json"
             try Data(#"{"arkavo:classification":{"filter":"passed","flagged":[],"v":1},"body":{"dataAttributes":[{"attribute":"\#(Self.gold)"}],"dissem":[]}}"#.utf8)
                 .write(to: URL(fileURLWithPath: policy))
-            if cmaf || keyPerResolution {
+            if cmaf || keyPerResolution || tdfHLS {
                 var inputs = [try ProjectTools.clip()]
                 if keyPerResolution {
                     // The clip's timing (25 fps, an IDR every second, 4 s) at 1280x720, so the renditions line up.
@@ -91,8 +95,14 @@ final class DeliveryFixture: @unchecked Sendable {
                     ]), "ffmpeg")
                     inputs += [hd, "--key-per-resolution"]
                 }
+                if subtitles {
+                    let vtt = work + "/talk.en.vtt"
+                    try Data("WEBVTT\n\n00:00:00.500 --> 00:00:01.500\nHello\n\n00:00:02.500 --> 00:00:03.500\nGoodbye\n".utf8)
+                        .write(to: URL(fileURLWithPath: vtt))
+                    inputs += ["--subtitles", vtt + ":lang=en"]
+                }
                 try ProjectTools.check(runProcess(try ProjectTools.packager(), ["package"] + inputs + [
-                    "--profile", "cmaf", "-o", root + "/talk/", "--kas-url", kas.address,
+                    "--profile", tdfHLS ? "tdf-hls" : "cmaf", "-o", root + "/talk/", "--kas-url", kas.address,
                     "--kas-public-key", publicKey, "--policy", policy, "--segment-duration", "2", "--max-streams", "1", "--quiet",
                 ]), "packager")
                 packageBytes = Data()

@@ -17,7 +17,7 @@ extension DeliveryTests {
             let file = try KASConfiguration.fileOverrides(bytes: Array(#"""
                 {"delivery": {"originURL": "https://media.example.com/", "originSecretFile": "origin.conf",
                               "deliverySecretFile": "/etc/kas/delivery.secret", "mediaURLMarginSeconds": 900,
-                              "licenseURLSeconds": 120}}
+                              "licenseURLSeconds": 120, "titlePageBaseURL": "https://www.example.com/watch/"}}
                 """#.utf8), file: "kas.json", baseDirectory: "/etc/kas")
             let configuration = try KASConfiguration.resolve([file])
             #expect(configuration.delivery.originURL == "https://media.example.com")
@@ -25,6 +25,7 @@ extension DeliveryTests {
             #expect(configuration.delivery.deliverySecretFile == "/etc/kas/delivery.secret")
             #expect(configuration.delivery.mediaURLMarginSeconds == 900)
             #expect(configuration.delivery.licenseURLSeconds == 120)
+            #expect(configuration.delivery.titlePageBaseURL == "https://www.example.com/watch")
             // The printed configuration reads back the same.
             let printed = try KASConfiguration.fileOverrides(bytes: Array(JSONWriter.write(configuration.jsonValue)),
                                                              file: "printed.json", baseDirectory: "/elsewhere")
@@ -51,6 +52,9 @@ extension DeliveryTests {
             }
             #expect(throws: KASConfigurationError.self) {
                 try KASConfiguration.flagOverrides(originURL: "ftp://origin")
+            }
+            #expect(throws: KASConfigurationError.self) {
+                try KASConfiguration.environmentOverrides(["KAS_TITLE_PAGE_BASE_URL": "https://www.example.com/watch?id="])
             }
             // A secret without the origin it signs for.
             do {

@@ -195,9 +195,10 @@ extension DeliveryTests {
                 #expect(item["mediaid"]?.string.flatMap(MediaID.init) != nil, "JW's media id: the short one")
                 #expect(item["tracks"] == .array([]))
                 let sourceValues = try #require(item["sources"]?.array)
-                // The views (after the DRM sources, no `drm`) name the playback route for their forms.
-                let sources = sourceValues.compactMap { $0.object }.filter { $0["drm"] != nil }
-                let views = sourceValues.compactMap { $0.object }.filter { $0["drm"] == nil }
+                // The views (after the DRM sources, an empty `drm`) name the playback route for their forms.
+                let sources = sourceValues.compactMap { $0.object }.filter { $0["playback"] == nil }
+                let views = sourceValues.compactMap { $0.object }.filter { $0["playback"] != nil }
+                #expect(views.allSatisfy { $0["drm"] == .object(JSONObject()) })
                 #expect(views.map { $0["type"]?.string ?? "" } == ["application/vnd.apple.mpegurl", "application/dash+xml"])
                 #expect(views.allSatisfy { $0["file"]?.string == fixture.kas.address + "/media/v1/playback" })
                 #expect(views.compactMap { $0["playback"]?.object?["urlMember"]?.string } == ["hlsUrl", "dashUrl"])

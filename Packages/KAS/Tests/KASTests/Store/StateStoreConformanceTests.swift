@@ -17,10 +17,39 @@ import Testing
 
     // MARK: Catalog
 
+    /// An entry as a store reads it back after a `put` at `t0` (its first catalogued date).
     static func entry(_ asset: String, title: String, path: String, manifest: Data? = Data("{}".utf8)) throws -> CatalogEntry {
         CatalogEntry(assetID: asset, title: title, duration: 4.04, profile: manifest == nil ? .tdfHLS : .fpsV2,
                      components: ["video", "audio"], mediaPath: try TitlePath(path),
-                     policyJSON: Data(#"{"uuid":"\#(asset)"}"#.utf8), manifest: manifest)
+                     policyJSON: Data(#"{"uuid":"\#(asset)"}"#.utf8), manifest: manifest,
+                     publishedAt: Date(timeIntervalSince1970: 1_800_000_000))
+    }
+
+    /// The delivery API's fields: a description, subtitle renditions and the posters' path read back as written;
+    /// the first catalogued date is the one the entry carries, else the put's `now`.
+    @Test(arguments: StateBackend.allCases)
+    func theCatalogKeepsDescriptionFirstDateAndSubtitles(_ backend: StateBackend) throws {
+        try StateStoreFixture.with(backend) { fixture throws in
+            let catalog = fixture.stores.catalog
+            let a = "aaaaaaaa-0000-4000-8000-000000000001"
+            var entry = try Self.entry(a, title: "A", path: "/a/", manifest: nil)
+            entry.publishedAt = nil
+            entry.description = "Über \"open\" DRM,\nin two lines."
+            entry.subtitles = [CatalogSubtitle(uri: "subtitles-en.m3u8", name: "English"),
+                               CatalogSubtitle(uri: "subtitles-zh.m3u8", name: "中文, \"zh\"")]
+            entry.posterPath = try TitlePath("/a/")
+            try catalog.put(entry, now: t0.addingTimeInterval(60))
+            let stored = try #require(try catalog.entry(assetID: a))
+            #expect(stored.description == entry.description && stored.subtitles == entry.subtitles)
+            #expect(stored.posterPath == entry.posterPath)
+            #expect(stored.publishedAt == t0.addingTimeInterval(60), "stamped with the put's now")
+            // Written again with the date it carries (what `kas assets add` does): the date stays.
+            try catalog.put(stored, now: t0.addingTimeInterval(3600))
+            #expect(try catalog.entry(assetID: a) == stored)
+            // None: an empty description and no subtitles.
+            try catalog.put(try Self.entry(a, title: "A", path: "/a/", manifest: nil), now: t0)
+            #expect(try catalog.entry(assetID: a)?.description == "" && (try catalog.entry(assetID: a)?.subtitles) == [])
+        }
     }
 
     @Test(arguments: StateBackend.allCases)

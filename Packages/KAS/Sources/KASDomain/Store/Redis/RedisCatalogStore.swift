@@ -11,7 +11,8 @@ import MediaDRMMedia
 /// Data model (every key starts with `keyPrefix`, `kas:` by default):
 /// - `catalog:asset:<asset id>` — hash: `title`, `duration_ms`, `profile`, `components` (comma
 ///   separated), `media_path`, `policy` (base64), `manifest`? (base64), `added_ms`, `key_ids`? and `manifests`? (`CatalogEntry.keyIDsText`,
-///   `manifestsText`), `live`? (`CatalogLiveEvent.text`).
+///   `manifestsText`), `live`? (`CatalogLiveEvent.text`), `description`, `published_ms` (first catalogued; `added_ms` for a hash
+///   written before it), `subtitles`? (`CatalogSubtitle.text`), `poster_path`?.
 /// - `catalog:path:<media path>` — string: the asset id served there.
 /// - `catalog:media:<media id>` — string: the asset id with that short id.
 /// - `catalog:assets` — set of every catalogued asset id (`entries`).
@@ -75,13 +76,16 @@ final class RedisCatalogStore: CatalogStore {
             "title", entry.title, "duration_ms", String(Int64((entry.duration * 1000).rounded())),
             "profile", entry.profile.rawValue, "components", entry.components.joined(separator: ","),
             "media_path", entry.mediaPath.prefix, "policy", Base64.encode(entry.policyJSON),
-            "added_ms", String(MediaStoreTime.ms(now)),
+            "added_ms", String(MediaStoreTime.ms(now)), "description", entry.description,
+            "published_ms", String(MediaStoreTime.ms(entry.publishedAt ?? now)),
         ]
         if let manifest = entry.manifest { fields += ["manifest", Base64.encode(manifest)] }
         if let keyIDs = entry.keyIDsText { fields += ["key_ids", keyIDs] }
         if let manifests = entry.manifestsText { fields += ["manifests", manifests] }
         if let live = entry.live { fields += ["live", live.text] }
         if let mediaID = entry.mediaID { fields += ["media_id", mediaID.text] }
+        if let subtitles = CatalogSubtitle.text(entry.subtitles) { fields += ["subtitles", subtitles] }
+        if let posters = entry.posterPath { fields += ["poster_path", posters.prefix] }
         let stored = try RedisStoreCalls.evaluate(client, Self.putScript,
                                                   keys: [assetKey(entry.assetID), pathPrefix + entry.mediaPath.prefix, assetsKey,
                                                          mediaPrefix + (entry.mediaID?.text ?? "")],
@@ -141,6 +145,9 @@ final class RedisCatalogStore: CatalogStore {
                             components: components.split(separator: ",").map(String.init), mediaPath: path,
                             policyJSON: Data(policy), manifest: manifest.map { Data($0) },
                             keyIDs: CatalogEntry.keyIDs(text: fields["key_ids"]), manifests: CatalogEntry.manifests(text: fields["manifests"]), live: live,
-                            mediaID: fields["media_id"].flatMap(MediaID.init))
+                            mediaID: fields["media_id"].flatMap(MediaID.init), description: fields["description"] ?? "",
+                            publishedAt: (fields["published_ms"] ?? fields["added_ms"]).flatMap { Int64($0) }.map(MediaStoreTime.date),
+                            subtitles: CatalogSubtitle.list(text: fields["subtitles"]),
+                            posterPath: fields["poster_path"].flatMap { try? TitlePath($0) })
     }
 }

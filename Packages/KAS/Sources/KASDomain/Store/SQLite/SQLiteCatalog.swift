@@ -40,6 +40,16 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
             "ALTER TABLE catalog_assets ADD COLUMN media_id TEXT",
             "CREATE UNIQUE INDEX catalog_assets_media_id ON catalog_assets (media_id)",
         ],
+        // The delivery API's fields (`CatalogEntry.description`, `publishedAt`, `subtitles`):
+        // an entry added before was first catalogued no later than its last add.
+        [
+            "ALTER TABLE catalog_assets ADD COLUMN description TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE catalog_assets ADD COLUMN published_ms INTEGER",
+            "UPDATE catalog_assets SET published_ms = added_ms",
+            "ALTER TABLE catalog_assets ADD COLUMN subtitles TEXT",
+        ],
+        // Where the title's poster frames are (`CatalogEntry.posterPath`); NULL: none.
+        ["ALTER TABLE catalog_assets ADD COLUMN poster_path TEXT"],
     ]
 
     private let lock = NSLock()
@@ -79,15 +89,18 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
                 _ = try database.query(
                     """
                     INSERT INTO catalog_assets (asset, title, duration_ms, profile, components, media_path, policy, manifest, added_ms,
-                                                key_ids, manifests, live, media_id)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                                key_ids, manifests, live, media_id, description, published_ms, subtitles, poster_path)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [.text(entry.assetID), .text(entry.title), .integer(Int64((entry.duration * 1000).rounded())),
                      .text(entry.profile.rawValue), .text(entry.components.joined(separator: ",")),
                      .text(entry.mediaPath.prefix), .text(Base64.encode(entry.policyJSON)),
                      entry.manifest.map { .text(Base64.encode($0)) } ?? .null, .integer(SQLiteMediaStore.ms(now)),
                      entry.keyIDsText.map { .text($0) } ?? .null, entry.manifestsText.map { .text($0) } ?? .null,
-                     entry.live.map { .text($0.text) } ?? .null, entry.mediaID.map { .text($0.text) } ?? .null])
+                     entry.live.map { .text($0.text) } ?? .null, entry.mediaID.map { .text($0.text) } ?? .null,
+                     .text(entry.description), .integer(SQLiteMediaStore.ms(entry.publishedAt ?? now)),
+                     CatalogSubtitle.text(entry.subtitles).map { .text($0) } ?? .null,
+                     entry.posterPath.map { .text($0.prefix) } ?? .null])
             }
         }
     }
@@ -121,10 +134,11 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
         }
     }
 
-    private static let columns = "asset, title, duration_ms, profile, components, media_path, policy, manifest, key_ids, manifests, live, media_id"
+    private static let columns = "asset, title, duration_ms, profile, components, media_path, policy, manifest, key_ids, manifests, live, media_id, "
+        + "description, published_ms, subtitles, poster_path"
 
     private static func entry(_ row: [SQLiteValue]) -> CatalogEntry? {
-        guard row.count == 12, case .text(let asset) = row[0], case .text(let title) = row[1],
+        guard row.count == 16, case .text(let asset) = row[0], case .text(let title) = row[1],
               case .integer(let durationMs) = row[2], case .text(let profileText) = row[3],
               let profile = CatalogProfile(rawValue: profileText), case .text(let components) = row[4],
               case .text(let pathText) = row[5], let path = try? TitlePath(pathText),
@@ -139,10 +153,14 @@ package final class SQLiteCatalog: CatalogStore, @unchecked Sendable {
             guard let event = CatalogLiveEvent(text: liveText) else { return nil }
             live = event
         }
+        var published: Date?
+        if case .integer(let ms) = row[13] { published = SQLiteMediaStore.date(ms) }
         return CatalogEntry(assetID: asset, title: title, duration: Double(durationMs) / 1000, profile: profile,
                             components: components.split(separator: ",").map(String.init), mediaPath: path,
                             policyJSON: Data(policy), manifest: manifest.map { Data($0) },
                             keyIDs: CatalogEntry.keyIDs(text: text(row[8])), manifests: CatalogEntry.manifests(text: text(row[9])), live: live,
-                            mediaID: text(row[11]).flatMap(MediaID.init))
+                            mediaID: text(row[11]).flatMap(MediaID.init), description: text(row[12]) ?? "",
+                            publishedAt: published, subtitles: CatalogSubtitle.list(text: text(row[14])),
+                            posterPath: text(row[15]).flatMap { try? TitlePath($0) })
     }
 }

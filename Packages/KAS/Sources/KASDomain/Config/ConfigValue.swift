@@ -60,6 +60,8 @@ enum ConfigValue {
                            keyPath: \.mediaURLMarginSeconds, range: 1...86_400),
             IntegerSetting(fileSection: "delivery", fileKey: "licenseURLSeconds", environment: "KAS_LICENSE_URL_SECONDS",
                            keyPath: \.licenseURLSeconds, range: 1...3600),
+            IntegerSetting(fileSection: "delivery", fileKey: "processSPCURLSeconds", environment: "KAS_PROCESS_SPC_URL_SECONDS",
+                           keyPath: \.processSPCURLSeconds, range: 1...3600),
             IntegerSetting(fileSection: "delivery", fileKey: "maxLivePlaybacksPerViewer",
                            environment: "KAS_MAX_LIVE_PLAYBACKS_PER_VIEWER", keyPath: \.maxLivePlaybacksPerViewer, range: 1...100_000),
             IntegerSetting(fileSection: "store", fileKey: "poolSize", environment: "KAS_STORE_POOL_SIZE",

@@ -150,6 +150,7 @@ extension KASConfiguration {
             ("web", ["enabled", "root"]),
             ("cors", ["allowedOrigins"]),
             ("delivery", ["originURL", "originSecretFile", "deliverySecretFile", "mediaURLMarginSeconds", "licenseURLSeconds",
+                          "processSPCURLSeconds",
                           "maxLivePlaybacksPerViewer", "backendClients", "signedCertificateURL",
                           "titlePageBaseURL"]),
             ("store", ["url", "poolSize", "timeoutSeconds", "maxEndedRecordsPerViewer", "maxSessions", "maxPlaybacks"]),

@@ -90,6 +90,7 @@ extension KASConfiguration {
         if let file = delivery.deliverySecretFile { deliverySection.append(("deliverySecretFile", .string(file))) }
         deliverySection.append(("mediaURLMarginSeconds", number(delivery.mediaURLMarginSeconds)))
         deliverySection.append(("licenseURLSeconds", number(delivery.licenseURLSeconds)))
+        deliverySection.append(("processSPCURLSeconds", number(delivery.processSPCURLSeconds)))
         deliverySection.append(("maxLivePlaybacksPerViewer", number(delivery.maxLivePlaybacksPerViewer)))
         if !delivery.backendClients.isEmpty {
             // The secret stays in its file: only the file's path is shown.

@@ -49,6 +49,7 @@ extension KASConfiguration {
         public var deliverySecretFile: String?
         public var mediaURLMarginSeconds: Int?
         public var licenseURLSeconds: Int?
+        public var processSPCURLSeconds: Int?
         public var maxLivePlaybacksPerViewer: Int?
         public var backendClients: [BackendClient]?
         public var signedCertificateURL: Bool?
@@ -157,6 +158,7 @@ extension KASConfiguration {
         configuration.delivery.titlePageBaseURL = merged.titlePageBaseURL
         if let value = merged.mediaURLMarginSeconds { configuration.delivery.mediaURLMarginSeconds = value }
         if let value = merged.licenseURLSeconds { configuration.delivery.licenseURLSeconds = value }
+        if let value = merged.processSPCURLSeconds { configuration.delivery.processSPCURLSeconds = value }
         if let value = merged.maxLivePlaybacksPerViewer { configuration.delivery.maxLivePlaybacksPerViewer = value }
         if let value = merged.backendClients { configuration.delivery.backendClients = value }
         if let value = merged.signedCertificateURL { configuration.delivery.signedCertificateURL = value }
@@ -364,6 +366,7 @@ extension KASConfiguration.Overrides {
         if let value = other.deliverySecretFile { deliverySecretFile = value }
         if let value = other.mediaURLMarginSeconds { mediaURLMarginSeconds = value }
         if let value = other.licenseURLSeconds { licenseURLSeconds = value }
+        if let value = other.processSPCURLSeconds { processSPCURLSeconds = value }
         if let value = other.maxLivePlaybacksPerViewer { maxLivePlaybacksPerViewer = value }
         if let value = other.backendClients { backendClients = value }
         if let value = other.signedCertificateURL { signedCertificateURL = value }

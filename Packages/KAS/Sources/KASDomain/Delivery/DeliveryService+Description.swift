@@ -24,9 +24,11 @@ extension DeliveryService {
                 ("drm", .object(JSONObject([(drm, .object(JSONObject(members)))]))),
             ]))
         }
-        // Licence URLs are signed per playback, so there is none to describe: a player posts to
-        // playbackUrl with the source's DRM system and uses the licenseUrl it gets.
-        let fairPlay = source("fairplay", [("processSpcUrl", .string(playbackURL)), ("playbackUrl", .string(playbackURL)),
+        // Licence URLs are signed per playback. ClearKey's, none to describe: a player posts to
+        // playbackUrl and uses the licenseUrl it gets. FairPlay's processSpcUrl names a playback
+        // not started yet, for this viewer, which its first SPC starts (JW's apps post raw SPCs there).
+        let processSPC = offers(.fairplay) && entry.profile != .tdfHLS ? try processSPCURL(entry, viewer: viewer, now: now) : ""
+        let fairPlay = source("fairplay", [("processSpcUrl", .string(processSPC)), ("playbackUrl", .string(playbackURL)),
                                            ("certificateUrl", .string(publicURL + "/media/v1/certificate"))])
         let clearKey = source("org.w3.clearkey", [("licenseUrl", .string(playbackURL)), ("playbackUrl", .string(playbackURL))])
         var sources: [JSONValue]

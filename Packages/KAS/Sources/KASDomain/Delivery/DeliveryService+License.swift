@@ -45,24 +45,32 @@ extension DeliveryService {
         guard let manifest = entry.manifest, entry.components.contains(component) else {
             throw .licenseURLRefused(code: "license_url_invalid")
         }
-        guard !request.spc.isEmpty else { throw .malformed("the body must be the SPC (application/octet-stream)") }
+        return (try ckc(spc: request.spc, playbackID: id, viewer: playback.identity, entry: entry, manifest: manifest,
+                        component: component, region: region), playback.identity)
+    }
+
+    /// The CKC of `component` for a raw SPC, under a live playback's viewer: a media session of
+    /// this component (no further stream slot), then the media service's key request with the
+    /// SPC, as for `key-request` (503 without the SDK bridge).
+    func ckc(spc: Data, playbackID id: String, viewer: Identity, entry: CatalogEntry, manifest: Data, component: String,
+             region: String?) throws(DeliveryFailure) -> Data {
+        guard !spc.isEmpty else { throw .malformed("the body must be the SPC (application/octet-stream)") }
         guard media.fairPlay != nil else { throw .fairPlayUnavailable }
 
         // One licence of this component at a time (`LicenseSerializer`): its session start would
         // end the session a concurrent call is about to make its key request on.
-        let ckc = try licenceCalls.serialized(playbackID: id, component: component) { () throws(DeliveryFailure) -> Data in
+        return try licenceCalls.serialized(playbackID: id, component: component) { () throws(DeliveryFailure) -> Data in
             let sessionID = try startSession(assetID: entry.assetID, protocol: .fairplay, component: component, playbackID: id,
-                                             viewer: playback.identity)
+                                             viewer: viewer)
             // The SPC goes to the media service's key request as a decoded message, with the trusted
             // region of this request: the same steps, audit and answers as a player's key request.
             let keyRequest = MediaKeyRequest(assetID: entry.assetID, sessionID: sessionID, component: component,
-                                             manifest: Array(manifest), delivery: .spc(request.spc), device: nil, region: region)
+                                             manifest: Array(manifest), delivery: .spc(spc), device: nil, region: region)
             do throws(MediaFailure) {
-                return try media.keyRequest(.success(keyRequest), viewer: playback.identity).wrappedKey
+                return try media.keyRequest(.success(keyRequest), viewer: viewer).wrappedKey
             } catch {
                 throw .media(error)
             }
         }
-        return (ckc, playback.identity)
     }
 }

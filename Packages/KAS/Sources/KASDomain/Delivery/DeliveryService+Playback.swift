@@ -14,9 +14,11 @@ extension DeliveryService {
     }
 
     /// `startPlayback`'s steps, with the stored playback's id and end (`expiresAt`) beside its
-    /// answer, for the routes that add URLs of their own (`startBackendPlayback`).
-    func startedPlayback(_ request: PlaybackRequest, viewer: Identity,
-                         region: String?) throws(DeliveryFailure) -> (answer: JSONObject, playbackID: String, expires: Date) {
+    /// answer, for the routes that add URLs of their own (`startBackendPlayback`); `playbackID`
+    /// is the id drawn beforehand by a URL that names its playback before it starts
+    /// (`processSPC`), else a fresh one.
+    func startedPlayback(_ request: PlaybackRequest, viewer: Identity, region: String?,
+                         playbackID drawn: String? = nil) throws(DeliveryFailure) -> (answer: JSONObject, playbackID: String, expires: Date) {
         let now = clock()
         do {
             try media.consumeRateToken(.playbackStart, viewer: viewer, now: now)
@@ -45,7 +47,8 @@ extension DeliveryService {
         }
         // The playback first, under the viewer's cap and the store's bounds (one atomic step);
         // then its session, under the stream limit. A refused session takes the playback away.
-        let playbackID = try Self.makePlaybackID()
+        let playbackID: String
+        if let drawn { playbackID = drawn } else { playbackID = try Self.makePlaybackID() }
         let signed = mediaURL(entry, now: now)
         let record = PlaybackRecord(id: playbackID, identity: viewer, assetID: entry.assetID, drmSystem: system,
                                     expires: signed.expires.addingTimeInterval(PlaybackRecord.renewalGrace))

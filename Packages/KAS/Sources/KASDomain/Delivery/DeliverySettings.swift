@@ -13,6 +13,7 @@ extension KASConfiguration {
     /// | `deliverySecretFile` (HS256 key, 0600, 32+ bytes) | `KAS_DELIVERY_SECRET_FILE` | `--delivery-secret-file` | none: `/v2/media` takes bearer tokens only |
     /// | `mediaURLMarginSeconds` | `KAS_MEDIA_URL_MARGIN_SECONDS` | | 600 (1 ... 86400; below 600 only for tests) |
     /// | `licenseURLSeconds` | `KAS_LICENSE_URL_SECONDS` | | 300 (1 ... 3600) |
+    /// | `processSPCURLSeconds` | `KAS_PROCESS_SPC_URL_SECONDS` | | 600 (1 ... 3600) |
     /// | `maxLivePlaybacksPerViewer` | `KAS_MAX_LIVE_PLAYBACKS_PER_VIEWER` | | 16 (1 ... 100000) |
     /// | `backendClients` (file only: `BackendClient`) | | | none: the backend playback route refuses every call |
     /// | `signedCertificateURL` (file only) | | | false: `/media/v1/certificate` is open to anyone |
@@ -28,6 +29,9 @@ extension KASConfiguration {
         public var mediaURLMarginSeconds: Int = 600
         /// A FairPlay licence URL lives this long.
         public var licenseURLSeconds: Int = 300
+        /// The delivery API's FairPlay `processSpcUrl` (a raw-SPC licence URL that starts its
+        /// playback on its first SPC) lives this long.
+        public var processSPCURLSeconds: Int = 600
         /// Playbacks one viewer may hold live (not released, not expired) at once; past it a
         /// playback start is refused 429 `too_many_playbacks`. A playback outlives its sessions
         /// (until its media URL's end plus the renewal grace), so this, not the session bound,

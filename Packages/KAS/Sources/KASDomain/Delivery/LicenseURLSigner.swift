@@ -35,6 +35,13 @@ struct LicenseURLSigner: Sendable {
         case manifests
         case certificate
         case release
+        /// The delivery API's FairPlay `processSpcUrl`: the raw-SPC licence URL that starts its
+        /// playback (`id`, drawn by the description) on its first SPC, for the viewer and title
+        /// sealed in `ticket` (`DeliveryService+ProcessSPC`).
+        case processSPC(ticket: String)
+        /// Not a URL: the name under which a `processSpcUrl`'s ticket is sealed, so only this key
+        /// opens it.
+        case processSPCSeal
 
         /// Newline-separated: neither a playback id nor a component id can hold one. The FairPlay
         /// text is the one URLs were signed with before the other purposes existed.
@@ -45,6 +52,8 @@ struct LicenseURLSigner: Sendable {
             case .manifests: Data("playback-manifests\n\(playbackID)\n\(expires)".utf8)
             case .certificate: Data("playback-certificate\n\(playbackID)\n\(expires)".utf8)
             case .release: Data("playback-release\n\(playbackID)\n\(expires)".utf8)
+            case .processSPC(let ticket): Data("fairplay-process-spc\n\(playbackID)\n\(expires)\n\(ticket)".utf8)
+            case .processSPCSeal: Data("fairplay-process-spc-seal\n\(playbackID)\n\(expires)".utf8)
             }
         }
     }
@@ -56,7 +65,12 @@ struct LicenseURLSigner: Sendable {
 
     /// `expires=...&sig=...` for a URL of `purpose`.
     func query(_ purpose: Purpose, playbackID: String, expires: Int64) -> String {
-        "expires=\(expires)&sig=\(Base64URL.encode(HMACSHA256.authenticationCode(purpose.message(playbackID, expires), key: key)))"
+        "expires=\(expires)&sig=\(code(purpose, playbackID: playbackID, expires: expires))"
+    }
+
+    /// The base64url HMAC-SHA256 of `purpose`'s text under the key.
+    func code(_ purpose: Purpose, playbackID: String, expires: Int64) -> String {
+        Base64URL.encode(HMACSHA256.authenticationCode(purpose.message(playbackID, expires), key: key))
     }
 
     /// Whether `sig` signs these values; compared in constant time.

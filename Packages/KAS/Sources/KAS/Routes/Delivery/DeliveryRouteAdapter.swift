@@ -122,11 +122,26 @@ struct DeliveryRouteAdapter: Sendable {
 
     /// No bearer header: the URL's signature authorizes it. The log names the playback's viewer.
     func license(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        try rawCKC(request, context: &context) { call, region throws(DeliveryFailure) in try service.license(call, region: region) }
+    }
+
+    /// The delivery API's `processSpcUrl`: as `license`, the URL's signature authorizes it; its
+    /// first SPC starts the playback. The log names the viewer the URL was signed for.
+    func processSPC(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        try rawCKC(request, context: &context) { call, region throws(DeliveryFailure) in try service.processSPC(call, region: region) }
+    }
+
+    /// A signed raw-SPC licence URL's call: what the URL says and the SPC to `serve`, its CKC
+    /// answered raw (`application/octet-stream`) and its viewer named in the log.
+    private func rawCKC(_ request: ServerRequest, context: inout KASRequestContext,
+                        _ serve: (LicenseURLRequest, String?) throws(DeliveryFailure) -> (ckc: Data, viewer: Identity))
+        throws(HTTPError) -> ServerResponse
+    {
         let call = LicenseURLRequest(playbackID: context.parameters["id"], component: context.parameters["component"],
-                                     expires: request.queryValue("expires"), signature: request.queryValue("sig"),
-                                     spc: Data(request.body))
+                                     ticket: request.queryValue("viewer"), expires: request.queryValue("expires"),
+                                     signature: request.queryValue("sig"), spc: Data(request.body))
         do {
-            let answer = try service.license(call, region: regions.region(for: request))
+            let answer = try serve(call, regions.region(for: request))
             context.identity = answer.viewer
             context.viewerHash = answer.viewer.viewerHash
             return .bytes(answer.ckc, contentType: "application/octet-stream")

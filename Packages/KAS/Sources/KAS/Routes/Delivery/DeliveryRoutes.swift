@@ -10,6 +10,7 @@ import KASHTTP
 /// | `DELETE /media/v1/playback/{id}` | `releasePlayback` (bearer) |
 /// | `POST /media/v1/playback/{id}/media-url` | `renewMediaURL` (bearer) |
 /// | `POST /media/v1/playback/{id}/license/{component}` | `license` (the URL's own signature) |
+/// | `POST /media/v1/playback/{id}/spc` | `processSPC` (the URL's own signature; the delivery API's `processSpcUrl`) |
 /// | `POST /media/v1/playback/{id}/clearkey` | `clearKeyLicense` (the URL's own signature) |
 /// | `GET /media/v1/playback/{id}/{name}` | `playbackManifest` (the URL's own signature) |
 /// | `GET /v2/media/{assetId}` | `describe` (`?token=` delivery token, or bearer) |
@@ -26,6 +27,7 @@ func registerDeliveryRoutes(on router: Router<KASRequestContext>, service: Deliv
     authenticated.delete("playback/{id}") { request, context in try adapter.releasePlayback(request, context: &context) }
     authenticated.post("playback/{id}/media-url") { request, context in try adapter.renewMediaURL(request, context: &context) }
     media.post("playback/{id}/license/{component}") { request, context in try adapter.license(request, context: &context) }
+    media.post("playback/{id}/spc") { request, context in try adapter.processSPC(request, context: &context) }
     media.post("playback/{id}/clearkey") { request, context in try adapter.clearKeyLicense(request, context: &context) }
     media.get("playback/{id}/{name}") { request, context in try adapter.playbackManifest(request, context: &context) }
     media.post("backend/playback") { request, context in try adapter.startBackendPlayback(request, context: &context) }

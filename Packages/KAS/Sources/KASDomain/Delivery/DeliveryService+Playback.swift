@@ -59,6 +59,8 @@ extension DeliveryService {
         case .inserted: break
         case .tooManyPlaybacks: throw refusedStart(.sessionLimit(.tooManyPlaybacks), viewer: viewer, asset: entry.assetID, now: now)
         case .storeFull: throw refusedStart(.unavailable(.storeFull), viewer: viewer, asset: entry.assetID, now: now)
+        // Only an id drawn beforehand can be stored already: its URL's playback was released.
+        case .duplicate: throw .licenseURLRefused(code: "playback_ended")
         }
         let sessionID: String
         do {

@@ -14,7 +14,7 @@ import MediaDRMCrypto
 /// step. Expiry is always compared with the `now` the KAS passes in, never left to the
 /// backend's clock.
 package protocol PlaybackStore: Sendable {
-    /// Stores a new playback unless its viewer holds `maxLivePerViewer` live playbacks, or the
+    /// Stores a new playback unless one of its id is stored (`duplicate`), its viewer holds `maxLivePerViewer` live playbacks, or the
     /// store holds its bound of playbacks and every one is live; drops the viewer's oldest
     /// ended playbacks past its share and, at the bound, the oldest ended of anyone
     /// (`RecordBounds`). One atomic step.
@@ -45,6 +45,9 @@ package enum PlaybackInsertOutcome: Sendable, Equatable {
     case tooManyPlaybacks
     /// The store holds its bound of playbacks and not one of them has ended.
     case storeFull
+    /// A playback of this id is stored already, live or ended (the delivery API's `processSpcUrl`
+    /// names its playback before it starts: a released one is not started again).
+    case duplicate
 }
 
 /// A playback `release` ended, with the number of its media sessions that were live.

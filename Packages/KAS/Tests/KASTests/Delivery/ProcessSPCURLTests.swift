@@ -88,7 +88,12 @@ import Testing
         let bob = try fixture.request("POST", try processSpcUrl(fixture, subject: "bob"), body: spc)
         #expect(bob.status == 200 && bob.body == audioCKC, "\(bob.text)")
 
-        // 7. No ticket, signature or subject in the logs.
+        // 7. Released with alice's bearer: the URL's playback is not started again.
+        #expect(try fixture.request("DELETE", "/media/v1/playback/\(playbackID)", token: alice).status == 204)
+        let ended = try fixture.request("POST", processSPC, body: spc)
+        #expect(ended.status == 403 && reason(ended) == "playback_ended", "\(ended.text)")
+
+        // 8. No ticket, signature or subject in the logs.
         let logs = fixture.writtenLogs
         for (label, text) in [("ticket", String(ticket.prefix(40))), ("a URL signature", "sig="), ("the subject", "\"alice\"")] {
             #expect(!logs.contains(text), "\(label) is in the logs")

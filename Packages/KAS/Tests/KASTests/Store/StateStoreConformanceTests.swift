@@ -333,6 +333,9 @@ import Testing
             #expect(try playbacks.live("a3-0123456789", now: t0) == nil)
             #expect(try playbacks.insert(playback("b1-0123456789", bob), maxLivePerViewer: 2, now: t0) == .inserted)
             _ = try playbacks.release("a1-0123456789", viewer: alice.storeKey, now: t0)
+            // A released playback's id is not taken again (the delivery API's processSpcUrl names its id before the start).
+            #expect(try playbacks.insert(playback("a1-0123456789", alice), maxLivePerViewer: 2, now: t0) == .duplicate)
+            #expect(try playbacks.live("a1-0123456789", now: t0) == nil)
             #expect(try playbacks.insert(playback("a3-0123456789", alice), maxLivePerViewer: 2, now: t0) == .inserted)
             #expect(try playbacks.insert(playback("a4-0123456789", alice), maxLivePerViewer: 2, now: t0) == .tooManyPlaybacks)
             #expect(try playbacks.insert(playback("a4-0123456789", alice), maxLivePerViewer: 2,

@@ -79,7 +79,7 @@ final class RedisPlaybackStore: PlaybackStore {
         case "inserted"?: return .inserted
         case "too-many"?: return .tooManyPlaybacks
         case "full"?: return .storeFull
-        case "duplicate"?: throw StoreError(.constraint, "a playback with this id is stored already")
+        case "duplicate"?: return .duplicate
         default: throw StoreError(.unavailable, "the Redis state store sent an unexpected reply")
         }
     }

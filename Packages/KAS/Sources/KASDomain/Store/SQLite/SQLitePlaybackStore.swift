@@ -67,6 +67,8 @@ final class SQLitePlaybackStore: PlaybackStore, @unchecked Sendable {
         return try media.locked { () throws(StoreError) -> PlaybackInsertOutcome in
             try database.transaction { () throws(StoreError) -> PlaybackInsertOutcome in
                 let table = Self.table
+                let stored = try database.query("SELECT 1 FROM playbacks WHERE id_hash = ?", [.text(MediaSessionID.hash(playback.id))])
+                guard stored.isEmpty else { return .duplicate }
                 if try table.liveCount(of: viewer, nowMs: nowMs, in: database) >= maxLivePerViewer { return .tooManyPlaybacks }
                 guard try table.makeRoom(bound: bounds.total, nowMs: nowMs, in: database) else { return .storeFull }
                 try table.dropEnded(of: viewer, keeping: bounds.endedPerViewer, nowMs: nowMs, in: database)

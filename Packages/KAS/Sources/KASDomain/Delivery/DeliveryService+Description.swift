@@ -27,9 +27,10 @@ extension DeliveryService {
         // Licence URLs are signed per playback. ClearKey's, none to describe: a player posts to
         // playbackUrl and uses the licenseUrl it gets. FairPlay's processSpcUrl names a playback
         // not started yet, for this viewer, which its first SPC starts (JW's apps post raw SPCs there).
-        let processSPC = offers(.fairplay) && entry.profile != .tdfHLS ? try processSPCURL(entry, viewer: viewer, now: now) : ""
-        let fairPlay = source("fairplay", [("processSpcUrl", .string(processSPC)), ("playbackUrl", .string(playbackURL)),
-                                           ("certificateUrl", .string(publicURL + "/media/v1/certificate"))])
+        let described = offers(.fairplay) && entry.profile != .tdfHLS
+            ? try processSPCURL(entry, viewer: viewer, now: now) : (processSPC: "", certificate: "")
+        let fairPlay = source("fairplay", [("processSpcUrl", .string(described.processSPC)), ("playbackUrl", .string(playbackURL)),
+                                           ("certificateUrl", .string(described.certificate))])
         let clearKey = source("org.w3.clearkey", [("licenseUrl", .string(playbackURL)), ("playbackUrl", .string(playbackURL))])
         var sources: [JSONValue]
         switch entry.profile {

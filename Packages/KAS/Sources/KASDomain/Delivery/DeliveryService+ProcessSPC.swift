@@ -16,7 +16,11 @@ extension DeliveryService {
     /// `/media/v1/playback/{id}/spc?viewer=&expires=&sig=`. `viewer` is the viewer and title
     /// sealed with `PlaybackSeal` (the playback store's format) under a name only the licence URL
     /// key gives, so the URL shows no subject or claim; `sig` signs the id, expiry and ticket.
-    func processSPCURL(_ entry: CatalogEntry, viewer: Identity, now: Date) throws(DeliveryFailure) -> String {
+    /// Beside it the description's `certificateUrl`: the open one, or with
+    /// `delivery.signedCertificateURL` `/media/v1/certificate/{id}?viewer=&expires=&sig=` for the
+    /// same id, ticket and expiry (`playbackCertificate`).
+    func processSPCURL(_ entry: CatalogEntry, viewer: Identity,
+                       now: Date) throws(DeliveryFailure) -> (processSPC: String, certificate: String) {
         let playbackID = try Self.makePlaybackID()
         let expires = Int64(now.timeIntervalSince1970.rounded(.down)) + Int64(settings.processSPCURLSeconds)
         let record = PlaybackRecord(id: licenses.code(.processSPCSeal, playbackID: playbackID, expires: expires), identity: viewer,
@@ -27,8 +31,31 @@ extension DeliveryService {
         } catch {
             throw .randomGeneratorUnavailable
         }
-        return publicURL + "/media/v1/playback/\(playbackID)/spc?viewer=\(ticket)&"
+        let processSPC = publicURL + "/media/v1/playback/\(playbackID)/spc?viewer=\(ticket)&"
             + licenses.query(.processSPC(ticket: ticket), playbackID: playbackID, expires: expires)
+        guard settings.signedCertificateURL else { return (processSPC, publicURL + "/media/v1/certificate") }
+        return (processSPC, publicURL + "/media/v1/certificate/\(playbackID)?viewer=\(ticket)&"
+            + licenses.query(.processSPCCertificate(ticket: ticket), playbackID: playbackID, expires: expires))
+    }
+
+    /// The viewer and title a described URL's ticket carries, after its checks, in this order:
+    /// the signature of `purpose` for id, expiry and ticket (403 `license_url_invalid`), the
+    /// expiry (403 `license_url_expired`), the ticket opening (403 `license_url_invalid`).
+    func describedViewer(id: String?, ticket: String?, _ purpose: (String) -> LicenseURLSigner.Purpose, expires expiresText: String?,
+                         signature: String?, now: Date) throws(DeliveryFailure) -> (playbackID: String, sealed: PlaybackRecord) {
+        let invalid = DeliveryFailure.licenseURLRefused(code: "license_url_invalid")
+        guard let id, MediaSessionID.isPlaybackID(id), let ticket, ticket.utf8.count <= Self.maximumProcessSPCTicketBytes,
+              let expiresText, let expires = Int64(expiresText), let signature,
+              licenses.isValid(signature, purpose(ticket), playbackID: id, expires: expires)
+        else { throw invalid }
+        guard Double(expires) > now.timeIntervalSince1970 else { throw .licenseURLRefused(code: "license_url_expired") }
+        do {
+            return (id, try PlaybackSeal.open(Base64.encode(try Base64URL.decode(ticket)),
+                                              id: licenses.code(.processSPCSeal, playbackID: id, expires: expires),
+                                              storageKey: Self.ticketContext(id), expires: Date(timeIntervalSince1970: Double(expires))))
+        } catch {
+            throw invalid
+        }
     }
 
     /// The seal's associated data: the URL's playback id, so a ticket moved to another URL does not open.
@@ -44,20 +71,8 @@ extension DeliveryService {
     package func processSPC(_ request: LicenseURLRequest, region: String?) throws(DeliveryFailure) -> (ckc: Data, viewer: Identity) {
         let now = clock()
         let invalid = DeliveryFailure.licenseURLRefused(code: "license_url_invalid")
-        guard let id = request.playbackID, MediaSessionID.isPlaybackID(id), let ticket = request.ticket,
-              ticket.utf8.count <= Self.maximumProcessSPCTicketBytes, let expiresText = request.expires,
-              let expires = Int64(expiresText), let signature = request.signature,
-              licenses.isValid(signature, .processSPC(ticket: ticket), playbackID: id, expires: expires)
-        else { throw invalid }
-        guard Double(expires) > now.timeIntervalSince1970 else { throw .licenseURLRefused(code: "license_url_expired") }
-        let sealed: PlaybackRecord
-        do {
-            sealed = try PlaybackSeal.open(Base64.encode(try Base64URL.decode(ticket)),
-                                           id: licenses.code(.processSPCSeal, playbackID: id, expires: expires),
-                                           storageKey: Self.ticketContext(id), expires: Date(timeIntervalSince1970: Double(expires)))
-        } catch {
-            throw invalid
-        }
+        let (id, sealed) = try describedViewer(id: request.playbackID, ticket: request.ticket, { .processSPC(ticket: $0) },
+                                               expires: request.expires, signature: request.signature, now: now)
         let viewer = sealed.identity
         let entry = try entry(sealed.assetID)
         guard let manifest = entry.manifest, !entry.components.isEmpty else { throw invalid }

@@ -39,6 +39,9 @@ struct LicenseURLSigner: Sendable {
         /// playback (`id`, drawn by the description) on its first SPC, for the viewer and title
         /// sealed in `ticket` (`DeliveryService+ProcessSPC`).
         case processSPC(ticket: String)
+        /// The same description's `certificateUrl` (`delivery.signedCertificateURL`): the
+        /// certificate for the viewer and title of `ticket`, before its playback starts.
+        case processSPCCertificate(ticket: String)
         /// Not a URL: the name under which a `processSpcUrl`'s ticket is sealed, so only this key
         /// opens it.
         case processSPCSeal
@@ -53,6 +56,8 @@ struct LicenseURLSigner: Sendable {
             case .certificate: Data("playback-certificate\n\(playbackID)\n\(expires)".utf8)
             case .release: Data("playback-release\n\(playbackID)\n\(expires)".utf8)
             case .processSPC(let ticket): Data("fairplay-process-spc\n\(playbackID)\n\(expires)\n\(ticket)".utf8)
+            case .processSPCCertificate(let ticket):
+                Data("fairplay-process-spc-certificate\n\(playbackID)\n\(expires)\n\(ticket)".utf8)
             case .processSPCSeal: Data("fairplay-process-spc-seal\n\(playbackID)\n\(expires)".utf8)
             }
         }

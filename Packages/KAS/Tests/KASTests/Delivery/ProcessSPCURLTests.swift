@@ -17,8 +17,7 @@ import Testing
         let fixture = try DeliveryFixture(fairPlayMode: "answer")
         defer { fixture.stop() }
         let sdk = try #require(fixture.fairPlaySDK)
-        let ckc = Data((0..<64).map { UInt8($0) ^ 0x3C })
-        try SDKTransportTestDouble.writeAnswers(in: sdk.directory, ckc: ckc, spcAssetID: "\(fixture.assetID)/video")
+        let ckc = try standIn(fixture, answers: 64, for: "video")
 
         // 1. The description, read with a delivery token as a JW app's backend hands it out.
         let before = Int64(Date().timeIntervalSince1970)
@@ -48,8 +47,7 @@ import Testing
 
         // 3. The next SPC of the same URL, for the audio key: the same playback (the component
         // tried in order until the SPC's own asset id matches).
-        let audioCKC = Data((0..<48).map { UInt8($0) ^ 0xA5 })
-        try SDKTransportTestDouble.writeAnswers(in: sdk.directory, ckc: audioCKC, spcAssetID: "\(fixture.assetID)/audio")
+        let audioCKC = try standIn(fixture, answers: 48, for: "audio")
         let second = try fixture.request("POST", processSPC, body: spc, headers: ["Content-Type: application/octet-stream"])
         #expect(second.status == 200, "\(second.text)")
         #expect(second.body == audioCKC)
@@ -100,9 +98,52 @@ import Testing
         }
     }
 
+    /// With `delivery.signedCertificateURL` the description's `certificateUrl` is signed for the
+    /// viewer and playback of its `processSpcUrl`: it answers the DER certificate before the first
+    /// SPC (a JW app fetches it first), a changed one is refused, and the open URL stays closed.
+    @Test func signedCertificateURLOfTheDescriptionAnswersBeforeTheFirstSPC() throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("kas-spc-cert-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let config = work + "/kas.json"
+        try Data(#"{"delivery": {"signedCertificateURL": true, "processSPCURLSeconds": 120}}"#.utf8).write(to: URL(fileURLWithPath: config))
+        let fixture = try DeliveryFixture(serveArguments: ["--config", config], fairPlayMode: "answer")
+        defer { fixture.stop() }
+        let ckc = try standIn(fixture, answers: 32, for: "video")
+        let before = Int64(Date().timeIntervalSince1970)
+        let fairPlay = try described(fixture, subject: "alice")
+        let after = Int64(Date().timeIntervalSince1970)
+        let processSPC = try #require(URLComponents(string: fairPlay.processSpcUrl))
+        let expires = try #require(processSPC.queryItems?.first { $0.name == "expires" }?.value.flatMap { Int64($0) })
+        #expect((before + 120)...(after + 120) ~= expires, "delivery.processSPCURLSeconds from the file")
+        let playbackID = try #require(processSPC.path.split(separator: "/").dropLast().last.map(String.init))
+        #expect(fairPlay.certificateUrl.hasPrefix(fixture.kas.address + "/media/v1/certificate/\(playbackID)?viewer="))
+
+        let certificate = try fixture.request("GET", fairPlay.certificateUrl)
+        #expect(certificate.status == 200, "\(certificate.text)")
+        #expect(certificate.body == (try Data(contentsOf: URL(fileURLWithPath: fixture.work + "/app-cert.der"))))
+        let open = try fixture.request("GET", "/media/v1/certificate")
+        #expect(open.status == 403 && reason(open) == "certificate_url_unsigned", "\(open.text)")
+        // Its signature opens neither the certificate of another purpose nor the licence.
+        let changed = try fixture.request("GET", fairPlay.certificateUrl.replacingOccurrences(of: "expires=", with: "expires=1"))
+        #expect(changed.status == 403 && reason(changed) == "license_url_invalid", "\(changed.text)")
+        let asLicence = fairPlay.certificateUrl.replacingOccurrences(of: "/media/v1/certificate/\(playbackID)?",
+                                                                     with: "/media/v1/playback/\(playbackID)/spc?")
+        let crossed = try fixture.request("POST", asLicence, body: Data([1, 2, 3]))
+        #expect(crossed.status == 403 && reason(crossed) == "license_url_invalid", "\(crossed.text)")
+
+        let licensed = try fixture.request("POST", fairPlay.processSpcUrl, body: Data((0..<100).map { UInt8($0) }))
+        #expect(licensed.status == 200 && licensed.body == ckc, "\(licensed.text)")
+    }
+
     /// The FairPlay source's `processSpcUrl` of `GET /v2/media/{id}?token=` for `subject`
     /// (a `kas sign-url` delivery token with the title's entitlement).
     func processSpcUrl(_ fixture: DeliveryFixture, subject: String) throws -> String {
+        try described(fixture, subject: subject).processSpcUrl
+    }
+
+    /// The FairPlay source of `GET /v2/media/{id}?token=` for `subject`, decoded with JW's struct.
+    func described(_ fixture: DeliveryFixture, subject: String) throws -> JWDeliveryAPI.FairPlay {
         let claims = #"{"entitlements":["\#(DeliveryFixture.gold)"]}"#
         let described = try DeliveryFixture.tool(["sign-url", "--sub", subject, "--asset", fixture.assetID, "--claims", claims,
                                                   "--delivery-secret-file", fixture.deliverySecretFile,
@@ -111,8 +152,16 @@ import Testing
         let result = try fixture.request("GET", described)
         #expect(result.status == 200, "\(result.text)")
         let answer = try JSONDecoder().decode(JWDeliveryAPI.self, from: result.body)
-        let fairPlay = try #require(answer.playlist.first?.sources.compactMap(\.drm.fairplay).first)
-        return fairPlay.processSpcUrl
+        return try #require(answer.playlist.first?.sources.compactMap(\.drm.fairplay).first)
+    }
+
+    /// Has the SDK stand-in answer a CKC of `count` bytes (its own for each count) to every SPC,
+    /// with the SPC's asset id naming `component`; returns the CKC.
+    func standIn(_ fixture: DeliveryFixture, answers count: Int, for component: String) throws -> Data {
+        let sdk = try #require(fixture.fairPlaySDK)
+        let ckc = Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 3 &+ count) })
+        try SDKTransportTestDouble.writeAnswers(in: sdk.directory, ckc: ckc, spcAssetID: "\(fixture.assetID)/\(component)")
+        return ckc
     }
 
     func reason(_ result: CurlResult) -> String? { (try? JSONParser.parse(result.body))?.object?["reason"]?.string }

@@ -76,8 +76,8 @@ struct DeliveryRouteAdapter: Sendable {
     /// The FairPlay certificate of one playback (`delivery.signedCertificateURL`): the URL's signature authorizes it.
     func playbackCertificate(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
         do {
-            let answer = try service.playbackCertificate(id: context.parameters["id"], expires: request.queryValue("expires"),
-                                                         signature: request.queryValue("sig"))
+            let answer = try service.playbackCertificate(id: context.parameters["id"], ticket: request.queryValue("viewer"),
+                                                         expires: request.queryValue("expires"), signature: request.queryValue("sig"))
             context.identity = answer.viewer
             context.viewerHash = answer.viewer.viewerHash
             return .bytes(answer.certificate, contentType: "application/octet-stream")

@@ -62,10 +62,10 @@ extension DeliveryService {
     static func ticketContext(_ playbackID: String) -> String { "process-spc:" + playbackID }
 
     /// `POST /media/v1/playback/{id}/spc?viewer=&expires=&sig=`: raw SPC in, raw CKC out. Checks,
-    /// before anything else: the signature of id, expiry and ticket (403 `license_url_invalid`),
-    /// the expiry (403 `license_url_expired`). Then the URL's playback: live, it is reused; not
-    /// started yet, the first SPC starts it for the sealed viewer (refused as a playback start
-    /// is: 429 `rate limit`, 403 `platform refused`, 429 `concurrent_streams`…). The SPC names
+    /// before anything else, `describedViewer`'s: signature, expiry, ticket. Then the URL's
+    /// playback: live, it is reused; not started yet, the first SPC starts it for the sealed
+    /// viewer (refused as a playback start is: 429 `rate limit`, 403 `platform refused`, 429
+    /// `concurrent_streams`…); released, 403 `playback_ended` (its id is stored). The SPC names
     /// its component only inside (the SDK reads it), so the title's components are tried in
     /// order, a CKC kept only for the one the SPC asked (`spc_asset_mismatch` moves on).
     package func processSPC(_ request: LicenseURLRequest, region: String?) throws(DeliveryFailure) -> (ckc: Data, viewer: Identity) {

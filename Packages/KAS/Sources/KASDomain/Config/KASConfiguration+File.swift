@@ -118,6 +118,13 @@ extension KASConfiguration {
                 }
                 layer.signedCertificateURL = flag
             }
+            if let value = delivery["tenantID"] {
+                let text = try reader.string(value, "delivery.tenantID")
+                guard text.utf8.count <= KASConfiguration.DeliverySettings.maximumTenantIDBytes, text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                    throw ConfigValue.invalid(reader.source("delivery.tenantID"), "printable ASCII without spaces, at most 128 bytes")
+                }
+                layer.tenantID = text
+            }
             if let value = delivery["titlePageBaseURL"] {
                 layer.titlePageBaseURL = try ConfigValue.url(reader.string(value, "delivery.titlePageBaseURL"),
                                                              reader.source("delivery.titlePageBaseURL"))
@@ -152,7 +159,7 @@ extension KASConfiguration {
             ("delivery", ["originURL", "originSecretFile", "deliverySecretFile", "mediaURLMarginSeconds", "licenseURLSeconds",
                           "processSPCURLSeconds",
                           "maxLivePlaybacksPerViewer", "backendClients", "signedCertificateURL",
-                          "titlePageBaseURL"]),
+                          "titlePageBaseURL", "tenantID"]),
             ("store", ["url", "poolSize", "timeoutSeconds", "maxEndedRecordsPerViewer", "maxSessions", "maxPlaybacks"]),
             ("keyRing", ["sealKeyFile"]),
         ]

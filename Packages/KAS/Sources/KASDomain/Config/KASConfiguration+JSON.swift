@@ -101,6 +101,7 @@ extension KASConfiguration {
         }
         deliverySection.append(("signedCertificateURL", .bool(delivery.signedCertificateURL)))
         if let url = delivery.titlePageBaseURL { deliverySection.append(("titlePageBaseURL", .string(url))) }
+        if let tenant = delivery.tenantID { deliverySection.append(("tenantID", .string(tenant))) }
         members.append(("delivery", .object(JSONObject(deliverySection))))
         var storeSection: [(String, JSONValue)] = []
         if let url = store.url { storeSection.append(("url", .string(url.redacted))) }

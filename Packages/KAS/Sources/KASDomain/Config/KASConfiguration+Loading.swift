@@ -54,6 +54,7 @@ extension KASConfiguration {
         public var backendClients: [BackendClient]?
         public var signedCertificateURL: Bool?
         public var titlePageBaseURL: String?
+        public var tenantID: String?
         package var storeURL: RedisURL?
         public var storePassword: String?
         public var storePoolSize: Int?
@@ -162,6 +163,7 @@ extension KASConfiguration {
         if let value = merged.maxLivePlaybacksPerViewer { configuration.delivery.maxLivePlaybacksPerViewer = value }
         if let value = merged.backendClients { configuration.delivery.backendClients = value }
         if let value = merged.signedCertificateURL { configuration.delivery.signedCertificateURL = value }
+        configuration.delivery.tenantID = merged.tenantID
         guard configuration.delivery.originSecretFile == nil || configuration.delivery.originURL != nil else {
             throw KASConfigurationError(.conflict, "delivery.originSecretFile (--origin-secret-file) is set without "
                                         + "delivery.originURL (--origin-url), the origin it signs media URLs for")
@@ -371,6 +373,7 @@ extension KASConfiguration.Overrides {
         if let value = other.backendClients { backendClients = value }
         if let value = other.signedCertificateURL { signedCertificateURL = value }
         if let value = other.titlePageBaseURL { titlePageBaseURL = value }
+        if let value = other.tenantID { tenantID = value }
         if let value = other.storeURL { storeURL = value }
         if let value = other.storePassword { storePassword = value }
         if let value = other.storePoolSize { storePoolSize = value }

@@ -79,12 +79,7 @@ extension DeliveryService {
         guard !request.spc.isEmpty else { throw .malformed("the body must be the SPC (application/octet-stream)") }
         guard media.fairPlay != nil else { throw .fairPlayUnavailable }
 
-        // The first SPCs of a URL may come together (video and audio): one starts the playback.
-        try licenceCalls.serialized(playbackID: id, component: "process-spc") { () throws(DeliveryFailure) in
-            guard try storeCall({ () throws(StoreError) in try playbacks.live(id, now: now) }) == nil else { return }
-            _ = try startedPlayback(PlaybackRequest(assetID: entry.assetID, drmSystem: .fairplay), viewer: viewer, region: region,
-                                    playbackID: id)
-        }
+        try startOnce(playbackID: id, of: entry, viewer: viewer, region: region, now: now)
         for (index, component) in entry.components.enumerated() {
             do throws(DeliveryFailure) {
                 return (try ckc(spc: request.spc, playbackID: id, viewer: viewer, entry: entry, manifest: manifest,
@@ -94,5 +89,17 @@ extension DeliveryService {
             }
         }
         throw invalid
+    }
+
+    /// The FairPlay playback `id` of a URL that names it before it starts: live, it is reused;
+    /// else started for `viewer` through `startedPlayback` (released: 403 `playback_ended`). The
+    /// first SPCs may come together (video and audio): one starts the playback.
+    func startOnce(playbackID id: String, of entry: CatalogEntry, viewer: Identity, region: String?,
+                   now: Date) throws(DeliveryFailure) {
+        try licenceCalls.serialized(playbackID: id, component: "process-spc") { () throws(DeliveryFailure) in
+            guard try storeCall({ () throws(StoreError) in try playbacks.live(id, now: now) }) == nil else { return }
+            _ = try startedPlayback(PlaybackRequest(assetID: entry.assetID, drmSystem: .fairplay), viewer: viewer, region: region,
+                                    playbackID: id)
+        }
     }
 }

@@ -18,6 +18,7 @@ extension KASConfiguration {
     /// | `backendClients` (file only: `BackendClient`) | | | none: the backend playback route refuses every call |
     /// | `signedCertificateURL` (file only) | | | false: `/media/v1/certificate` is open to anyone |
     /// | `titlePageBaseURL` | `KAS_TITLE_PAGE_BASE_URL` | | none: the viewer page, `<publicURL>/player/#<mediaid>` |
+    /// | `tenantID` (file only) | | | none: Cloud Video Kit's licence route refuses every brand |
     public struct DeliverySettings: Sendable, Equatable {
         /// Where nginx serves the catalogued packages: `scheme://host[:port]`.
         public var originURL: String?
@@ -47,6 +48,11 @@ extension KASConfiguration {
         /// Where a title's page is: the delivery API's `link` is this, `/` and the media id.
         /// Nil: the KAS's viewer page, `<publicURL>/player/#<mediaid>`.
         public var titlePageBaseURL: String?
+        /// The one tenant (Cloud Video Kit's `brandGuid`) whose licence requests the KAS answers
+        /// (docs/delivery.md "Cloud Video Kit"). Nil: every such request is refused `brand_refused`.
+        public var tenantID: String?
+        /// `tenantID` is at most this long.
+        public static let maximumTenantIDBytes = 128
 
         public init() {}
     }

@@ -2,6 +2,7 @@ import Foundation
 import MediaDRMDASH
 import MediaDRMFPSv2
 import MediaDRMHLS
+import MediaDRMMedia
 import MediaDRMMP4
 
 /// The HLS and DASH views of an admitted fps-v2 archive (docs/formats.md "Views of fps-v2"):
@@ -55,11 +56,22 @@ enum FPSv2Views {
                 segment.map = HLSMap(uri: packageURLPlaceholder, byteRange: try range(map.uri, in: package))
             }
             segment.keys = segment.keys.flatMap { key in
-                key.method == .sampleAES ? [key, HLSKey.clearKey(keyID: Array(component.defaultKID), iv: key.iv)] : [key]
+                key.method == .sampleAES ? [withKeyItems(key, component), HLSKey.clearKey(keyID: Array(component.defaultKID), iv: key.iv)] : [key]
             }
             playlist.segments[index] = segment
         }
         return playlist
+    }
+
+    /// The FairPlay key with its URI naming the content key id and IV as query items
+    /// (`skd://<uuid>/<component>?kid=&iv=`): Cloud Video Kit's apps copy them onto their licence
+    /// request (docs/delivery.md "Cloud Video Kit"). Kept as written when the key has no IV.
+    private static func withKeyItems(_ key: HLSKey, _ component: FPSv2AdmittedPackage.Component) -> HLSKey {
+        guard let uri = key.uri, let iv = key.iv, let named = SKDKeyURI(servedKey: uri)?.withKey(id: component.defaultKID, iv: iv)
+        else { return key }
+        var key = key
+        key.uri = named.text
+        return key
     }
 
     /// The byte range of the entry a playlist names (`video-segment0.m4s`), as HLS writes it.

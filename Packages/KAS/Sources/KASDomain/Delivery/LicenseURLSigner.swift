@@ -45,6 +45,9 @@ struct LicenseURLSigner: Sendable {
         /// Not a URL: the name under which a `processSpcUrl`'s ticket is sealed, so only this key
         /// opens it.
         case processSPCSeal
+        /// Not a URL: a Cloud Video Kit playback's id, one per viewer token and title, so the
+        /// token's later SPCs reuse the playback its first started (`DeliveryService+CloudVideoKit`).
+        case cloudVideoKitPlayback(assetID: String, userToken: String)
 
         /// Newline-separated: neither a playback id nor a component id can hold one. The FairPlay
         /// text is the one URLs were signed with before the other purposes existed.
@@ -59,6 +62,7 @@ struct LicenseURLSigner: Sendable {
             case .processSPCCertificate(let ticket):
                 Data("fairplay-process-spc-certificate\n\(playbackID)\n\(expires)\n\(ticket)".utf8)
             case .processSPCSeal: Data("fairplay-process-spc-seal\n\(playbackID)\n\(expires)".utf8)
+            case .cloudVideoKitPlayback(let assetID, let userToken): Data("cloud-video-kit-playback\n\(assetID)\n\(userToken)".utf8)
             }
         }
     }

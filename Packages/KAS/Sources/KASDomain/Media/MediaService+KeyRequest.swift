@@ -186,7 +186,11 @@ extension MediaService {
             } catch {
                 throw .unavailable(.fairPlayCKC)
             }
-            guard result.spcAssetID == expected else { throw .refused(.spcAssetMismatch) }
+            // The SPC's content id is its key URI after `skd://`, with or without the `kid` and
+            // `iv` items an fps-v2 view writes (docs/delivery.md "Cloud Video Kit").
+            guard let asked = result.spcAssetID.flatMap({ SKDKeyURI(servedKey: SKDKeyURI.scheme + $0) }),
+                  asked.policyUUID == manifest.policyUUID, asked.componentID == component.id, asked.iv.map({ $0 == manifest.iv }) ?? true
+            else { throw .refused(.spcAssetMismatch) }
             return MediaKeyAnswer(wrappedKey: result.ckc, sessionPublicKey: nil, leaseSeconds: lease)
         }
     }

@@ -131,6 +131,38 @@ struct DeliveryRouteAdapter: Sendable {
         try rawCKC(request, context: &context) { call, region throws(DeliveryFailure) in try service.processSPC(call, region: region) }
     }
 
+    /// Cloud Video Kit's licence request (docs/delivery.md "Cloud Video Kit"): the viewer's token
+    /// comes in `x-drm-usertoken`, verified exactly as a bearer token (the same middleware, 401
+    /// and log line; an `Authorization` header of the request is not read). The CKC is answered
+    /// raw, or as `{"ckc": "<base64>"}` when the app accepts `application/json`.
+    func cloudVideoKitLicense(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        let tokens = request.headers.values(for: "x-drm-usertoken")
+        var bearer = request
+        bearer.headers["Authorization"] = tokens.count == 1 ? "Bearer " + tokens[0] : nil
+        do {
+            return try authentication.handle(bearer, context: &context) { request, context in
+                let viewer = try MediaRouteAdapter.viewer(&context)
+                let call = CloudVideoKitLicenseRequest(
+                    queryBrand: request.queryValue("brandGuid"), headerBrand: request.headers["x-drm-brandGuid"],
+                    keyID: request.queryValue("kid"), iv: request.queryValue("iv"), userToken: tokens[0], spc: Data(request.body))
+                let ckc: Data
+                do throws(DeliveryFailure) {
+                    ckc = try service.cloudVideoKitLicense(call, viewer: viewer, region: regions.region(for: request))
+                } catch {
+                    throw Self.answer(error)
+                }
+                guard request.headers.values(for: "Accept").contains(where: { $0.contains("application/json") }) else {
+                    return .bytes(ckc, contentType: "application/octet-stream")
+                }
+                return .json(.object(JSONObject([("ckc", .string(ckc.base64EncodedString()))])))
+            }
+        } catch let error as HTTPError {
+            throw error
+        } catch {
+            throw HTTPError.internalError
+        }
+    }
+
     /// A signed raw-SPC licence URL's call: what the URL says and the SPC to `serve`, its CKC
     /// answered raw (`application/octet-stream`) and its viewer named in the log.
     private func rawCKC(_ request: ServerRequest, context: inout KASRequestContext,

@@ -17,6 +17,7 @@ import KASHTTP
 /// | `POST /media/v1/backend/playback` | `startBackendPlayback` (a backend client's Basic credential) |
 /// | `POST /media/v1/playback/{id}/release` | `releaseSignedPlayback` (the URL's own signature) |
 /// | `GET /media/v1/certificate/{id}` | `playbackCertificate` (the URL's own signature) |
+/// | `POST /media/v1/cloud-video-kit/license` | `cloudVideoKitLicense` (`x-drm-usertoken` as a bearer; `delivery.tenantID`) |
 func registerDeliveryRoutes(on router: Router<KASRequestContext>, service: DeliveryService, regions: TrustedRegionSource = .none,
                             authentication: any HTTPMiddleware<KASRequestContext>) {
     let adapter = DeliveryRouteAdapter(service: service, regions: regions, authentication: authentication)
@@ -33,5 +34,6 @@ func registerDeliveryRoutes(on router: Router<KASRequestContext>, service: Deliv
     media.post("backend/playback") { request, context in try adapter.startBackendPlayback(request, context: &context) }
     media.post("playback/{id}/release") { request, context in try adapter.releaseSignedPlayback(request, context: &context) }
     media.get("certificate/{id}") { request, context in try adapter.playbackCertificate(request, context: &context) }
+    media.post("cloud-video-kit/license") { request, context in try adapter.cloudVideoKitLicense(request, context: &context) }
     router.get("/v2/media/{assetId}") { request, context in try adapter.describe(request, context: &context) }
 }

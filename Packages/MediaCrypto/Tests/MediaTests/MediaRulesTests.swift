@@ -131,6 +131,51 @@ import Testing
         }
     }
 
+    /// The `kid` and `iv` query items an fps-v2 view writes (Cloud Video Kit's shape): read
+    /// strictly by `parse(servedKey:)`, never by the fps-v2 grammar's `init?(_:)`.
+    @Test func skdKeyURIKeyItems() throws {
+        let uuid = "0b9c3a4e-1f2d-4c5b-8a69-7e8d9f0a1b2c"
+        let kid = Data((0..<16).map { UInt8($0) }), iv = Data((0..<16).map { UInt8(0xF0 | $0) })
+        let kidHex = "000102030405060708090a0b0c0d0e0f", ivHex = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
+        let named = try #require(SKDKeyURI(policyUUID: uuid, component: .video).withKey(id: kid, iv: iv))
+        #expect(named.text == "skd://\(uuid)/video?kid=\(kidHex)&iv=\(ivHex)")
+        #expect(named.contentID == "\(uuid)/video?kid=\(kidHex)&iv=\(ivHex)")
+        let read = try SKDKeyURI.parse(servedKey: named.text)
+        #expect(read == named && read.keyID == kid && read.iv == iv && read.componentID == "video")
+        // Either order, either case; a video class too.
+        #expect(try SKDKeyURI.parse(servedKey: "skd://\(uuid)/video-hd?iv=\(ivHex.uppercased())&kid=\(kidHex)").keyID == kid)
+        #expect(SKDKeyURI(named.text) == nil, "the fps-v2 grammar takes no query")
+        #expect(SKDKeyURI(policyUUID: uuid, component: .audio).withKey(id: kid.dropLast(), iv: iv) == nil)
+
+        let refused: [(String, SKDKeyURIError)] = [
+            ("skd://\(uuid)/video?", .malformedQuery),
+            ("skd://\(uuid)/video?kid=\(kidHex)", .malformedQuery),
+            ("skd://\(uuid)/video?kid=\(kidHex)&iv=\(ivHex)&x=1", .malformedQuery),
+            ("skd://\(uuid)/video?kid=\(kidHex)&kid=\(kidHex)", .malformedQuery),
+            ("skd://\(uuid)/video?kid=\(kidHex)&IV=\(ivHex)", .malformedQuery),
+            ("skd://\(uuid)/video?kid&iv=\(ivHex)", .malformedQuery),
+            ("skd://\(uuid)/video?kid=\(kidHex.dropLast())&iv=\(ivHex)", .malformedKeyID),
+            ("skd://\(uuid)/video?kid=\(kidHex)00&iv=\(ivHex)", .malformedKeyID),
+            ("skd://\(uuid)/video?kid=0x\(kidHex.dropFirst(2))&iv=\(ivHex)", .malformedKeyID),
+            ("skd://\(uuid)/video?kid=\(kidHex)&iv=\(ivHex.dropLast(2))zz", .malformedIV),
+            ("skd://\(uuid)/video?kid=\(kidHex)&iv=", .malformedIV),
+            ("skd://\(uuid)/subtitles?kid=\(kidHex)&iv=\(ivHex)", .unknownComponent),
+            ("skd://\(uuid.uppercased())/video?kid=\(kidHex)&iv=\(ivHex)", .malformedPath),
+            ("skd://\(uuid)?kid=\(kidHex)&iv=\(ivHex)", .malformedPath),
+            ("https://\(uuid)/video", .notSKD),
+            ("skd://\(uuid)/video?kid=" + String(repeating: "0", count: SKDKeyURI.maximumLength), .tooLong),
+        ]
+        for (text, error) in refused {
+            #expect(throws: error, "\(text.prefix(90))") { _ = try SKDKeyURI.parse(servedKey: text) }
+            #expect(SKDKeyURI(servedKey: text) == nil)
+        }
+        // Every truncation of a valid URI is read or refused, never a crash; only whole items read.
+        for end in 0..<named.text.utf8.count {
+            let cut = String(decoding: named.text.utf8.prefix(end), as: UTF8.self)
+            if let uri = SKDKeyURI(servedKey: cut) { #expect(uri.keyID == nil && cut == "skd://\(uuid)/video") }
+        }
+    }
+
     @Test func componentListVersion2Shape() throws {
         let binding = Data(count: 32).base64EncodedString()
         func list(_ text: String) throws -> MediaComponentList { try MediaComponentList(version2: try JSONParser.parse(Data(text.utf8))) }

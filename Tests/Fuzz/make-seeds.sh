@@ -36,7 +36,7 @@ chmod 700 "$RING" "$RING/keys"; chmod 600 "$RING"/keys/*
 "$BIN/kas" keys export-public --data-dir "$RING" --algorithm ec:secp256r1 >"$WORK/kas-ec.pem"
 
 rm -rf "$FUZZ/corpus"
-mkdir -p "$FUZZ"/corpus/{json,zip,tdf-manifest,tdf-archive,jose,pem,mp4,demux,h264,hevc,hevc-slice,webvtt,hls,fpsv2-admission,kas-proto,kas-manifest,kas-media-routes,kas-backend-request,resp,fmp4-stream}
+mkdir -p "$FUZZ"/corpus/{json,zip,tdf-manifest,tdf-archive,jose,pem,mp4,demux,h264,hevc,hevc-slice,webvtt,hls,fpsv2-admission,kas-proto,kas-manifest,kas-media-routes,kas-backend-request,resp,fmp4-stream,skd-key-uri}
 C="$FUZZ/corpus"
 
 # Clips: tiny, so that a package is a few tens of KB and fuzzing stays fast.
@@ -279,6 +279,11 @@ drmx = {"viewer": {"subject": "alice", "entitlements": ["https://example.com/att
 put("kas-backend-request", "drmx-vod.txt", basic + json.dumps(drmx).encode())
 drmx.update(contentType="live", drmSystem="tdf")
 put("kas-backend-request", "drmx-live.txt", basic + json.dumps(drmx).encode())
+# A served key's skd:// URI: plain, a video class, and with the kid and iv items an fps-v2 view writes.
+skd = b"skd://5f0c3a52-7a7e-4c1e-9d3b-2b1f0e9a8c11/"
+put("skd-key-uri", "plain.txt", skd + b"audio")
+put("skd-key-uri", "video-class.txt", skd + b"video-hd")
+put("skd-key-uri", "key-items.txt", skd + b"video?kid=000102030405060708090a0b0c0d0e0f&iv=F0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF")
 PY
 
 # HEVC and WebVTT seeds (Tests/Fuzz/make-media-seeds.sh, also run alone).

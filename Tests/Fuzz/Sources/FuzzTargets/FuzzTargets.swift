@@ -21,6 +21,7 @@ public enum FuzzTargets {
         KASTargets.mediaRoutes,
         BackendRequestTarget.target,
         RESPTarget.target,
+        SKDKeyURITarget.target,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

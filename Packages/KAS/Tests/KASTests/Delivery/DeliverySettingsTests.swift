@@ -65,6 +65,25 @@ extension DeliveryTests {
             }
         }
 
+        /// Cloud Video Kit's tenant: file only, printable ASCII without spaces, at most 128 bytes,
+        /// printed back as read.
+        @Test func theTenantIDIsReadStrictly() throws {
+            func read(_ value: String) throws -> KASConfiguration {
+                try KASConfiguration.resolve([try KASConfiguration.fileOverrides(
+                    bytes: Array(#"{"delivery": {"tenantID": \#(value)}}"#.utf8), file: "kas.json", baseDirectory: "/")])
+            }
+            let configuration = try read(#""b7c1e2d4-5a6f-4b8c-9d0e-1f2a3b4c5d6e""#)
+            #expect(configuration.delivery.tenantID == "b7c1e2d4-5a6f-4b8c-9d0e-1f2a3b4c5d6e")
+            let printed = try KASConfiguration.fileOverrides(bytes: Array(JSONWriter.write(configuration.jsonValue)),
+                                                             file: "printed.json", baseDirectory: "/")
+            #expect(try KASConfiguration.resolve([printed]).delivery.tenantID == configuration.delivery.tenantID)
+            #expect(try KASConfiguration.resolve([]).delivery.tenantID == nil)
+            for value in [#""""#, #""a b""#, #""caf\u00e9""#, "7", "\"" + String(repeating: "a", count: 129) + "\""] {
+                #expect(throws: KASConfigurationError.self, "\(value)") { _ = try read(value) }
+            }
+            #expect(try read("\"" + String(repeating: "a", count: 128) + "\"").delivery.tenantID?.count == 128)
+        }
+
         @Test func titlePathsAreOneEntryUnderTheRoot() throws {
             #expect(try TitlePath("/talk.tdf").entryPath == "/talk.tdf")
             #expect(try TitlePath("/talk-hls/").entryPath == "/talk-hls/master.m3u8")

@@ -76,6 +76,8 @@ import Testing
         }
         let bearerOnly = try fixture.request("POST", url, token: alice, body: spc, headers: ["x-drm-brandGuid: \(Self.brand)"])
         #expect(bearerOnly.status == 401, "\(bearerOnly.text)")
+        let twoTokens = try post(fixture, url, spc: spc, brand: Self.brand, token: alice, extra: ["x-drm-usertoken: \(alice)"])
+        #expect(twoTokens.status == 401, "\(twoTokens.text)")
 
         // 6. The token is in no log line, nor its signature.
         let logs = fixture.writtenLogs

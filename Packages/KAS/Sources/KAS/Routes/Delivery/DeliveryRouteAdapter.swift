@@ -136,15 +136,17 @@ struct DeliveryRouteAdapter: Sendable {
     /// and log line; an `Authorization` header of the request is not read). The CKC is answered
     /// raw, or as `{"ckc": "<base64>"}` when the app accepts `application/json`.
     func cloudVideoKitLicense(_ request: ServerRequest, context: inout KASRequestContext) throws(HTTPError) -> ServerResponse {
+        // One token exactly: none, or two, leaves no Authorization and the middleware answers 401.
         let tokens = request.headers.values(for: "x-drm-usertoken")
+        let token = tokens.count == 1 ? tokens.first : nil
         var bearer = request
-        bearer.headers["Authorization"] = tokens.count == 1 ? "Bearer " + tokens[0] : nil
+        bearer.headers["Authorization"] = token.map { "Bearer " + $0 }
         do {
             return try authentication.handle(bearer, context: &context) { request, context in
                 let viewer = try MediaRouteAdapter.viewer(&context)
                 let call = CloudVideoKitLicenseRequest(
                     queryBrand: request.queryValue("brandGuid"), headerBrand: request.headers["x-drm-brandGuid"],
-                    keyID: request.queryValue("kid"), iv: request.queryValue("iv"), userToken: tokens[0], spc: Data(request.body))
+                    keyID: request.queryValue("kid"), iv: request.queryValue("iv"), userToken: token ?? "", spc: Data(request.body))
                 let ckc: Data
                 do throws(DeliveryFailure) {
                     ckc = try service.cloudVideoKitLicense(call, viewer: viewer, region: regions.region(for: request))

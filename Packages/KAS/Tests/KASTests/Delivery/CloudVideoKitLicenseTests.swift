@@ -79,7 +79,15 @@ import Testing
         let twoTokens = try post(fixture, url, spc: spc, brand: Self.brand, token: alice, extra: ["x-drm-usertoken: \(alice)"])
         #expect(twoTokens.status == 401, "\(twoTokens.text)")
 
-        // 6. The token is in no log line, nor its signature.
+        // 6. An SPC made for another IV (its content id's `iv` item, as the SDK reads it) gets no
+        // CKC even with a request that names the right one: the key request refuses it.
+        let otherIV = String(contentID.dropLast()) + (contentID.hasSuffix("0") ? "1" : "0")
+        try SDKTransportTestDouble.writeAnswers(in: sdk.directory, ckc: ckc, spcAssetID: otherIV)
+        let mismatched = try post(fixture, url, spc: spc, brand: Self.brand, token: alice)
+        #expect(mismatched.status == 403 && mismatched.body != ckc, "\(mismatched.text)")
+        #expect(fixture.writtenLogs.contains("spc_asset_mismatch"))
+
+        // 7. The token is in no log line, nor its signature.
         let logs = fixture.writtenLogs
         #expect(!logs.contains(alice) && !logs.contains(String(alice.split(separator: ".").last ?? "")), "the user token is in the logs")
     }
